@@ -1,0 +1,34 @@
+#include "core/abi/arguments.h"
+
+#include "absl/strings/str_cat.h"
+#include "core/abi/guard.h"
+#include "core/errors/errors.h"
+#include "core/value/convert.h"
+
+namespace tsb::abi {
+
+absl::StatusOr<c10::IValue> ValueArg(const tsb_any* value, const char* name) {
+  TSB_RETURN_IF_ERROR(CheckArg(value, name));
+  return ToIValue(*value);
+}
+
+absl::StatusOr<c10::IValue> ValueArgOfType(const tsb_any* value,
+                                           int32_t type_index, const char* name) {
+  TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(value, name));
+  if (value->type_index == type_index) return iv;
+  TSB_ASSIGN_OR_RETURN(const TypeInfo* expected, FindType(type_index));
+  return Mismatch(*expected, iv);
+}
+
+absl::StatusOr<TypedValue> ContainerArg(const tsb_any* value, tsb_kind kind,
+                                        const char* name) {
+  TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(value, name));
+  TSB_ASSIGN_OR_RETURN(const TypeInfo* type, FindType(value->type_index));
+  if (type->kind != kind) {
+    const char* what = kind == TSB_KIND_DICT ? "a Dict" : "a List";
+    return TypeError(absl::StrCat("expected ", what, ", got ", DescribeValue(iv)));
+  }
+  return TypedValue{std::move(iv), type};
+}
+
+}  // namespace tsb::abi

@@ -1,0 +1,237 @@
+// Containers: access, bulk copies, builders and type-directed coercion.
+#include <iterator>
+
+#include "absl/strings/str_cat.h"
+#include "core/abi/arguments.h"
+#include "core/abi/guard.h"
+#include "core/errors/errors.h"
+#include "core/types/type_registry.h"
+#include "core/value/convert.h"
+#include "core/value/object.h"
+
+using tsb::TypeInfo;
+using tsb::abi::CheckArg;
+using tsb::abi::ContainerArg;
+using tsb::abi::Guard;
+using tsb::abi::TypedValue;
+using tsb::abi::ValueArg;
+
+namespace {
+
+const TypeInfo& Contained(const TypeInfo& type, size_t i) {
+  return *tsb::TypeRegistry::Global().Find(type.contained[i]);
+}
+
+// Writes one dict entry as two new references; leaks nothing on failure.
+absl::Status EntryOut(const TypeInfo& dict_type,
+                      const c10::impl::GenericDict::iterator& entry,
+                      tsb_any* key, tsb_any* value) {
+  tsb_any k, v;
+  TSB_RETURN_IF_ERROR(tsb::ToBoundary(entry->key(), Contained(dict_type, 0), &k));
+  absl::Status status = tsb::ToBoundary(entry->value(), Contained(dict_type, 1), &v);
+  if (!status.ok()) {
+    tsb::Release(k);
+    return status;
+  }
+  *key = k;
+  *value = v;
+  return absl::OkStatus();
+}
+
+// Bulk copy of a List[T] whose element type is `element`.
+template <typename T, typename Extract>
+tsb_status* CopyList(const tsb_any* list, int32_t element, T* out, size_t n,
+                     Extract extract) {
+  return Guard([&]() -> absl::Status {
+    TSB_ASSIGN_OR_RETURN(TypedValue typed, ContainerArg(list, TSB_KIND_LIST, "list"));
+    if (typed.type->contained[0] != element) {
+      TSB_ASSIGN_OR_RETURN(const TypeInfo* want, tsb::FindType(element));
+      return tsb::TypeError(absl::StrCat("expected List[", want->annotation, "], got ",
+                                         tsb::DescribeValue(typed.value)));
+    }
+    c10::ArrayRef<c10::IValue> items = typed.value.toListRef();
+    if (n != items.size()) {
+      return absl::OutOfRangeError(absl::StrCat(
+          "buffer holds ", n, " elements but the list has ", items.size()));
+    }
+    if (n > 0) TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    for (size_t i = 0; i < n; ++i) out[i] = extract(items[i]);
+    return absl::OkStatus();
+  });
+}
+
+// A new List from a host buffer, in one allocation.
+template <typename T, typename U>
+tsb_status* ListFrom(const U* data, size_t n, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    if (n > 0) TSB_RETURN_IF_ERROR(CheckArg(data, "data"));
+    c10::List<T> list;
+    list.reserve(n);
+    for (size_t i = 0; i < n; ++i) list.push_back(static_cast<T>(data[i]));
+    return tsb::ToBoundary(c10::IValue(std::move(list)), out);
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+tsb_status* tsb_len(const tsb_any* container, size_t* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(container, "container"));
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(container->type_index));
+    TSB_ASSIGN_OR_RETURN(*out, type->codec->Length(iv, *type));
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_list_get(const tsb_any* list, size_t i, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(list, "list"));
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(list->type_index));
+    return type->codec->Item(iv, *type, i, out);
+  });
+}
+
+tsb_status* tsb_dict_item(const tsb_any* dict, size_t i, tsb_any* key, tsb_any* value) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(key, "key"));
+    TSB_RETURN_IF_ERROR(CheckArg(value, "value"));
+    TSB_ASSIGN_OR_RETURN(TypedValue typed, ContainerArg(dict, TSB_KIND_DICT, "dict"));
+    c10::impl::GenericDict d = typed.value.toGenericDict();
+    if (i >= d.size()) {
+      return absl::OutOfRangeError(absl::StrCat("index ", i, " out of range for ",
+                                                tsb::DescribeValue(typed.value)));
+    }
+    return EntryOut(*typed.type, std::next(d.begin(), static_cast<ptrdiff_t>(i)), key,
+                    value);
+  });
+}
+
+tsb_status* tsb_dict_items(const tsb_any* dict, tsb_any* keys, tsb_any* values, size_t n) {
+  return Guard([&]() -> absl::Status {
+    TSB_ASSIGN_OR_RETURN(TypedValue typed, ContainerArg(dict, TSB_KIND_DICT, "dict"));
+    c10::impl::GenericDict d = typed.value.toGenericDict();
+    if (n > d.size()) {
+      return absl::OutOfRangeError(absl::StrCat("asked for ", n, " items of ",
+                                                tsb::DescribeValue(typed.value)));
+    }
+    if (n == 0) return absl::OkStatus();
+    TSB_RETURN_IF_ERROR(CheckArg(keys, "keys"));
+    TSB_RETURN_IF_ERROR(CheckArg(values, "values"));
+    tsb::ReleaseOnError written_keys(keys, 0), written_values(values, 0);
+    auto entry = d.begin();
+    for (size_t i = 0; i < n; ++i, ++entry) {
+      TSB_RETURN_IF_ERROR(EntryOut(*typed.type, entry, &keys[i], &values[i]));
+      written_keys.Grow();
+      written_values.Grow();
+    }
+    written_keys.Disarm();
+    written_values.Disarm();
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_dict_get(const tsb_any* dict, const tsb_any* key, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(TypedValue typed, ContainerArg(dict, TSB_KIND_DICT, "dict"));
+    TSB_ASSIGN_OR_RETURN(c10::IValue raw_key, ValueArg(key, "key"));
+    const TypeInfo& key_type = Contained(*typed.type, 0);
+    absl::StatusOr<c10::IValue> k = tsb::CoerceTo(raw_key, key_type);
+    if (!k.ok()) return tsb::WithPath(k.status(), "key");
+    c10::impl::GenericDict d = typed.value.toGenericDict();
+    auto found = d.find(*k);
+    if (found == d.end()) {
+      return absl::NotFoundError(absl::StrCat(tsb::DescribeValue(*k), " is not a key of ",
+                                              tsb::DescribeValue(typed.value)));
+    }
+    return tsb::ToBoundary(found->value(), Contained(*typed.type, 1), out);
+  });
+}
+
+tsb_status* tsb_list_copy_int64(const tsb_any* list, int64_t* out, size_t n) {
+  return CopyList(list, TSB_TYPE_INT, out, n, [](const c10::IValue& v) { return v.toInt(); });
+}
+
+tsb_status* tsb_list_copy_double(const tsb_any* list, double* out, size_t n) {
+  return CopyList(list, TSB_TYPE_FLOAT, out, n,
+                  [](const c10::IValue& v) { return v.toDouble(); });
+}
+
+tsb_status* tsb_list_copy_bool(const tsb_any* list, bool* out, size_t n) {
+  return CopyList(list, TSB_TYPE_BOOL, out, n, [](const c10::IValue& v) { return v.toBool(); });
+}
+
+tsb_status* tsb_list_from_int64(const int64_t* data, size_t n, tsb_any* out) {
+  return ListFrom<int64_t>(data, n, out);
+}
+
+tsb_status* tsb_list_from_double(const double* data, size_t n, tsb_any* out) {
+  return ListFrom<double>(data, n, out);
+}
+
+tsb_status* tsb_list_from_bool(const bool* data, size_t n, tsb_any* out) {
+  return ListFrom<bool>(data, n, out);
+}
+
+tsb_status* tsb_list_new(int32_t element_type, const tsb_any* items, size_t n,
+                         tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    if (n > 0) TSB_RETURN_IF_ERROR(CheckArg(items, "items"));
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* element, tsb::FindType(element_type));
+    c10::impl::GenericList list(element->type);
+    list.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      absl::StatusOr<c10::IValue> item = tsb::ToIValue(items[i]);
+      if (item.ok()) item = tsb::CoerceTo(*item, *element);
+      if (!item.ok()) return tsb::WithPath(item.status(), tsb::IndexSegment(i));
+      list.push_back(*std::move(item));
+    }
+    return tsb::ToBoundary(c10::IValue(std::move(list)), out);
+  });
+}
+
+tsb_status* tsb_dict_new(int32_t key_type, int32_t value_type, const tsb_any* keys,
+                         const tsb_any* values, size_t n, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    if (n > 0) {
+      TSB_RETURN_IF_ERROR(CheckArg(keys, "keys"));
+      TSB_RETURN_IF_ERROR(CheckArg(values, "values"));
+    }
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* key, tsb::FindType(key_type));
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* value, tsb::FindType(value_type));
+    // Interning first lets LibTorch reject an unsupported key type.
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* dict_type, tsb::TypeRegistry::Global().Intern(
+                                                        c10::DictType::create(key->type, value->type)));
+    c10::impl::GenericDict dict(key->type, value->type);
+    dict.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      absl::StatusOr<c10::IValue> k = tsb::ToIValue(keys[i]);
+      if (k.ok()) k = tsb::CoerceTo(*k, *key);
+      if (!k.ok()) return tsb::WithPath(k.status(), absl::StrCat("keys[", i, "]"));
+      absl::StatusOr<c10::IValue> v = tsb::ToIValue(values[i]);
+      if (v.ok()) v = tsb::CoerceTo(*v, *value);
+      if (!v.ok()) return tsb::WithPath(v.status(), absl::StrCat("values[", i, "]"));
+      dict.insert_or_assign(*std::move(k), *std::move(v));
+    }
+    return dict_type->codec->Encode(c10::IValue(std::move(dict)), *dict_type, out);
+  });
+}
+
+tsb_status* tsb_coerce(const tsb_any* value, int32_t expected, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(value, "value"));
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(expected));
+    TSB_ASSIGN_OR_RETURN(c10::IValue converted, tsb::CoerceTo(iv, *type));
+    return tsb::ToBoundary(std::move(converted), *type, out);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,87 @@
+// Type queries: parse, compose and describe interned types.
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "core/abi/guard.h"
+#include "core/errors/errors.h"
+#include "core/types/type_parser.h"
+#include "core/types/type_registry.h"
+#include "core/value/convert.h"
+
+using tsb::abi::CheckArg;
+using tsb::abi::Guard;
+
+namespace {
+
+absl::Status InternInto(const c10::TypePtr& type, int32_t* out) {
+  TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* info,
+                       tsb::TypeRegistry::Global().Intern(type));
+  *out = info->index;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+extern "C" {
+
+tsb_kind tsb_type_kind(int32_t type_index) {
+  try {
+    const tsb::TypeInfo* info = tsb::TypeRegistry::Global().Find(type_index);
+    return info ? info->kind : TSB_KIND_INVALID;
+  } catch (...) {  // only the first call initialises the registry
+    return TSB_KIND_INVALID;
+  }
+}
+
+tsb_status* tsb_type_get_info(int32_t type_index, tsb_type_info* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    if (out->struct_size < offsetof(tsb_type_info, kind)) {
+      return absl::InvalidArgumentError(
+          "tsb_type_info.struct_size must be set to sizeof(tsb_type_info)");
+    }
+    TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* type, tsb::FindType(type_index));
+    tsb_type_info info;
+    info.struct_size = out->struct_size;
+    info.kind = type->kind;
+    info.annotation = type->annotation.c_str();
+    info.name = type->name.c_str();
+    info.num_contained = type->contained.size();
+    info.contained = type->contained.data();
+    info.field_names =
+        type->field_name_ptrs.empty() ? nullptr : type->field_name_ptrs.data();
+    info.provider = type->provider.c_str();
+    // An older header's smaller struct gets the fields it knows.
+    std::memcpy(out, &info, std::min(out->struct_size, sizeof(info)));
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_type_parse(const char* annotation, int32_t* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(annotation, "annotation"));
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(c10::TypePtr type, tsb::ParseType(annotation));
+    return InternInto(type, out);
+  });
+}
+
+tsb_status* tsb_type_list_of(int32_t element, int32_t* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* type, tsb::FindType(element));
+    return InternInto(c10::ListType::create(type->type), out);
+  });
+}
+
+tsb_status* tsb_type_dict_of(int32_t key, int32_t value, int32_t* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* key_type, tsb::FindType(key));
+    TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* value_type, tsb::FindType(value));
+    // LibTorch decides which key types a Dict may have.
+    return InternInto(c10::DictType::create(key_type->type, value_type->type), out);
+  });
+}
+
+}  // extern "C"

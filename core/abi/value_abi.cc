@@ -1,0 +1,164 @@
+// Version, handles, scalar builders and checked scalar accessors.
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "core/abi/arguments.h"
+#include "core/abi/guard.h"
+#include "core/errors/errors.h"
+#include "core/value/convert.h"
+#include "core/value/object.h"
+
+using tsb::abi::CheckArg;
+using tsb::abi::Guard;
+using tsb::abi::ValueArgOfType;
+
+extern "C" {
+
+int32_t tsb_version(void) { return TSB_VERSION; }
+
+const char* tsb_version_string(void) {
+#define TSB_STR2(x) #x
+#define TSB_STR(x) TSB_STR2(x)
+  return TSB_STR(TSB_VERSION_MAJOR) "." TSB_STR(TSB_VERSION_MINOR) "." TSB_STR(
+      TSB_VERSION_PATCH);
+}
+
+void tsb_retain(const tsb_any* v) {
+  if (v != nullptr) tsb::Retain(*v);
+}
+
+void tsb_release(tsb_any* v) {
+  if (v != nullptr) tsb::Release(*v);
+}
+
+int64_t tsb_live_handles(void) { return tsb::LiveHandles(); }
+
+tsb_status* tsb_str_new(const char* data, size_t len, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    if (len > 0) TSB_RETURN_IF_ERROR(CheckArg(data, "data"));
+    *out = tsb::MakeHandle(TSB_TYPE_STR, c10::IValue(std::string(data ? data : "", len)));
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_complex_new(double re, double im, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    *out = tsb::MakeHandle(TSB_TYPE_COMPLEX, c10::IValue(c10::complex<double>(re, im)));
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_get_bool(const tsb_any* v, bool* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArgOfType(v, TSB_TYPE_BOOL, "v"));
+    *out = iv.toBool();
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_get_int(const tsb_any* v, int64_t* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArgOfType(v, TSB_TYPE_INT, "v"));
+    *out = iv.toInt();
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_get_float(const tsb_any* v, double* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArgOfType(v, TSB_TYPE_FLOAT, "v"));
+    *out = iv.toDouble();
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_get_complex(const tsb_any* v, double* re, double* im) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(re, "re"));
+    TSB_RETURN_IF_ERROR(CheckArg(im, "im"));
+    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArgOfType(v, TSB_TYPE_COMPLEX, "v"));
+    c10::complex<double> c = iv.toComplexDouble();
+    *re = c.real();
+    *im = c.imag();
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_get_str(const tsb_any* v, const char** data, size_t* len) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(data, "data"));
+    TSB_RETURN_IF_ERROR(CheckArg(len, "len"));
+    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArgOfType(v, TSB_TYPE_STR, "v"));
+    if ((v->flags & TSB_FLAG_BORROWED_STR) != 0) {
+      *data = v->u.borrowed_str;
+      *len = std::strlen(v->u.borrowed_str);
+    } else {  // the handle's own string, alive as long as the handle
+      const std::string& s = v->u.obj->value.toStringRef();
+      *data = s.data();
+      *len = s.size();
+    }
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_get_device(const tsb_any* v, int32_t* device_type, int32_t* index) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(device_type, "device_type"));
+    TSB_RETURN_IF_ERROR(CheckArg(index, "index"));
+    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArgOfType(v, TSB_TYPE_DEVICE, "v"));
+    c10::Device device = iv.toDevice();
+    *device_type = static_cast<int32_t>(device.type());
+    *index = device.index();
+    return absl::OkStatus();
+  });
+}
+
+// dtype, layout and memory format are ints inside an IValue.
+static tsb_status* GetIntEnum(const tsb_any* v, int32_t type_index, int32_t* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArgOfType(v, type_index, "v"));
+    *out = static_cast<int32_t>(iv.toInt());
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_get_dtype(const tsb_any* v, int32_t* out) {
+  return GetIntEnum(v, TSB_TYPE_DTYPE, out);
+}
+tsb_status* tsb_get_layout(const tsb_any* v, int32_t* out) {
+  return GetIntEnum(v, TSB_TYPE_LAYOUT, out);
+}
+tsb_status* tsb_get_memory_format(const tsb_any* v, int32_t* out) {
+  return GetIntEnum(v, TSB_TYPE_MEMORY_FORMAT, out);
+}
+
+tsb_status* tsb_repr(const tsb_any* v, char** out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::abi::ValueArg(v, "v"));
+    std::ostringstream text;
+    switch (v->type_index) {
+      case TSB_TYPE_DTYPE: text << static_cast<c10::ScalarType>(iv.toInt()); break;
+      case TSB_TYPE_LAYOUT: text << static_cast<c10::Layout>(iv.toInt()); break;
+      case TSB_TYPE_MEMORY_FORMAT: text << static_cast<c10::MemoryFormat>(iv.toInt()); break;
+      default: text << iv;
+    }
+    std::string s = text.str();
+    char* copy = static_cast<char*>(std::malloc(s.size() + 1));
+    if (copy == nullptr) throw std::bad_alloc();
+    std::memcpy(copy, s.c_str(), s.size() + 1);
+    *out = copy;
+    return absl::OkStatus();
+  });
+}
+
+void tsb_string_free(char* s) { std::free(s); }
+
+}  // extern "C"

@@ -1,0 +1,57 @@
+// Codec for Dict[K, V], for every key type LibTorch's DictType accepts (str,
+// int, float, bool, Tensor, complex, Device). c10::Dict keeps insertion
+// order, and so does every conversion here.
+#include "absl/strings/str_cat.h"
+#include "core/codecs/builtin_codecs.h"
+#include "core/errors/errors.h"
+#include "core/types/type_registry.h"
+#include "core/value/convert.h"
+
+namespace tsb {
+namespace {
+
+// How a key reads in a path: key "b", key 3, key Tensor of shape [2].
+std::string KeyRepr(const c10::IValue& key) {
+  if (key.isString()) return absl::StrCat("\"", key.toStringRef(), "\"");
+  if (key.isInt()) return absl::StrCat(key.toInt());
+  return DescribeValue(key);
+}
+
+class DictCodec final : public Codec {
+ public:
+  tsb_kind kind() const override { return TSB_KIND_DICT; }
+  c10::TypeKind type_kind() const override { return c10::TypeKind::DictType; }
+
+  absl::StatusOr<c10::IValue> Coerce(const c10::IValue& value,
+                                     const TypeInfo& expected) const override {
+    if (!value.isGenericDict()) return Mismatch(expected, value);
+    const TypeRegistry& registry = TypeRegistry::Global();
+    const TypeInfo& key_type = *registry.Find(expected.contained[0]);
+    const TypeInfo& value_type = *registry.Find(expected.contained[1]);
+    c10::impl::GenericDict dict = value.toGenericDict();
+    if (*dict.keyType() == *key_type.type && *dict.valueType() == *value_type.type) {
+      return value;  // already typed as expected: share
+    }
+    c10::impl::GenericDict result(key_type.type, value_type.type);
+    result.reserve(dict.size());
+    for (const auto& entry : dict) {
+      absl::StatusOr<c10::IValue> key = CoerceTo(entry.key(), key_type);
+      if (!key.ok()) return WithPath(key.status(), KeySegment(KeyRepr(entry.key())));
+      absl::StatusOr<c10::IValue> item = CoerceTo(entry.value(), value_type);
+      if (!item.ok()) return WithPath(item.status(), KeySegment(KeyRepr(entry.key())));
+      result.insert_or_assign(*std::move(key), *std::move(item));
+    }
+    return c10::IValue(std::move(result));
+  }
+
+  absl::StatusOr<size_t> Length(const c10::IValue& value,
+                                const TypeInfo&) const override {
+    return value.toGenericDict().size();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Codec> MakeDictCodec() { return std::make_unique<DictCodec>(); }
+
+}  // namespace tsb

@@ -1,0 +1,28 @@
+// Codec for Tensor: a handle that shares the tensor (no copy). DLPack
+// crossings live in abi/tensor_abi.cc.
+#include "core/codecs/builtin_codecs.h"
+#include "core/value/convert.h"
+
+namespace tsb {
+namespace {
+
+class TensorCodec final : public Codec {
+ public:
+  tsb_kind kind() const override { return TSB_KIND_TENSOR; }
+  c10::TypeKind type_kind() const override { return c10::TypeKind::TensorType; }
+  // Refined tensor types (shapes recorded by the tracer) are all "Tensor".
+  c10::TypePtr Canonical(const c10::TypePtr&) const override {
+    return c10::TensorType::get();
+  }
+  absl::StatusOr<c10::IValue> Coerce(const c10::IValue& value,
+                                     const TypeInfo& expected) const override {
+    if (value.isTensor()) return value;
+    return Mismatch(expected, value);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Codec> MakeTensorCodec() { return std::make_unique<TensorCodec>(); }
+
+}  // namespace tsb

@@ -1,0 +1,87 @@
+#include "core/types/type_parser.h"
+
+#include <memory>
+#include <string>
+
+#include <torch/csrc/jit/frontend/parser.h>
+#include <torch/csrc/jit/frontend/resolver.h>
+#include <torch/csrc/jit/frontend/schema_type_parser.h>
+#include <torch/csrc/jit/frontend/script_type_parser.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace tsb {
+namespace {
+
+// The type names LibTorch's schemas use but the script frontend does not
+// know by itself.
+struct SchemaNamesResolver : torch::jit::Resolver {
+  std::shared_ptr<torch::jit::SugaredValue> resolveValue(
+      const std::string&, torch::jit::GraphFunction&,
+      const torch::jit::SourceRange&) override {
+    return nullptr;
+  }
+  c10::TypePtr resolveType(const std::string& name,
+                           const torch::jit::SourceRange&) override {
+    if (name == "ScalarType") return c10::ScalarTypeType::get();
+    if (name == "Layout") return c10::LayoutType::get();
+    if (name == "MemoryFormat") return c10::MemoryFormatType::get();
+    if (name == "Scalar") return c10::NumberType::get();
+    return nullptr;
+  }
+};
+
+// LibTorch messages carry the source excerpt on the following lines; the
+// first non-empty line is the reason.
+std::string FirstLine(const char* what) {
+  for (absl::string_view line : absl::StrSplit(what, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    if (!line.empty()) return std::string(absl::StripSuffix(line, ":"));
+  }
+  return "unparseable";
+}
+
+c10::TypePtr ParseScriptSyntax(const std::string& text) {
+  static const auto resolver = std::make_shared<SchemaNamesResolver>();
+  torch::jit::Parser parser(std::make_shared<torch::jit::Source>(text));
+  torch::jit::Expr expr = parser.parseExp();
+  if (parser.lexer().cur().kind != torch::jit::TK_EOF) {
+    TORCH_CHECK(false, "unexpected '", parser.lexer().cur().text(),
+                "' after the type");
+  }
+  return torch::jit::ScriptTypeParser(resolver).parseTypeFromExpr(expr);
+}
+
+c10::TypePtr ParseSchemaSyntax(const std::string& text) {
+  torch::jit::Lexer lexer(std::make_shared<torch::jit::Source>(text));
+  torch::jit::SchemaTypeParser parser(lexer, /*parse_complete_tensor_types=*/false);
+  // The "real" type keeps ScalarType, Layout and MemoryFormat distinct from int.
+  c10::TypePtr real = std::get<1>(parser.parseFakeAndRealType());
+  if (lexer.cur().kind != torch::jit::TK_EOF) {
+    TORCH_CHECK(false, "unexpected '", lexer.cur().text(), "' after the type");
+  }
+  return real;
+}
+
+}  // namespace
+
+absl::StatusOr<c10::TypePtr> ParseType(absl::string_view text) {
+  std::string source(text);
+  std::string script_error;
+  try {
+    return ParseScriptSyntax(source);
+  } catch (const std::exception& e) {
+    script_error = FirstLine(e.what());
+  }
+  try {
+    return ParseSchemaSyntax(source);
+  } catch (const std::exception&) {
+    // The annotation syntax is the documented one: report its reason.
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "invalid TorchScript type \"", text, "\": ", script_error));
+}
+
+}  // namespace tsb

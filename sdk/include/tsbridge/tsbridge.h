@@ -1,0 +1,318 @@
+/* tsbridge host ABI: TorchScript values for any host language, in pure C99.
+ *
+ * A host sees every TorchScript value as a 16-byte `tsb_any`. Scalars travel
+ * inline; strings, complex numbers, tensors and containers travel as
+ * refcounted handles. Every type is known by a `type_index`; `tsb_type_get_info`
+ * describes it (kind, annotation, contained types), so a host can walk any
+ * value without knowing a C++ type.
+ *
+ * Conventions, for every function below unless it says otherwise:
+ *  - A function returning `tsb_status*` returns NULL on success. A non-NULL
+ *    status is owned by the caller and released with `tsb_status_free`.
+ *    On failure, `out` parameters are left untouched and nothing is leaked.
+ *  - `const tsb_any*` parameters are borrowed: the callee takes no reference.
+ *  - A `tsb_any` written to an `out` parameter is a NEW reference: the caller
+ *    releases it with `tsb_release` (a no-op for inline scalars).
+ *  - No function lets a C++ exception escape; none aborts on bad input.
+ *  - Status objects are per call: threads never share error state.
+ */
+#ifndef TSBRIDGE_TSBRIDGE_H_
+#define TSBRIDGE_TSBRIDGE_H_
+
+/* Version first, as DLPack does: hosts compare these with tsb_version(). */
+#define TSB_VERSION_MAJOR 0
+#define TSB_VERSION_MINOR 1
+#define TSB_VERSION_PATCH 0
+#define TSB_VERSION \
+  (TSB_VERSION_MAJOR * 10000 + TSB_VERSION_MINOR * 100 + TSB_VERSION_PATCH)
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define TSB_API __declspec(dllimport)
+#else
+#define TSB_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- version */
+
+/* TSB_VERSION of the loaded library (may differ from the header's). */
+TSB_API int32_t tsb_version(void);
+/* "MAJOR.MINOR.PATCH" of the loaded library; static storage. */
+TSB_API const char* tsb_version_string(void);
+
+/* ----------------------------------------------------------------- status */
+
+typedef enum tsb_code {
+  TSB_OK = 0,
+  TSB_ERR_INVALID_ARGUMENT = 1, /* NULL pointer, malformed input */
+  TSB_ERR_TYPE = 2,             /* a value does not match the expected type */
+  TSB_ERR_OUT_OF_RANGE = 3,     /* index or buffer size out of range */
+  TSB_ERR_NOT_FOUND = 4,        /* missing dict key, unknown type index */
+  TSB_ERR_UNSUPPORTED = 5,      /* no codec for a kind (plugin not loaded) */
+  TSB_ERR_TORCH = 6,            /* LibTorch raised c10::Error */
+  TSB_ERR_NO_MEMORY = 7,
+  TSB_ERR_ALREADY_EXISTS = 8,
+  TSB_ERR_INTERNAL = 9
+} tsb_code;
+
+typedef struct tsb_status tsb_status;
+
+/* Accessors take a status returned by this library; the strings live as long
+ * as the status. NULL is treated as success (code TSB_OK, empty strings). */
+TSB_API tsb_code tsb_status_code(const tsb_status* s);
+/* Full message: "PATH: DETAIL", or DETAIL when the error has no path. */
+TSB_API const char* tsb_status_message(const tsb_status* s);
+/* Path into the value, e.g. "[2] → key \"b\""; "" when none. */
+TSB_API const char* tsb_status_path(const tsb_status* s);
+/* The message without its path, e.g. "expected int, got str \"x\"". */
+TSB_API const char* tsb_status_detail(const tsb_status* s);
+/* The C++ backtrace of a c10::Error, kept out of the message; "" otherwise. */
+TSB_API const char* tsb_status_backtrace(const tsb_status* s);
+TSB_API void tsb_status_free(tsb_status* s);
+
+/* ------------------------------------------------------------ kinds, types */
+
+typedef enum tsb_kind {
+  TSB_KIND_INVALID = 0,
+  TSB_KIND_NONE = 1,
+  TSB_KIND_BOOL = 2,
+  TSB_KIND_INT = 3,
+  TSB_KIND_FLOAT = 4,
+  TSB_KIND_COMPLEX = 5,
+  TSB_KIND_STR = 6,
+  TSB_KIND_TENSOR = 7,
+  TSB_KIND_DEVICE = 8,
+  TSB_KIND_DTYPE = 9,         /* c10::ScalarType */
+  TSB_KIND_LAYOUT = 10,
+  TSB_KIND_MEMORY_FORMAT = 11,
+  TSB_KIND_NUMBER = 12,       /* TorchScript `Scalar`: int, float or complex */
+  TSB_KIND_ANY = 13,
+  TSB_KIND_LIST = 16,
+  TSB_KIND_DICT = 17,
+  TSB_KIND_TUPLE = 18,        /* from plugins/tuple */
+  TSB_KIND_NAMEDTUPLE = 19,   /* from plugins/tuple */
+  TSB_KIND_OPTIONAL = 20,     /* from plugins/optional */
+  TSB_KIND_UNION = 21,        /* from plugins/optional */
+  TSB_KIND_ENUM = 22,
+  TSB_KIND_OBJECT = 23,       /* TorchScript class instance */
+  TSB_KIND_CUSTOM_CLASS = 24  /* torchbind class instance */
+} tsb_kind;
+
+/* Fixed indices of the leaf types; every other type (List[int],
+ * Dict[str, Tensor], ...) is interned at run time to an index >=
+ * TSB_TYPE_FIRST_DYNAMIC that stays stable for the life of the process. */
+#define TSB_TYPE_INVALID ((int32_t)TSB_KIND_INVALID)
+#define TSB_TYPE_NONE ((int32_t)TSB_KIND_NONE)
+#define TSB_TYPE_BOOL ((int32_t)TSB_KIND_BOOL)
+#define TSB_TYPE_INT ((int32_t)TSB_KIND_INT)
+#define TSB_TYPE_FLOAT ((int32_t)TSB_KIND_FLOAT)
+#define TSB_TYPE_COMPLEX ((int32_t)TSB_KIND_COMPLEX)
+#define TSB_TYPE_STR ((int32_t)TSB_KIND_STR)
+#define TSB_TYPE_TENSOR ((int32_t)TSB_KIND_TENSOR)
+#define TSB_TYPE_DEVICE ((int32_t)TSB_KIND_DEVICE)
+#define TSB_TYPE_DTYPE ((int32_t)TSB_KIND_DTYPE)
+#define TSB_TYPE_LAYOUT ((int32_t)TSB_KIND_LAYOUT)
+#define TSB_TYPE_MEMORY_FORMAT ((int32_t)TSB_KIND_MEMORY_FORMAT)
+#define TSB_TYPE_NUMBER ((int32_t)TSB_KIND_NUMBER)
+#define TSB_TYPE_ANY ((int32_t)TSB_KIND_ANY)
+#define TSB_TYPE_FIRST_DYNAMIC ((int32_t)64)
+
+typedef struct tsb_type_info {
+  /* Set by the caller to sizeof(tsb_type_info) so the struct can grow. */
+  size_t struct_size;
+  tsb_kind kind;
+  /* TorchScript annotation, e.g. "Dict[str, List[int]]". */
+  const char* annotation;
+  /* Qualified name of a named type (NamedTuple, Enum, class); "" otherwise. */
+  const char* name;
+  /* List: {element}; Dict: {key, value}; Optional: {element};
+   * Tuple, NamedTuple, Union: the members, in order. */
+  size_t num_contained;
+  const int32_t* contained;
+  /* NamedTuple field names (num_contained of them); NULL otherwise. */
+  const char* const* field_names;
+  /* Who provides the codec: "core" or a plugin's name. */
+  const char* provider;
+} tsb_type_info;
+
+/* Describes a type. Every pointer in *out is valid for the life of the
+ * process (types are never un-interned). */
+TSB_API tsb_status* tsb_type_get_info(int32_t type_index, tsb_type_info* out);
+/* Kind of a type index; TSB_KIND_INVALID for an unknown index. */
+TSB_API tsb_kind tsb_type_kind(int32_t type_index);
+/* Parses a TorchScript type with LibTorch's own parsers: Python annotation
+ * syntax ("Dict[str, List[int]]") or schema syntax ("int[]", "Tensor?"). */
+TSB_API tsb_status* tsb_type_parse(const char* annotation, int32_t* out);
+/* Composes List[element] and Dict[key, value] from type indices. */
+TSB_API tsb_status* tsb_type_list_of(int32_t element, int32_t* out);
+TSB_API tsb_status* tsb_type_dict_of(int32_t key, int32_t value, int32_t* out);
+
+/* ----------------------------------------------------------------- values */
+
+typedef struct tsb_object tsb_object; /* opaque, refcounted */
+
+/* flags */
+#define TSB_FLAG_HANDLE 1u       /* u.obj holds one reference */
+#define TSB_FLAG_BORROWED_STR 2u /* u.borrowed_str: caller-owned, NUL-ended */
+
+typedef struct tsb_any {
+  int32_t type_index;
+  uint32_t flags;
+  union {
+    int64_t i;      /* bool, int, dtype, layout, memory_format, device */
+    double d;       /* float */
+    tsb_object* obj;
+    const char* borrowed_str; /* input only: hosts passing a C string */
+  } u;
+} tsb_any;
+
+/* Inline builders: no allocation, nothing to release. */
+static inline tsb_any tsb_make_inline(int32_t type_index, int64_t i) {
+  tsb_any v;
+  v.type_index = type_index;
+  v.flags = 0;
+  v.u.i = i;
+  return v;
+}
+static inline tsb_any tsb_none(void) { return tsb_make_inline(TSB_TYPE_NONE, 0); }
+static inline tsb_any tsb_bool(bool b) { return tsb_make_inline(TSB_TYPE_BOOL, b ? 1 : 0); }
+static inline tsb_any tsb_int(int64_t i) { return tsb_make_inline(TSB_TYPE_INT, i); }
+static inline tsb_any tsb_float(double d) {
+  tsb_any v = tsb_make_inline(TSB_TYPE_FLOAT, 0);
+  v.u.d = d;
+  return v;
+}
+/* dtype codes are c10::ScalarType's (0 uint8 ... 6 float32, 7 float64, 11 bool). */
+static inline tsb_any tsb_dtype(int32_t scalar_type) {
+  return tsb_make_inline(TSB_TYPE_DTYPE, scalar_type);
+}
+/* layout codes are c10::Layout's (0 strided, 1 sparse COO, ...). */
+static inline tsb_any tsb_layout(int32_t layout) {
+  return tsb_make_inline(TSB_TYPE_LAYOUT, layout);
+}
+/* memory format codes are c10::MemoryFormat's (0 contiguous, 1 preserve, ...). */
+static inline tsb_any tsb_memory_format(int32_t format) {
+  return tsb_make_inline(TSB_TYPE_MEMORY_FORMAT, format);
+}
+/* device_type is c10::DeviceType's (0 CPU, 1 CUDA, ...); index -1 means none. */
+static inline tsb_any tsb_device(int32_t device_type, int32_t index) {
+  return tsb_make_inline(TSB_TYPE_DEVICE,
+                         (int64_t)(((uint64_t)(uint32_t)device_type << 32) |
+                                   (uint32_t)index));
+}
+/* A caller-owned, NUL-terminated string, valid for the duration of the call
+ * it is passed to. Functions that keep it copy it. */
+static inline tsb_any tsb_borrowed_str(const char* s) {
+  tsb_any v = tsb_make_inline(TSB_TYPE_STR, 0);
+  v.flags = TSB_FLAG_BORROWED_STR;
+  v.u.borrowed_str = s;
+  return v;
+}
+
+/* Adds a reference to a handle; no-op for inline values and NULL. */
+TSB_API void tsb_retain(const tsb_any* v);
+/* Drops the reference *v holds, if any, and resets *v to TSB_TYPE_INVALID
+ * so a second release is harmless. NULL is ignored. */
+TSB_API void tsb_release(tsb_any* v);
+/* Number of live handles in the process (a leak check for tests). */
+TSB_API int64_t tsb_live_handles(void);
+
+/* New str handle holding a copy of data[0..len). */
+TSB_API tsb_status* tsb_str_new(const char* data, size_t len, tsb_any* out);
+/* New complex handle. */
+TSB_API tsb_status* tsb_complex_new(double re, double im, tsb_any* out);
+
+/* Checked scalar accessors: each fails with TSB_ERR_TYPE on another kind.
+ * They do not convert (use tsb_coerce for that). */
+TSB_API tsb_status* tsb_get_bool(const tsb_any* v, bool* out);
+TSB_API tsb_status* tsb_get_int(const tsb_any* v, int64_t* out);
+TSB_API tsb_status* tsb_get_float(const tsb_any* v, double* out);
+TSB_API tsb_status* tsb_get_complex(const tsb_any* v, double* re, double* im);
+/* *data stays valid while v's handle (or the borrowed string) lives. */
+TSB_API tsb_status* tsb_get_str(const tsb_any* v, const char** data, size_t* len);
+TSB_API tsb_status* tsb_get_device(const tsb_any* v, int32_t* device_type,
+                                   int32_t* index);
+TSB_API tsb_status* tsb_get_dtype(const tsb_any* v, int32_t* scalar_type);
+TSB_API tsb_status* tsb_get_layout(const tsb_any* v, int32_t* layout);
+TSB_API tsb_status* tsb_get_memory_format(const tsb_any* v, int32_t* format);
+
+/* Debug text of any value (TorchScript's own printing). *out is malloc'ed
+ * and owned by the caller: free it with tsb_string_free. */
+TSB_API tsb_status* tsb_repr(const tsb_any* v, char** out);
+TSB_API void tsb_string_free(char* s);
+
+/* ------------------------------------------------------------- containers */
+
+/* Number of elements of a List or Dict (and, with plugins, a Tuple). */
+TSB_API tsb_status* tsb_len(const tsb_any* container, size_t* out);
+/* Element i of a List (or Tuple): a new reference in *out. */
+TSB_API tsb_status* tsb_list_get(const tsb_any* list, size_t i, tsb_any* out);
+/* Item i of a Dict in insertion order: new references in *key and *value.
+ * O(i): walk a whole dict with tsb_dict_items. */
+TSB_API tsb_status* tsb_dict_item(const tsb_any* dict, size_t i, tsb_any* key,
+                                  tsb_any* value);
+/* The first n items of a Dict in insertion order, n <= length: new
+ * references in keys[0..n) and values[0..n). */
+TSB_API tsb_status* tsb_dict_items(const tsb_any* dict, tsb_any* keys,
+                                   tsb_any* values, size_t n);
+/* Value stored under key (coerced to the key type): a new reference;
+ * TSB_ERR_NOT_FOUND when absent. */
+TSB_API tsb_status* tsb_dict_get(const tsb_any* dict, const tsb_any* key,
+                                 tsb_any* out);
+
+/* Bulk copies of List[int] / List[float] / List[bool] into host buffers of
+ * exactly n elements, n == length. */
+TSB_API tsb_status* tsb_list_copy_int64(const tsb_any* list, int64_t* out, size_t n);
+TSB_API tsb_status* tsb_list_copy_double(const tsb_any* list, double* out, size_t n);
+TSB_API tsb_status* tsb_list_copy_bool(const tsb_any* list, bool* out, size_t n);
+
+/* --------------------------------------------------------------- builders */
+
+/* New List[element_type] from n borrowed items, each coerced to element_type
+ * (an error names the item: "[3]: expected int, got str \"x\"").
+ * element_type TSB_TYPE_ANY keeps the items as they are, for a later
+ * tsb_coerce against the type a schema expects. */
+TSB_API tsb_status* tsb_list_new(int32_t element_type, const tsb_any* items,
+                                 size_t n, tsb_any* out);
+TSB_API tsb_status* tsb_list_from_int64(const int64_t* data, size_t n, tsb_any* out);
+TSB_API tsb_status* tsb_list_from_double(const double* data, size_t n, tsb_any* out);
+TSB_API tsb_status* tsb_list_from_bool(const bool* data, size_t n, tsb_any* out);
+/* New Dict[key_type, value_type] from n borrowed key/value pairs, in order;
+ * a repeated key keeps its first position and its last value. */
+TSB_API tsb_status* tsb_dict_new(int32_t key_type, int32_t value_type,
+                                 const tsb_any* keys, const tsb_any* values,
+                                 size_t n, tsb_any* out);
+/* Type-directed conversion: *out is value converted to `expected`, checked
+ * all the way down (int -> float, List[Any] -> List[int], ...). The result
+ * shares storage with value where no conversion is needed. Errors carry
+ * the path to the offending element. */
+TSB_API tsb_status* tsb_coerce(const tsb_any* value, int32_t expected, tsb_any* out);
+
+/* ---------------------------------------------------------------- tensors */
+
+/* DLPack, the version LibTorch ships (dlpack.h v0.6). Include <dlpack/dlpack.h>
+ * (libdlpack-dev) or ATen's copy to use these. */
+struct DLManagedTensor;
+
+/* Zero copy out: *out shares the tensor's storage and keeps it alive until
+ * the consumer calls (*out)->deleter(*out). */
+TSB_API tsb_status* tsb_tensor_to_dlpack(const tsb_any* tensor,
+                                         struct DLManagedTensor** out);
+/* Zero copy in: on success the new tensor owns `managed` and calls its
+ * deleter exactly once, when the last reference goes. On failure ownership
+ * stays with the caller, whose deleter has not been called. */
+TSB_API tsb_status* tsb_tensor_from_dlpack(struct DLManagedTensor* managed,
+                                           tsb_any* out);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TSBRIDGE_TSBRIDGE_H_ */
