@@ -32,6 +32,11 @@ class DeviceCodec final : public Codec {
       return absl::InvalidArgumentError(absl::StrCat(
           "invalid Device: device type ", type, ", index ", index));
     }
+    // LibTorch checks this only in debug builds.
+    if (type == static_cast<int32_t>(c10::DeviceType::CPU) && index > 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "invalid Device: CPU device index must be -1 or zero, got ", index));
+    }
     try {
       return c10::IValue(c10::Device(static_cast<c10::DeviceType>(type),
                                      static_cast<c10::DeviceIndex>(index)));

@@ -68,6 +68,9 @@ c10::TypePtr ParseSchemaSyntax(const std::string& text) {
 }  // namespace
 
 absl::StatusOr<c10::TypePtr> ParseType(absl::string_view text) {
+  if (absl::StripAsciiWhitespace(text).empty()) {
+    return absl::InvalidArgumentError("invalid TorchScript type \"\": the string is empty");
+  }
   std::string source(text);
   std::string script_error;
   try {

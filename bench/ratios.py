@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""Prints the ratio of every benchmark to its baseline, from Google Benchmark
+JSON files (--benchmark_out=FILE --benchmark_out_format=json).
+
+A benchmark names its baseline in its label, "vs=<baseline name>"; both must
+come from the same file, i.e. the same run, so that machine and load cancel
+out. With --benchmark_repetitions the median aggregate is used, otherwise the
+median of the plain runs.
+
+  /usr/bin/python3 bench/ratios.py [--time cpu_time|real_time] [--markdown] FILE...
+"""
+import argparse
+import json
+import statistics
+import sys
+
+# Segments Google Benchmark appends to a name for per-benchmark settings.
+_SETTINGS = ("min_time:", "min_warmup_time:", "iterations:", "repeats:",
+             "threads:", "real_time", "process_time", "manual_time")
+_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+
+
+def base_name(run_name):
+    return "/".join(p for p in run_name.split("/") if not p.startswith(_SETTINGS))
+
+
+def load(path, field):
+    """{name: (time in us, label)} for one run."""
+    with open(path) as f:
+        data = json.load(f)
+    samples, medians, labels = {}, {}, {}
+    for b in data["benchmarks"]:
+        if b.get("error_occurred"):
+            sys.exit(f"{path}: {b['name']} failed: {b.get('error_message')}")
+        name = base_name(b.get("run_name", b["name"]))
+        value = b[field] * _TO_US[b["time_unit"]]
+        labels[name] = b.get("label", "")
+        if b.get("run_type") == "aggregate":
+            if b.get("aggregate_name") == "median":
+                medians[name] = value
+        else:
+            samples.setdefault(name, []).append(value)
+    return {n: (medians[n] if n in medians else statistics.median(samples[n]), labels[n])
+            for n in labels}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="+")
+    parser.add_argument("--time", default="cpu_time", choices=["cpu_time", "real_time"])
+    parser.add_argument("--markdown", action="store_true")
+    args = parser.parse_args()
+
+    rows = []
+    for path in args.files:
+        results = load(path, args.time)
+        for name, (value, label) in results.items():
+            if not (label or "").startswith("vs="):
+                continue
+            baseline = label[3:]
+            if baseline not in results:
+                sys.exit(f"{path}: baseline {baseline!r} of {name!r} was not run")
+            base_value = results[baseline][0]
+            rows.append((name, value, baseline, base_value, value / base_value))
+
+    header = ("benchmark", "time (us)", "baseline", "baseline (us)", "ratio")
+    cells = [(n, f"{v:.3f}", b, f"{bv:.3f}", f"{r:.3f}") for n, v, b, bv, r in rows]
+    if args.markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for c in cells:
+            print("| " + " | ".join(c) + " |")
+        return
+    widths = [max(len(x) for x in col) for col in zip(header, *cells)]
+    for c in [header, *cells]:
+        print("  ".join(x.ljust(w) if i in (0, 2) else x.rjust(w)
+                        for i, (x, w) in enumerate(zip(c, widths))))
+
+
+if __name__ == "__main__":
+    main()

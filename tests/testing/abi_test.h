@@ -1,0 +1,76 @@
+// Shared helpers for the GoogleTest suites: status and handle RAII, a base
+// fixture that checks no handle leaks, and a host-style rebuild of values
+// that uses the C ABI only.
+#ifndef TSBRIDGE_TESTS_TESTING_ABI_TEST_H_
+#define TSBRIDGE_TESTS_TESTING_ABI_TEST_H_
+
+#include <memory>
+#include <string>
+
+#include <ATen/core/ivalue.h>
+#include <gtest/gtest.h>
+
+#include "tsbridge/tsbridge.h"
+
+namespace tsb::testing {
+
+struct StatusDeleter {
+  void operator()(tsb_status* s) const { tsb_status_free(s); }
+};
+using Status = std::unique_ptr<tsb_status, StatusDeleter>;
+
+// A boundary value released at scope exit.
+struct Value {
+  tsb_any v{};
+  Value() = default;
+  explicit Value(tsb_any any) : v(any) {}
+  Value(const Value&) = delete;
+  Value& operator=(const Value&) = delete;
+  ~Value() { tsb_release(&v); }
+  tsb_any* out() { return &v; }
+  const tsb_any* get() const { return &v; }
+};
+
+#define TSB_ASSERT_OK(expr)                                             \
+  do {                                                                  \
+    ::tsb::testing::Status tsb_s_(expr);                                \
+    ASSERT_EQ(tsb_s_.get(), nullptr) << tsb_status_message(tsb_s_.get()); \
+  } while (0)
+
+#define TSB_EXPECT_OK(expr)                                             \
+  do {                                                                  \
+    ::tsb::testing::Status tsb_s_(expr);                                \
+    EXPECT_EQ(tsb_s_.get(), nullptr) << tsb_status_message(tsb_s_.get()); \
+  } while (0)
+
+// Every test ends with no live handle.
+class AbiTest : public ::testing::Test {
+ protected:
+  void SetUp() override { live_at_start_ = tsb_live_handles(); }
+  void TearDown() override {
+    EXPECT_EQ(tsb_live_handles(), live_at_start_) << "a handle leaked";
+  }
+
+ private:
+  int64_t live_at_start_ = 0;
+};
+
+// The type index of an annotation; fails the test if it does not parse.
+int32_t TypeOf(const char* annotation);
+
+// IValue -> boundary with the given static type (nullptr: its own type).
+tsb_any Boundary(const c10::IValue& value, const char* annotation = nullptr);
+c10::IValue FromBoundary(const tsb_any& value);
+
+// Rebuilds `value` as a host would, through the C ABI only: reads it with
+// the accessors, builds a fresh value bottom-up with the builders (lists of
+// Any, then tsb_coerce to the original type). A new reference.
+tsb_any HostRebuild(const tsb_any& value);
+
+// Deep equality of two IValues, including container types, order, and
+// (for tensors) shared storage.
+::testing::AssertionResult SameValue(const c10::IValue& a, const c10::IValue& b);
+
+}  // namespace tsb::testing
+
+#endif  // TSBRIDGE_TESTS_TESTING_ABI_TEST_H_
