@@ -13,6 +13,7 @@
  *     },
  *     "weights": Tensor float32 [2, 3] on cpu
  *   }
+ *   weights share the host buffer (zero copy): yes
  *   coerce to Dict[str, List[int]] failed: key "b" → [1]: expected int, got str "x"
  */
 #include <dlpack/dlpack.h>
@@ -45,11 +46,12 @@ static void print_float(double d) {
 
 static const char* dtype_name(DLDataType t) {
   static char name[32];
-  const char* base = t.code == kDLInt     ? "int"
-                     : t.code == kDLUInt  ? "uint"
-                     : t.code == kDLFloat ? "float"
-                     : t.code == kDLBfloat ? "bfloat"
-                     : t.code == kDLComplex ? "complex" : "dtype";
+  const char* base = t.code == kDLInt       ? "int"
+                     : t.code == kDLUInt    ? "uint"
+                     : t.code == kDLFloat   ? "float"
+                     : t.code == kDLBfloat  ? "bfloat"
+                     : t.code == kDLComplex ? "complex"
+                                            : "dtype";
   snprintf(name, sizeof name, "%s%u", base, (unsigned)t.bits);
   return name;
 }
@@ -179,6 +181,7 @@ static DLManagedTensor g_weights_dl = {
 static tsb_any make_str_dict(const char* const* names, const tsb_any* values, size_t n) {
   tsb_any keys[8], dict;
   size_t i;
+  if (n > 8) exit(1); /* a demo's records are small */
   for (i = 0; i < n; ++i) keys[i] = tsb_borrowed_str(names[i]); /* copied by the callee */
   CHECK(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_ANY, keys, values, n, &dict));
   return dict;

@@ -15,8 +15,46 @@ using tsb::abi::Guard;
 
 namespace {
 
-// at::fromDLPack in LibTorch 1.13 ignores byte_offset, and only validates
-// the device after it may have wrapped the deleter: check both first, so that
+// The bytes a DLPack tensor spans, or an error for a negative size or stride
+// or an overflow. LibTorch 1.13 computes this in a noexcept function (an
+// overflow there terminates the process) and checks numel only after it has
+// wrapped the deleter, so both must be checked before at::fromDLPack.
+absl::Status CheckExtent(const DLTensor& t) {
+  if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr)) {
+    return absl::InvalidArgumentError("DLPack tensor has a NULL shape");
+  }
+  int64_t item_bytes = (static_cast<int64_t>(t.dtype.bits) * t.dtype.lanes + 7) / 8;
+  int64_t extent = 1;  // elements from the first to one past the last
+  bool empty = false;
+  for (int i = 0; i < t.ndim; ++i) {
+    int64_t size = t.shape[i];
+    int64_t stride = t.strides != nullptr ? t.strides[i] : 0;
+    if (size < 0 || stride < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "DLPack tensor has a negative ", size < 0 ? "size" : "stride",
+          " in dimension ", i));
+    }
+    empty = empty || size == 0;
+    bool overflow = t.strides != nullptr
+                        ? (size > 0 && (__builtin_mul_overflow(size - 1, stride, &stride) ||
+                                        __builtin_add_overflow(extent, stride, &extent)))
+                        : __builtin_mul_overflow(extent, size, &extent);
+    if (overflow) {
+      return absl::InvalidArgumentError("DLPack tensor's size overflows int64");
+    }
+  }
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(extent, item_bytes, &bytes)) {
+    return absl::InvalidArgumentError("DLPack tensor's size in bytes overflows int64");
+  }
+  if (t.data == nullptr && !empty) {
+    return absl::InvalidArgumentError("DLPack tensor has NULL data");
+  }
+  return absl::OkStatus();
+}
+
+// at::fromDLPack in LibTorch 1.13 ignores byte_offset and validates the
+// device only after it may have wrapped the deleter: check both first, so that
 // a failure never consumes the caller's tensor.
 absl::Status CheckImportable(const DLManagedTensor& managed) {
   const DLTensor& t = managed.dl_tensor;
@@ -32,15 +70,22 @@ absl::Status CheckImportable(const DLManagedTensor& managed) {
         "DLPack tensor is on device type ", static_cast<int>(t.device.device_type),
         ", which this LibTorch build cannot hold"));
   }
-  if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr)) {
-    return absl::InvalidArgumentError("DLPack tensor has a NULL shape");
-  }
-  if (t.data == nullptr && t.ndim > 0) {
-    int64_t numel = 1;
-    for (int i = 0; i < t.ndim; ++i) numel *= t.shape[i];
-    if (numel != 0) return absl::InvalidArgumentError("DLPack tensor has NULL data");
-  }
-  return absl::OkStatus();
+  return CheckExtent(t);
+}
+
+// LibTorch 1.13 never calls the deleter of a tensor whose data is NULL (an
+// empty one): build that tensor here and hand the producer's back at once.
+at::Tensor Import(DLManagedTensor* managed) {
+  const DLTensor& t = managed->dl_tensor;
+  if (t.data != nullptr) return at::fromDLPack(managed);
+  at::ScalarType dtype = at::toScalarType(t.dtype);
+  at::Device device = t.device.device_type == kDLCPU
+                          ? at::Device(at::kCPU)
+                          : at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(t.device.device_id));
+  at::Tensor empty = at::empty(at::IntArrayRef(t.shape, t.ndim),
+                               at::TensorOptions().dtype(dtype).device(device));
+  if (managed->deleter != nullptr) managed->deleter(managed);
+  return empty;
 }
 
 }  // namespace
@@ -71,7 +116,7 @@ tsb_status* tsb_tensor_from_dlpack(struct DLManagedTensor* managed, tsb_any* out
     // the deleter.
     tsb_any handle = tsb::MakeHandle(TSB_TYPE_TENSOR, c10::IValue());
     try {
-      handle.u.obj->value = c10::IValue(at::fromDLPack(managed));
+      handle.u.obj->value = c10::IValue(Import(managed));
     } catch (...) {
       tsb::Release(handle);
       throw;

@@ -34,6 +34,12 @@ absl::StatusOr<const TypeInfo*> TypeOfValue(const c10::IValue& value) {
 
 absl::StatusOr<c10::IValue> ToIValue(const tsb_any& value) {
   TSB_ASSIGN_OR_RETURN(const TypeInfo* info, FindType(value.type_index));
+  if ((value.flags & ~(TSB_FLAG_HANDLE | TSB_FLAG_BORROWED_STR)) != 0 ||
+      ((value.flags & TSB_FLAG_BORROWED_STR) != 0 &&
+       (value.type_index != TSB_TYPE_STR || (value.flags & TSB_FLAG_HANDLE) != 0))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "malformed value: flags ", value.flags, " do not fit type ", info->annotation));
+  }
   if (IsHandle(value) && value.u.obj->type_index != value.type_index) {
     return absl::InvalidArgumentError(absl::StrCat(
         "malformed value: type_index ", value.type_index,

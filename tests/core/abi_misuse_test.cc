@@ -74,6 +74,15 @@ TEST_F(AbiMisuseTest, MalformedValues) {
   tsb_any bad_device = tsb_device(0, 5);  // CPU has no index 5
   ExpectStatus(tsb_coerce(&bad_device, TSB_TYPE_DEVICE, &zero), TSB_ERR_INVALID_ARGUMENT,
                "invalid Device: CPU device index must be -1 or zero, got 5");
+  // Flags that do not fit the type.
+  tsb_any borrowed_int = tsb_borrowed_str("7");
+  borrowed_int.type_index = TSB_TYPE_INT;
+  ExpectStatus(tsb_get_int(&borrowed_int, &i), TSB_ERR_INVALID_ARGUMENT,
+               "malformed value: flags 2 do not fit type int");
+  tsb_any stray_flag = tsb_int(1);
+  stray_flag.flags = 64;
+  ExpectStatus(tsb_get_int(&stray_flag, &i), TSB_ERR_INVALID_ARGUMENT,
+               "malformed value: flags 64 do not fit type int");
   // A handle whose type_index disagrees with its object's.
   Value s;
   TSB_ASSERT_OK(tsb_str_new("x", 1, s.out()));

@@ -100,6 +100,20 @@ TEST_F(TensorDlpackTest, FailureLeavesOwnershipWithTheCaller) {
        TSB_ERR_TORCH},
       {"shape", [](DLManagedTensor& m) { m.dl_tensor.shape = nullptr; },
        TSB_ERR_INVALID_ARGUMENT},
+      // LibTorch 1.13 would call the deleter, then fail on numel.
+      {"numel overflow", [](DLManagedTensor& m) { m.dl_tensor.shape[0] = INT64_MAX / 2; },
+       TSB_ERR_INVALID_ARGUMENT},
+      {"negative size", [](DLManagedTensor& m) { m.dl_tensor.shape[0] = -2; },
+       TSB_ERR_INVALID_ARGUMENT},
+      // LibTorch 1.13 would terminate the process on these two.
+      {"negative stride", [](DLManagedTensor& m) {
+         static int64_t strides[] = {-3, 1};
+         m.dl_tensor.strides = strides;
+       }, TSB_ERR_INVALID_ARGUMENT},
+      {"stride overflow", [](DLManagedTensor& m) {
+         static int64_t strides[] = {INT64_MAX / 2, 1};
+         m.dl_tensor.strides = strides;
+       }, TSB_ERR_INVALID_ARGUMENT},
   };
   for (const Case& c : cases) {
     ForeignTensor foreign;
@@ -111,6 +125,35 @@ TEST_F(TensorDlpackTest, FailureLeavesOwnershipWithTheCaller) {
     EXPECT_EQ(foreign.deleter_calls, 0) << c.what;
     EXPECT_EQ(out.type_index, TSB_TYPE_NONE) << c.what;
   }
+}
+
+TEST_F(TensorDlpackTest, ExtentErrorsSayWhatIsWrong) {
+  ForeignTensor foreign;
+  static int64_t strides[] = {1, -1};
+  foreign.managed.dl_tensor.strides = strides;
+  tsb_any out;
+  Status s(tsb_tensor_from_dlpack(&foreign.managed, &out));
+  EXPECT_STREQ(tsb_status_message(s.get()), "DLPack tensor has a negative stride in dimension 1");
+  ForeignTensor huge;
+  huge.managed.dl_tensor.shape[1] = INT64_MAX / 2;
+  Status h(tsb_tensor_from_dlpack(&huge.managed, &out));
+  EXPECT_STREQ(tsb_status_message(h.get()), "DLPack tensor's size in bytes overflows int64");
+  huge.managed.dl_tensor.shape[0] = 8;
+  Status n(tsb_tensor_from_dlpack(&huge.managed, &out));
+  EXPECT_STREQ(tsb_status_message(n.get()), "DLPack tensor's size overflows int64");
+}
+
+// LibTorch alone would never call this deleter.
+TEST_F(TensorDlpackTest, EmptyTensorMayHaveNullData) {
+  ForeignTensor foreign;
+  foreign.managed.dl_tensor.data = nullptr;
+  foreign.managed.dl_tensor.shape[0] = 0;
+  {
+    Value tensor;
+    TSB_ASSERT_OK(tsb_tensor_from_dlpack(&foreign.managed, tensor.out()));
+    EXPECT_EQ(FromBoundary(tensor.v).toTensor().numel(), 0);
+  }
+  EXPECT_EQ(foreign.deleter_calls, 1);
 }
 
 TEST_F(TensorDlpackTest, TorchErrorsComeWithoutBacktraceInTheMessage) {

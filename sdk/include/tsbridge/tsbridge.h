@@ -216,7 +216,9 @@ static inline tsb_any tsb_borrowed_str(const char* s) {
   return v;
 }
 
-/* Adds a reference to a handle; no-op for inline values and NULL. */
+/* Adds a reference to a handle; no-op for inline values and NULL. The new
+ * reference belongs to a copy of the tsb_any: copy it first, then release
+ * each copy once (tsb_release resets the variable it is given). */
 TSB_API void tsb_retain(const tsb_any* v);
 /* Drops the reference *v holds, if any, and resets *v to TSB_TYPE_INVALID
  * so a second release is harmless. NULL is ignored. */

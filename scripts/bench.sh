@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, runs every bench binary and prints the
+# table of ratios that docs/benchmarks.md reports.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+install_missing
+configure_and_build -DTSB_BUILD_BENCH=ON
+out="$BUILD/bench-results"
+mkdir -p "$out"
+for binary in "$BUILD"/bench/*_benchmark; do
+  name=$(basename "$binary")
+  echo "running $name" >&2
+  "$binary" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+    --benchmark_out="$out/$name.json" --benchmark_out_format=json >/dev/null
+done
+/usr/bin/python3 "$ROOT/bench/ratios.py" --markdown "$out"/*.json

@@ -1,0 +1,36 @@
+# Shared by scripts/*.sh: install what is missing, then configure and build.
+# Sourced, not run.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${TSB_BUILD_DIR:-$ROOT/build}"
+
+# Debian 12 packages the build, the tests and the fixtures need.
+TSB_PACKAGES=(
+  g++ cmake make ccache pkg-config
+  libtorch-dev libabsl-dev libboost-dev libdlpack-dev
+  nlohmann-json3-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3-torch
+)
+
+install_missing() {
+  local missing=()
+  for p in "${TSB_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+      missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    echo "tsbridge: installing ${missing[*]}"
+    local sudo=""
+    [[ $(id -u) -eq 0 ]] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+      "${missing[@]}" >/dev/null
+  fi
+}
+
+configure_and_build() {
+  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  # Two jobs: a LibTorch translation unit takes about 1 GiB and 10 s.
+  cmake --build "$BUILD" -j "${TSB_JOBS:-2}"
+}

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds tsbridge, and runs the C demo.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+install_missing
+cmake -S "$ROOT" -B "$BUILD" >/dev/null
+cmake --build "$BUILD" -j "${TSB_JOBS:-2}" --target tsb_demo
+"$BUILD/examples/tsb_demo"
