@@ -15,7 +15,7 @@
 #include <ATen/ATen.h>
 #include <benchmark/benchmark.h>
 
-#include "core/value/convert.h"
+#include "tsbridge/kind_codec.hpp"
 #include "tsbridge/tsbridge.h"
 
 namespace {

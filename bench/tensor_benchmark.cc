@@ -14,7 +14,7 @@
 #include <ATen/dlpack.h>  // LibTorch's own DLPack (v0.6), the one the ABI uses
 #include <benchmark/benchmark.h>
 
-#include "core/value/convert.h"
+#include "tsbridge/kind_codec.hpp"
 #include "tsbridge/tsbridge.h"
 
 namespace {

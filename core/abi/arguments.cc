@@ -2,8 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/abi/guard.h"
-#include "core/errors/errors.h"
-#include "core/value/convert.h"
+#include "tsbridge/kind_codec.hpp"
 
 namespace tsb::abi {
 

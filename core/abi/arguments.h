@@ -6,7 +6,7 @@
 #include <ATen/core/ivalue.h>
 
 #include "absl/status/statusor.h"
-#include "core/types/type_info.h"
+#include "tsbridge/kind_codec.hpp"
 #include "tsbridge/tsbridge.h"
 
 namespace tsb::abi {

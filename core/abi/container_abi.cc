@@ -4,9 +4,8 @@
 #include "absl/strings/str_cat.h"
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
-#include "core/errors/errors.h"
+#include "tsbridge/kind_codec.hpp"
 #include "core/types/type_registry.h"
-#include "core/value/convert.h"
 #include "core/value/object.h"
 
 using tsb::TypeInfo;
@@ -93,6 +92,16 @@ tsb_status* tsb_list_get(const tsb_any* list, size_t i, tsb_any* out) {
     TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(list, "list"));
     TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(list->type_index));
     return type->codec->Item(iv, *type, i, out);
+  });
+}
+
+tsb_status* tsb_get_field(const tsb_any* value, const char* name, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
+    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(value, "value"));
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(value->type_index));
+    return type->codec->Field(iv, *type, name, out);
   });
 }
 
@@ -193,6 +202,21 @@ tsb_status* tsb_list_new(int32_t element_type, const tsb_any* items, size_t n,
       list.push_back(*std::move(item));
     }
     return tsb::ToBoundary(c10::IValue(std::move(list)), out);
+  });
+}
+
+tsb_status* tsb_tuple_new(const tsb_any* items, size_t n, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    if (n > 0) TSB_RETURN_IF_ERROR(CheckArg(items, "items"));
+    std::vector<c10::IValue> elements;
+    elements.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      absl::StatusOr<c10::IValue> item = tsb::ToIValue(items[i]);
+      if (!item.ok()) return tsb::WithPath(item.status(), tsb::IndexSegment(i));
+      elements.push_back(*std::move(item));
+    }
+    return tsb::ToBoundary(c10::ivalue::Tuple::create(std::move(elements)), out);
   });
 }
 

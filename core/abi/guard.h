@@ -46,6 +46,10 @@ tsb_status* Guard(Body&& body) noexcept {
   }
 }
 
+// The absl::Status a callback's tsb_status stands for (code, path, detail);
+// takes ownership of `status`. NULL is OK.
+absl::Status TakeStatus(tsb_status* status);
+
 // "argument 'out' is NULL" when p is NULL.
 absl::Status CheckArg(const void* p, const char* name);
 

@@ -6,8 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
-#include "core/errors/errors.h"
-#include "core/value/convert.h"
+#include "tsbridge/kind_codec.hpp"
 #include "core/value/object.h"
 
 using tsb::abi::CheckArg;

@@ -3,10 +3,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/abi/guard.h"
-#include "core/errors/errors.h"
+#include "tsbridge/kind_codec.hpp"
 #include "core/types/type_parser.h"
 #include "core/types/type_registry.h"
-#include "core/value/convert.h"
 
 using tsb::abi::CheckArg;
 using tsb::abi::Guard;

@@ -5,8 +5,7 @@
 
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
-#include "core/errors/errors.h"
-#include "core/value/convert.h"
+#include "tsbridge/kind_codec.hpp"
 #include "core/value/object.h"
 
 using tsb::abi::CheckArg;

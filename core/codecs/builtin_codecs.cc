@@ -7,7 +7,7 @@
 namespace tsb {
 
 void RegisterBuiltinCodecs(TypeRegistry& registry) {
-  std::unique_ptr<Codec> codecs[] = {
+  std::unique_ptr<KindCodec> codecs[] = {
       MakeNoneCodec(),   MakeBoolCodec(),   MakeIntCodec(),
       MakeFloatCodec(),  MakeComplexCodec(), MakeNumberCodec(),
       MakeAnyCodec(),    MakeStrCodec(),    MakeTensorCodec(),

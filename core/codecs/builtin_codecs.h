@@ -5,33 +5,33 @@
 
 #include <memory>
 
-#include "core/codec/codec.h"
+#include "tsbridge/kind_codec.hpp"
 
 namespace tsb {
 
 class TypeRegistry;
 
 // scalar_codecs.cc
-std::unique_ptr<Codec> MakeNoneCodec();
-std::unique_ptr<Codec> MakeBoolCodec();
-std::unique_ptr<Codec> MakeIntCodec();
-std::unique_ptr<Codec> MakeFloatCodec();
-std::unique_ptr<Codec> MakeComplexCodec();
-std::unique_ptr<Codec> MakeNumberCodec();
-std::unique_ptr<Codec> MakeAnyCodec();
+std::unique_ptr<KindCodec> MakeNoneCodec();
+std::unique_ptr<KindCodec> MakeBoolCodec();
+std::unique_ptr<KindCodec> MakeIntCodec();
+std::unique_ptr<KindCodec> MakeFloatCodec();
+std::unique_ptr<KindCodec> MakeComplexCodec();
+std::unique_ptr<KindCodec> MakeNumberCodec();
+std::unique_ptr<KindCodec> MakeAnyCodec();
 // str_codec.cc
-std::unique_ptr<Codec> MakeStrCodec();
+std::unique_ptr<KindCodec> MakeStrCodec();
 // tensor_codec.cc
-std::unique_ptr<Codec> MakeTensorCodec();
+std::unique_ptr<KindCodec> MakeTensorCodec();
 // torch_enum_codecs.cc
-std::unique_ptr<Codec> MakeDeviceCodec();
-std::unique_ptr<Codec> MakeDtypeCodec();
-std::unique_ptr<Codec> MakeLayoutCodec();
-std::unique_ptr<Codec> MakeMemoryFormatCodec();
+std::unique_ptr<KindCodec> MakeDeviceCodec();
+std::unique_ptr<KindCodec> MakeDtypeCodec();
+std::unique_ptr<KindCodec> MakeLayoutCodec();
+std::unique_ptr<KindCodec> MakeMemoryFormatCodec();
 // list_codec.cc
-std::unique_ptr<Codec> MakeListCodec();
+std::unique_ptr<KindCodec> MakeListCodec();
 // dict_codec.cc
-std::unique_ptr<Codec> MakeDictCodec();
+std::unique_ptr<KindCodec> MakeDictCodec();
 
 // Registers every codec above as provider "core" and interns the leaf
 // types at their fixed indices. Throws std::logic_error if that fails,

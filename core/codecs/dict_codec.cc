@@ -1,11 +1,10 @@
-// Codec for Dict[K, V], for every key type LibTorch's DictType accepts (str,
+// KindCodec for Dict[K, V], for every key type LibTorch's DictType accepts (str,
 // int, float, bool, Tensor, complex, Device). c10::Dict keeps insertion
 // order, and so does every conversion here.
 #include "absl/strings/str_cat.h"
 #include "core/codecs/builtin_codecs.h"
-#include "core/errors/errors.h"
+#include "tsbridge/kind_codec.hpp"
 #include "core/types/type_registry.h"
-#include "core/value/convert.h"
 
 namespace tsb {
 namespace {
@@ -17,7 +16,7 @@ std::string KeyRepr(const c10::IValue& key) {
   return DescribeValue(key);
 }
 
-class DictCodec final : public Codec {
+class DictCodec final : public KindCodec {
  public:
   tsb_kind kind() const override { return TSB_KIND_DICT; }
   c10::TypeKind type_kind() const override { return c10::TypeKind::DictType; }
@@ -52,6 +51,6 @@ class DictCodec final : public Codec {
 
 }  // namespace
 
-std::unique_ptr<Codec> MakeDictCodec() { return std::make_unique<DictCodec>(); }
+std::unique_ptr<KindCodec> MakeDictCodec() { return std::make_unique<DictCodec>(); }
 
 }  // namespace tsb

@@ -1,15 +1,14 @@
-// Codec for List[T]. The element type comes from the list's own type,
+// KindCodec for List[T]. The element type comes from the list's own type,
 // never from its first element.
 #include "absl/strings/str_cat.h"
 #include "core/codecs/builtin_codecs.h"
-#include "core/errors/errors.h"
+#include "tsbridge/kind_codec.hpp"
 #include "core/types/type_registry.h"
-#include "core/value/convert.h"
 
 namespace tsb {
 namespace {
 
-class ListCodec final : public Codec {
+class ListCodec final : public KindCodec {
  public:
   tsb_kind kind() const override { return TSB_KIND_LIST; }
   c10::TypeKind type_kind() const override { return c10::TypeKind::ListType; }
@@ -55,6 +54,6 @@ class ListCodec final : public Codec {
 
 }  // namespace
 
-std::unique_ptr<Codec> MakeListCodec() { return std::make_unique<ListCodec>(); }
+std::unique_ptr<KindCodec> MakeListCodec() { return std::make_unique<ListCodec>(); }
 
 }  // namespace tsb

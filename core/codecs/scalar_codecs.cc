@@ -1,12 +1,12 @@
 // Codecs for None, bool, int, float, complex, Scalar (number) and Any.
 // None, bool, int and float travel inline; complex travels as a handle.
 #include "core/codecs/builtin_codecs.h"
-#include "core/value/convert.h"
+#include "tsbridge/kind_codec.hpp"
 
 namespace tsb {
 namespace {
 
-class NoneCodec final : public Codec {
+class NoneCodec final : public KindCodec {
  public:
   tsb_kind kind() const override { return TSB_KIND_NONE; }
   c10::TypeKind type_kind() const override { return c10::TypeKind::NoneType; }
@@ -24,7 +24,7 @@ class NoneCodec final : public Codec {
   }
 };
 
-class BoolCodec final : public Codec {
+class BoolCodec final : public KindCodec {
  public:
   tsb_kind kind() const override { return TSB_KIND_BOOL; }
   c10::TypeKind type_kind() const override { return c10::TypeKind::BoolType; }
@@ -42,7 +42,7 @@ class BoolCodec final : public Codec {
   }
 };
 
-class IntCodec final : public Codec {
+class IntCodec final : public KindCodec {
  public:
   tsb_kind kind() const override { return TSB_KIND_INT; }
   c10::TypeKind type_kind() const override { return c10::TypeKind::IntType; }
@@ -61,7 +61,7 @@ class IntCodec final : public Codec {
   }
 };
 
-class FloatCodec final : public Codec {
+class FloatCodec final : public KindCodec {
  public:
   tsb_kind kind() const override { return TSB_KIND_FLOAT; }
   c10::TypeKind type_kind() const override { return c10::TypeKind::FloatType; }
@@ -83,7 +83,7 @@ class FloatCodec final : public Codec {
   }
 };
 
-class ComplexCodec final : public Codec {
+class ComplexCodec final : public KindCodec {
  public:
   tsb_kind kind() const override { return TSB_KIND_COMPLEX; }
   c10::TypeKind type_kind() const override { return c10::TypeKind::ComplexType; }
@@ -101,7 +101,7 @@ class ComplexCodec final : public Codec {
 };
 
 // TorchScript's `Scalar`: any number crosses as itself.
-class NumberCodec final : public Codec {
+class NumberCodec final : public KindCodec {
  public:
   tsb_kind kind() const override { return TSB_KIND_NUMBER; }
   c10::TypeKind type_kind() const override { return c10::TypeKind::NumberType; }
@@ -116,7 +116,7 @@ class NumberCodec final : public Codec {
   }
 };
 
-class AnyCodec final : public Codec {
+class AnyCodec final : public KindCodec {
  public:
   tsb_kind kind() const override { return TSB_KIND_ANY; }
   c10::TypeKind type_kind() const override { return c10::TypeKind::AnyType; }
@@ -129,12 +129,12 @@ class AnyCodec final : public Codec {
 
 }  // namespace
 
-std::unique_ptr<Codec> MakeNoneCodec() { return std::make_unique<NoneCodec>(); }
-std::unique_ptr<Codec> MakeBoolCodec() { return std::make_unique<BoolCodec>(); }
-std::unique_ptr<Codec> MakeIntCodec() { return std::make_unique<IntCodec>(); }
-std::unique_ptr<Codec> MakeFloatCodec() { return std::make_unique<FloatCodec>(); }
-std::unique_ptr<Codec> MakeComplexCodec() { return std::make_unique<ComplexCodec>(); }
-std::unique_ptr<Codec> MakeNumberCodec() { return std::make_unique<NumberCodec>(); }
-std::unique_ptr<Codec> MakeAnyCodec() { return std::make_unique<AnyCodec>(); }
+std::unique_ptr<KindCodec> MakeNoneCodec() { return std::make_unique<NoneCodec>(); }
+std::unique_ptr<KindCodec> MakeBoolCodec() { return std::make_unique<BoolCodec>(); }
+std::unique_ptr<KindCodec> MakeIntCodec() { return std::make_unique<IntCodec>(); }
+std::unique_ptr<KindCodec> MakeFloatCodec() { return std::make_unique<FloatCodec>(); }
+std::unique_ptr<KindCodec> MakeComplexCodec() { return std::make_unique<ComplexCodec>(); }
+std::unique_ptr<KindCodec> MakeNumberCodec() { return std::make_unique<NumberCodec>(); }
+std::unique_ptr<KindCodec> MakeAnyCodec() { return std::make_unique<AnyCodec>(); }
 
 }  // namespace tsb

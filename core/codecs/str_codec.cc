@@ -1,17 +1,17 @@
-// Codec for str: a handle on the way out; a handle or a borrowed C string
+// KindCodec for str: a handle on the way out; a handle or a borrowed C string
 // on the way in.
 #include "core/codecs/builtin_codecs.h"
-#include "core/value/convert.h"
+#include "tsbridge/kind_codec.hpp"
 
 namespace tsb {
 namespace {
 
-class StrCodec final : public Codec {
+class StrCodec final : public KindCodec {
  public:
   tsb_kind kind() const override { return TSB_KIND_STR; }
   c10::TypeKind type_kind() const override { return c10::TypeKind::StringType; }
   absl::StatusOr<c10::IValue> Decode(const tsb_any& value) const override {
-    if ((value.flags & TSB_FLAG_BORROWED_STR) == 0) return Codec::Decode(value);
+    if ((value.flags & TSB_FLAG_BORROWED_STR) == 0) return KindCodec::Decode(value);
     if (value.u.borrowed_str == nullptr) {
       return absl::InvalidArgumentError("malformed value: borrowed str is NULL");
     }
@@ -26,6 +26,6 @@ class StrCodec final : public Codec {
 
 }  // namespace
 
-std::unique_ptr<Codec> MakeStrCodec() { return std::make_unique<StrCodec>(); }
+std::unique_ptr<KindCodec> MakeStrCodec() { return std::make_unique<StrCodec>(); }
 
 }  // namespace tsb

@@ -1,12 +1,12 @@
-// Codec for Tensor: a handle that shares the tensor (no copy). DLPack
+// KindCodec for Tensor: a handle that shares the tensor (no copy). DLPack
 // crossings live in abi/tensor_abi.cc.
 #include "core/codecs/builtin_codecs.h"
-#include "core/value/convert.h"
+#include "tsbridge/kind_codec.hpp"
 
 namespace tsb {
 namespace {
 
-class TensorCodec final : public Codec {
+class TensorCodec final : public KindCodec {
  public:
   tsb_kind kind() const override { return TSB_KIND_TENSOR; }
   c10::TypeKind type_kind() const override { return c10::TypeKind::TensorType; }
@@ -23,6 +23,6 @@ class TensorCodec final : public Codec {
 
 }  // namespace
 
-std::unique_ptr<Codec> MakeTensorCodec() { return std::make_unique<TensorCodec>(); }
+std::unique_ptr<KindCodec> MakeTensorCodec() { return std::make_unique<TensorCodec>(); }
 
 }  // namespace tsb

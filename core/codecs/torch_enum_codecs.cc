@@ -5,14 +5,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/codecs/builtin_codecs.h"
-#include "core/errors/errors.h"
-#include "core/value/convert.h"
+#include "tsbridge/kind_codec.hpp"
 
 namespace tsb {
 namespace {
 
 // Device packs (device_type << 32 | uint32(index)), as tsb_device() does.
-class DeviceCodec final : public Codec {
+class DeviceCodec final : public KindCodec {
  public:
   tsb_kind kind() const override { return TSB_KIND_DEVICE; }
   c10::TypeKind type_kind() const override { return c10::TypeKind::DeviceObjType; }
@@ -62,7 +61,7 @@ class DeviceCodec final : public Codec {
 };
 
 // An enumeration LibTorch stores as int: valid codes are [0, count).
-class IntEnumCodec final : public Codec {
+class IntEnumCodec final : public KindCodec {
  public:
   IntEnumCodec(tsb_kind kind, c10::TypeKind type_kind, int64_t count)
       : kind_(kind), type_kind_(type_kind), count_(count) {}
@@ -94,18 +93,18 @@ class IntEnumCodec final : public Codec {
 
 }  // namespace
 
-std::unique_ptr<Codec> MakeDeviceCodec() { return std::make_unique<DeviceCodec>(); }
-std::unique_ptr<Codec> MakeDtypeCodec() {
+std::unique_ptr<KindCodec> MakeDeviceCodec() { return std::make_unique<DeviceCodec>(); }
+std::unique_ptr<KindCodec> MakeDtypeCodec() {
   return std::make_unique<IntEnumCodec>(
       TSB_KIND_DTYPE, c10::TypeKind::ScalarTypeType,
       static_cast<int64_t>(c10::ScalarType::NumOptions));
 }
-std::unique_ptr<Codec> MakeLayoutCodec() {
+std::unique_ptr<KindCodec> MakeLayoutCodec() {
   return std::make_unique<IntEnumCodec>(
       TSB_KIND_LAYOUT, c10::TypeKind::LayoutType,
       static_cast<int64_t>(c10::Layout::NumOptions));
 }
-std::unique_ptr<Codec> MakeMemoryFormatCodec() {
+std::unique_ptr<KindCodec> MakeMemoryFormatCodec() {
   return std::make_unique<IntEnumCodec>(
       TSB_KIND_MEMORY_FORMAT, c10::TypeKind::MemoryFormatType,
       static_cast<int64_t>(c10::MemoryFormat::NumOptions));

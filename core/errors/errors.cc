@@ -1,4 +1,4 @@
-#include "core/errors/errors.h"
+#include "tsbridge/kind_codec.hpp"
 
 
 
@@ -28,6 +28,18 @@ absl::Status WithPath(absl::Status status, absl::string_view segment) {
   absl::Cord path(segment);
   if (old.has_value()) {
     path.Append(kArrow);
+    path.Append(*old);
+  }
+  status.SetPayload(kPathPayload, std::move(path));
+  return status;
+}
+
+absl::Status WithCall(absl::Status status, absl::string_view function) {
+  if (status.ok()) return status;
+  auto old = status.GetPayload(kPathPayload);
+  absl::Cord path(absl::StrCat(function, "()"));
+  if (old.has_value()) {
+    path.Append(": ");
     path.Append(*old);
   }
   status.SetPayload(kPathPayload, std::move(path));

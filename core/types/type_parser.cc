@@ -11,13 +11,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "core/types/type_registry.h"
 
 namespace tsb {
 namespace {
 
 // The type names LibTorch's schemas use but the script frontend does not
-// know by itself.
-struct SchemaNamesResolver : torch::jit::Resolver {
+// know by itself, and the named types plugins registered.
+struct TsbridgeResolver : torch::jit::Resolver {
+  explicit TsbridgeResolver(const TypeNameLookup* extra) : extra(extra) {}
   std::shared_ptr<torch::jit::SugaredValue> resolveValue(
       const std::string&, torch::jit::GraphFunction&,
       const torch::jit::SourceRange&) override {
@@ -29,8 +31,12 @@ struct SchemaNamesResolver : torch::jit::Resolver {
     if (name == "Layout") return c10::LayoutType::get();
     if (name == "MemoryFormat") return c10::MemoryFormatType::get();
     if (name == "Scalar") return c10::NumberType::get();
-    return nullptr;
+    if (extra != nullptr) {
+      if (c10::TypePtr found = (*extra)(name)) return found;
+    }
+    return TypeRegistry::Global().FindNamedType(name);
   }
+  const TypeNameLookup* extra;
 };
 
 // LibTorch messages carry the source excerpt on the following lines; the
@@ -43,8 +49,8 @@ std::string FirstLine(const char* what) {
   return "unparseable";
 }
 
-c10::TypePtr ParseScriptSyntax(const std::string& text) {
-  static const auto resolver = std::make_shared<SchemaNamesResolver>();
+c10::TypePtr ParseScriptSyntax(const std::string& text, const TypeNameLookup* extra) {
+  auto resolver = std::make_shared<TsbridgeResolver>(extra);
   torch::jit::Parser parser(std::make_shared<torch::jit::Source>(text));
   torch::jit::Expr expr = parser.parseExp();
   if (parser.lexer().cur().kind != torch::jit::TK_EOF) {
@@ -67,14 +73,15 @@ c10::TypePtr ParseSchemaSyntax(const std::string& text) {
 
 }  // namespace
 
-absl::StatusOr<c10::TypePtr> ParseType(absl::string_view text) {
+absl::StatusOr<c10::TypePtr> ParseType(absl::string_view text,
+                                       const TypeNameLookup* extra) {
   if (absl::StripAsciiWhitespace(text).empty()) {
     return absl::InvalidArgumentError("invalid TorchScript type \"\": the string is empty");
   }
   std::string source(text);
   std::string script_error;
   try {
-    return ParseScriptSyntax(source);
+    return ParseScriptSyntax(source, extra);
   } catch (const std::exception& e) {
     script_error = FirstLine(e.what());
   }

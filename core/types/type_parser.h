@@ -6,6 +6,9 @@
 
 #include <ATen/core/jit_type.h>
 
+#include <functional>
+#include <string>
+
 #include "absl/status/statusor.h"
 
 namespace tsb {
@@ -15,8 +18,12 @@ namespace tsb {
 // "Tensor?", "Dict(str, Tensor)", parsed by SchemaTypeParser). The whole
 // string must be one type. ScalarType, Layout, MemoryFormat and Scalar name
 // the types LibTorch's schemas use for dtype, layout, memory_format and
-// numbers.
-absl::StatusOr<c10::TypePtr> ParseType(absl::string_view text);
+// numbers. Qualified names ("tsbridge.tensor_pair") resolve to the types
+// plugins registered, and first through `extra` when given (a plugin's own
+// types while it registers).
+using TypeNameLookup = std::function<c10::TypePtr(const std::string& name)>;
+absl::StatusOr<c10::TypePtr> ParseType(absl::string_view text,
+                                       const TypeNameLookup* extra = nullptr);
 
 }  // namespace tsb
 

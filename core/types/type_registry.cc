@@ -2,39 +2,11 @@
 
 #include <utility>
 
-#include "absl/container/inlined_vector.h"
-#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "core/codecs/builtin_codecs.h"
-#include "core/errors/errors.h"
+#include "tsbridge/kind_codec.hpp"
 
 namespace tsb {
-
-// Identity of an interned type: its LibTorch kind, its name (named types
-// only) and the indices of its contained types. Building it needs no string
-// formatting for structural types, so re-interning a List[int] is cheap.
-struct TypeRegistry::Key {
-  c10::TypeKind kind;
-  std::string name;
-  absl::InlinedVector<int32_t, 4> contained;
-
-  bool operator==(const Key& other) const {
-    return kind == other.kind && name == other.name &&
-           contained == other.contained;
-  }
-  template <typename H>
-  friend H AbslHashValue(H h, const Key& key) {
-    return H::combine(std::move(h), static_cast<int>(key.kind), key.name,
-                      key.contained);
-  }
-};
-
-struct TypeRegistry::Node {
-  Key key;
-  size_t hash;
-  const TypeInfo* info;
-  Node* next;
-};
 
 namespace {
 
@@ -86,43 +58,51 @@ const TypeInfo* TypeRegistry::Find(int32_t index) const noexcept {
       std::memory_order_acquire);
 }
 
-const Codec* TypeRegistry::CodecFor(c10::TypeKind kind) const noexcept {
+const KindCodec* TypeRegistry::CodecFor(c10::TypeKind kind) const noexcept {
   size_t slot = static_cast<size_t>(kind);
   if (slot >= kMaxTypeKinds) return nullptr;
   return codecs_[slot].load(std::memory_order_acquire);
 }
 
-absl::Status TypeRegistry::RegisterCodec(std::unique_ptr<Codec> codec,
+absl::Status TypeRegistry::RegisterCodec(std::unique_ptr<KindCodec> codec,
                                          absl::string_view provider) {
   size_t slot = static_cast<size_t>(codec->type_kind());
   if (slot >= kMaxTypeKinds) {
     return absl::InvalidArgumentError("codec for an unknown TypeKind");
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  if (const Codec* existing = codecs_[slot].load()) {
+  if (const KindCodec* existing = codecs_[slot].load()) {
     return absl::AlreadyExistsError(absl::StrCat(
         "a codec for ", c10::typeKindToString(codec->type_kind()),
         " is already registered by ", providers_[existing]));
   }
-  const Codec* raw = codec.get();
+  const KindCodec* raw = codec.get();
   providers_[raw] = std::string(provider);
   owned_codecs_.push_back(std::move(codec));
   codecs_[slot].store(raw, std::memory_order_release);
   return absl::OkStatus();
 }
 
-const TypeInfo* TypeRegistry::Lookup(const Key& key,
-                                     size_t hash) const noexcept {
-  for (const Node* node = buckets_[hash % kBuckets].load(std::memory_order_acquire);
-       node != nullptr; node = node->next) {
-    if (node->hash == hash && node->key == key) return node->info;
+c10::TypePtr TypeRegistry::FindNamedType(absl::string_view name) const noexcept {
+  const NamedType* found = named_types_.Find(name);
+  return found ? found->type : nullptr;
+}
+
+absl::Status TypeRegistry::RegisterNamedType(const std::string& name, c10::TypePtr type,
+                                             absl::string_view provider) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto [stored, inserted] =
+      named_types_.Insert(name, NamedType{std::move(type), std::string(provider)});
+  if (!inserted) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "type '", name, "' is already registered by ", stored->provider));
   }
-  return nullptr;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<const TypeInfo*> TypeRegistry::Intern(const c10::TypePtr& type) {
   if (type == nullptr) return absl::InvalidArgumentError("null TorchScript type");
-  const Codec* codec = CodecFor(type->kind());
+  const KindCodec* codec = CodecFor(type->kind());
   if (codec == nullptr) {
     return absl::UnimplementedError(MissingCodecMessage(*type));
   }
@@ -131,16 +111,15 @@ absl::StatusOr<const TypeInfo*> TypeRegistry::Intern(const c10::TypePtr& type) {
     TSB_ASSIGN_OR_RETURN(const TypeInfo* info, Intern(contained));
     key.contained.push_back(info->index);
   }
-  size_t hash = absl::HashOf(key);
-  if (const TypeInfo* hit = Lookup(key, hash)) return hit;
-  return Publish(type, *codec, std::move(key), hash);
+  if (const TypeInfo* const* hit = by_key_.Find(key)) return *hit;
+  return Publish(type, *codec, std::move(key));
 }
 
 absl::StatusOr<const TypeInfo*> TypeRegistry::Publish(const c10::TypePtr& type,
-                                                      const Codec& codec,
-                                                      Key key, size_t hash) {
+                                                      const KindCodec& codec,
+                                                      Key key) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (const TypeInfo* hit = Lookup(key, hash)) return hit;  // lost a race
+  if (const TypeInfo* const* hit = by_key_.Find(key)) return *hit;  // lost a race
 
   auto info = std::make_unique<TypeInfo>();
   info->kind = codec.kind();
@@ -175,10 +154,7 @@ absl::StatusOr<const TypeInfo*> TypeRegistry::Publish(const c10::TypePtr& type,
   const TypeInfo* raw = info.get();
   owned_infos_.push_back(std::move(info));
   slot.store(raw, std::memory_order_release);
-  std::atomic<Node*>& bucket = buckets_[hash % kBuckets];
-  owned_nodes_.push_back(std::make_unique<Node>(
-      Node{std::move(key), hash, raw, bucket.load(std::memory_order_relaxed)}));
-  bucket.store(owned_nodes_.back().get(), std::memory_order_release);
+  by_key_.Insert(std::move(key), raw);
   return raw;
 }
 

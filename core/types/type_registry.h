@@ -16,9 +16,10 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
+#include "core/registry/lock_free_map.h"
 #include "absl/status/statusor.h"
-#include "core/codec/codec.h"
-#include "core/types/type_info.h"
+#include "tsbridge/kind_codec.hpp"
 
 namespace tsb {
 
@@ -38,35 +39,57 @@ class TypeRegistry {
   // The index of `type`, interning it (and its contained types) when new.
   absl::StatusOr<const TypeInfo*> Intern(const c10::TypePtr& type);
 
+  // A type registered under a qualified name by a plugin (a named record such
+  // as "tsbridge.tensor_pair"), or nullptr. Lock-free.
+  c10::TypePtr FindNamedType(absl::string_view name) const noexcept;
+  // Registers `type` under `name`; ALREADY_EXISTS names the plugin that has it.
+  absl::Status RegisterNamedType(const std::string& name, c10::TypePtr type,
+                                 absl::string_view provider);
+
   // Makes `codec` serve its TypeKind. Fails if another codec already does.
-  absl::Status RegisterCodec(std::unique_ptr<Codec> codec,
+  absl::Status RegisterCodec(std::unique_ptr<KindCodec> codec,
                              absl::string_view provider);
-  const Codec* CodecFor(c10::TypeKind kind) const noexcept;
+  const KindCodec* CodecFor(c10::TypeKind kind) const noexcept;
 
  private:
-  struct Key;
-  struct Node;
-  static constexpr size_t kBuckets = 4096;
+  // Identity of an interned type: its LibTorch kind, its name (named types
+  // only) and the indices of its contained types. Building it needs no string
+  // formatting for structural types, so re-interning a List[int] is cheap.
+  struct Key {
+    c10::TypeKind kind;
+    std::string name;
+    absl::InlinedVector<int32_t, 4> contained;
+
+    bool operator==(const Key& other) const {
+      return kind == other.kind && name == other.name && contained == other.contained;
+    }
+    template <typename H>
+    friend H AbslHashValue(H h, const Key& key) {
+      return H::combine(std::move(h), static_cast<int>(key.kind), key.name, key.contained);
+    }
+  };
+  struct NamedType {
+    c10::TypePtr type;
+    std::string provider;
+  };
   static constexpr int kChunkBits = 10;
   static constexpr size_t kChunkSize = size_t{1} << kChunkBits;
   static constexpr size_t kMaxChunks = 4096;
   static constexpr size_t kMaxTypeKinds = 64;
 
-  const TypeInfo* Lookup(const Key& key, size_t hash) const noexcept;
   absl::StatusOr<const TypeInfo*> Publish(const c10::TypePtr& type,
-                                          const Codec& codec, Key key,
-                                          size_t hash);
+                                          const KindCodec& codec, Key key);
 
-  std::array<std::atomic<Node*>, kBuckets> buckets_{};
+  LockFreeMap<Key, const TypeInfo*> by_key_;
+  LockFreeMap<std::string, NamedType> named_types_;
   std::array<std::atomic<std::atomic<const TypeInfo*>*>, kMaxChunks> chunks_{};
-  std::array<std::atomic<const Codec*>, kMaxTypeKinds> codecs_{};
+  std::array<std::atomic<const KindCodec*>, kMaxTypeKinds> codecs_{};
 
   std::mutex mutex_;  // serialises registration; never held by lookups
   int32_t next_dynamic_ = TSB_TYPE_FIRST_DYNAMIC;
-  std::vector<std::unique_ptr<Codec>> owned_codecs_;
-  absl::flat_hash_map<const Codec*, std::string> providers_;
+  std::vector<std::unique_ptr<KindCodec>> owned_codecs_;
+  absl::flat_hash_map<const KindCodec*, std::string> providers_;
   std::vector<std::unique_ptr<TypeInfo>> owned_infos_;
-  std::vector<std::unique_ptr<Node>> owned_nodes_;
 };
 
 }  // namespace tsb

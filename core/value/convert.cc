@@ -1,9 +1,7 @@
-#include "core/value/convert.h"
+#include "tsbridge/kind_codec.hpp"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/codec/codec.h"
-#include "core/errors/errors.h"
 #include "core/types/type_registry.h"
 #include "core/value/object.h"
 

@@ -133,7 +133,7 @@ TEST(TypeRegistryTest, ConcurrentInterningAgreesOnIndices) {
   EXPECT_EQ(std::count(seen[0].begin(), seen[0].end(), -1), 0);
 }
 
-class SecondIntCodec final : public Codec {
+class SecondIntCodec final : public KindCodec {
  public:
   tsb_kind kind() const override { return TSB_KIND_INT; }
   c10::TypeKind type_kind() const override { return c10::TypeKind::IntType; }

@@ -76,6 +76,10 @@ TSB_API const char* tsb_status_detail(const tsb_status* s);
 /* The C++ backtrace of a c10::Error, kept out of the message; "" otherwise. */
 TSB_API const char* tsb_status_backtrace(const tsb_status* s);
 TSB_API void tsb_status_free(tsb_status* s);
+/* A new status, for callbacks that report to tsbridge (plugin functions,
+ * host callbacks). `message` is copied; NULL reads as "". code TSB_OK is
+ * turned into TSB_ERR_INTERNAL: a status always means failure. */
+TSB_API tsb_status* tsb_status_new(tsb_code code, const char* message);
 
 /* ------------------------------------------------------------ kinds, types */
 
@@ -252,10 +256,12 @@ TSB_API void tsb_string_free(char* s);
 
 /* ------------------------------------------------------------- containers */
 
-/* Number of elements of a List or Dict (and, with plugins, a Tuple). */
+/* Number of elements of a List, Dict or Tuple (NamedTuple too). */
 TSB_API tsb_status* tsb_len(const tsb_any* container, size_t* out);
-/* Element i of a List (or Tuple): a new reference in *out. */
+/* Element i of a List or Tuple: a new reference in *out. */
 TSB_API tsb_status* tsb_list_get(const tsb_any* list, size_t i, tsb_any* out);
+/* Field `name` of a NamedTuple: a new reference in *out. */
+TSB_API tsb_status* tsb_get_field(const tsb_any* value, const char* name, tsb_any* out);
 /* Item i of a Dict in insertion order: new references in *key and *value.
  * O(i): walk a whole dict with tsb_dict_items. */
 TSB_API tsb_status* tsb_dict_item(const tsb_any* dict, size_t i, tsb_any* key,
@@ -286,6 +292,9 @@ TSB_API tsb_status* tsb_list_new(int32_t element_type, const tsb_any* items,
 TSB_API tsb_status* tsb_list_from_int64(const int64_t* data, size_t n, tsb_any* out);
 TSB_API tsb_status* tsb_list_from_double(const double* data, size_t n, tsb_any* out);
 TSB_API tsb_status* tsb_list_from_bool(const bool* data, size_t n, tsb_any* out);
+/* New Tuple of n borrowed items, typed by the items' own types; coerce it to
+ * a NamedTuple or another Tuple type with tsb_coerce. Needs plugins/tuple. */
+TSB_API tsb_status* tsb_tuple_new(const tsb_any* items, size_t n, tsb_any* out);
 /* New Dict[key_type, value_type] from n borrowed key/value pairs, in order;
  * a repeated key keeps its first position and its last value. */
 TSB_API tsb_status* tsb_dict_new(int32_t key_type, int32_t value_type,
@@ -312,6 +321,53 @@ TSB_API tsb_status* tsb_tensor_to_dlpack(const tsb_any* tensor,
  * stays with the caller, whose deleter has not been called. */
 TSB_API tsb_status* tsb_tensor_from_dlpack(struct DLManagedTensor* managed,
                                            tsb_any* out);
+
+/* ---------------------------------------------------------------- plugins */
+
+/* Plugins add codecs (Tuple, Optional, ...), named types and functions at
+ * run time; see tsbridge/plugin.h. Loading is transactional: a plugin that
+ * fails to load leaves nothing behind. Loading the same file twice returns
+ * the plugin already loaded. Plugins are never unloaded. */
+typedef struct tsb_plugin_info {
+  size_t struct_size; /* set by the caller to sizeof(tsb_plugin_info) */
+  const char* name;
+  const char* version;
+  const char* path;         /* the file it was loaded from */
+  const char* platform_tag; /* e.g. "gnu/libstdc++/cxx11abi=1/torch=1.13" */
+  size_t num_kinds;         /* kinds it brings codecs for: "Tuple", ... */
+  const char* const* kinds;
+  size_t num_types;         /* named types it registered */
+  const char* const* types;
+  size_t num_functions;     /* functions it registered */
+  const char* const* functions;
+} tsb_plugin_info;
+
+/* Loads one plugin file; *out (may be NULL) receives its id, 0, 1, ... in
+ * load order. */
+TSB_API tsb_status* tsb_plugin_load(const char* path, int32_t* out);
+/* Loads every plugin named by the environment variable TSB_PLUGIN_PATH: a
+ * colon-separated list of plugin files and of directories whose *.so files
+ * are plugins. Stops at the first failure; an unset variable loads nothing. */
+TSB_API tsb_status* tsb_plugin_load_from_env(void);
+/* Loads the plugins installed next to libtsbridge.so, in
+ * <libdir>/tsbridge/plugins/ (tuple, optional, ...). */
+TSB_API tsb_status* tsb_plugin_load_bundled(void);
+/* The directory tsb_plugin_load_bundled reads; static storage. */
+TSB_API const char* tsb_plugin_bundled_dir(void);
+/* Number of loaded plugins. */
+TSB_API int32_t tsb_plugin_count(void);
+/* Describes plugin `id`; pointers are valid for the life of the process. */
+TSB_API tsb_status* tsb_plugin_get_info(int32_t id, tsb_plugin_info* out);
+
+/* Calls a function a plugin registered, e.g. "torchsparse::relabel", with n
+ * borrowed arguments, each coerced to its declared type; the result is a new
+ * reference. Errors name the function and, for conversions, the argument
+ * and the path: "f(): argument 'x' → [1]: expected int, got str \"a\"". */
+TSB_API tsb_status* tsb_function_call(const char* name, const tsb_any* args,
+                                      size_t n, tsb_any* out);
+/* The function's schema, e.g. "torchsparse::relabel(Tensor col, Tensor idx)
+ * -> torchsparse.tensor_pair"; static storage. */
+TSB_API tsb_status* tsb_function_schema(const char* name, const char** out);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,0 +1,121 @@
+// Plugins and the functions they register, seen from the host.
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "core/abi/arguments.h"
+#include "core/abi/guard.h"
+#include "core/plugins/function_registry.h"
+#include "core/plugins/plugin_loader.h"
+
+using tsb::abi::CheckArg;
+using tsb::abi::Guard;
+
+namespace {
+
+absl::StatusOr<const tsb::PluginFunction*> FindFunction(const char* name) {
+  TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
+  const tsb::PluginFunction* function = tsb::FunctionRegistry::Global().Find(name);
+  if (function == nullptr) {
+    return absl::NotFoundError(absl::StrCat("no function named '", name,
+                                            "' (functions come from loaded plugins)"));
+  }
+  return function;
+}
+
+}  // namespace
+
+extern "C" {
+
+tsb_status* tsb_plugin_load(const char* path, int32_t* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(path, "path"));
+    TSB_ASSIGN_OR_RETURN(int32_t id, tsb::PluginLoader::Global().Load(path));
+    if (out != nullptr) *out = id;
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_plugin_load_from_env(void) {
+  return Guard([&]() -> absl::Status {
+    const char* value = std::getenv("TSB_PLUGIN_PATH");
+    if (value == nullptr) return absl::OkStatus();
+    for (absl::string_view entry : absl::StrSplit(value, ':', absl::SkipEmpty())) {
+      std::string path(entry);
+      std::error_code error;
+      if (std::filesystem::is_directory(path, error)) {
+        TSB_RETURN_IF_ERROR(tsb::PluginLoader::Global().LoadDirectory(path));
+      } else {
+        TSB_RETURN_IF_ERROR(tsb::PluginLoader::Global().Load(path).status());
+      }
+    }
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_plugin_load_bundled(void) {
+  return Guard([&]() -> absl::Status {
+    return tsb::PluginLoader::Global().LoadDirectory(tsb::BundledPluginDir());
+  });
+}
+
+const char* tsb_plugin_bundled_dir(void) {
+  try {
+    return tsb::BundledPluginDir().c_str();
+  } catch (...) {
+    return "";
+  }
+}
+
+int32_t tsb_plugin_count(void) { return tsb::PluginLoader::Global().Count(); }
+
+tsb_status* tsb_plugin_get_info(int32_t id, tsb_plugin_info* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    if (out->struct_size < offsetof(tsb_plugin_info, name)) {
+      return absl::InvalidArgumentError(
+          "tsb_plugin_info.struct_size must be set to sizeof(tsb_plugin_info)");
+    }
+    const tsb::LoadedPlugin* plugin = tsb::PluginLoader::Global().Get(id);
+    if (plugin == nullptr) {
+      return absl::NotFoundError(absl::StrCat("no plugin with id ", id, " (",
+                                              tsb_plugin_count(), " loaded)"));
+    }
+    tsb_plugin_info info;
+    info.struct_size = out->struct_size;
+    info.name = plugin->name.c_str();
+    info.version = plugin->version.c_str();
+    info.path = plugin->path.c_str();
+    info.platform_tag = plugin->platform_tag.c_str();
+    info.num_kinds = plugin->kind_ptrs.size();
+    info.kinds = plugin->kind_ptrs.data();
+    info.num_types = plugin->type_ptrs.size();
+    info.types = plugin->type_ptrs.data();
+    info.num_functions = plugin->function_ptrs.size();
+    info.functions = plugin->function_ptrs.data();
+    std::memcpy(out, &info, std::min(out->struct_size, sizeof(info)));
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_function_call(const char* name, const tsb_any* args, size_t n, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    if (n > 0) TSB_RETURN_IF_ERROR(CheckArg(args, "args"));
+    TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FindFunction(name));
+    return tsb::FunctionRegistry::Call(*function, args, n, out);
+  });
+}
+
+tsb_status* tsb_function_schema(const char* name, const char** out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FindFunction(name));
+    *out = function->schema.c_str();
+    return absl::OkStatus();
+  });
+}
+
+}  // extern "C"

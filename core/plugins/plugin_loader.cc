@@ -1,0 +1,160 @@
+#include "core/plugins/plugin_loader.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "core/abi/guard.h"
+#include "core/plugins/registration.h"
+#include "tsbridge/platform_tag.hpp"
+#include "tsbridge/plugin.h"
+
+namespace tsb {
+namespace {
+
+// Closes a library unless released: every failure after dlopen closes it.
+struct LibraryCloser {
+  void operator()(void* handle) const { dlclose(handle); }
+};
+using Library = std::unique_ptr<void, LibraryCloser>;
+
+absl::Status LoadError(const std::string& path, absl::string_view why) {
+  return absl::InvalidArgumentError(absl::StrCat("cannot load plugin '", path, "': ", why));
+}
+
+// The descriptor checks, made before any plugin code but the entry runs.
+absl::Status CheckDescriptor(const std::string& path, const tsb_plugin_descriptor* d) {
+  if (d == nullptr) return LoadError(path, "tsb_plugin_v1() returned NULL");
+  if (d->abi_major != TSB_PLUGIN_ABI_MAJOR || d->abi_minor > TSB_PLUGIN_ABI_MINOR) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot load plugin '", path, "': built for plugin ABI ", d->abi_major, ".",
+        d->abi_minor, ", this tsbridge speaks ", TSB_PLUGIN_ABI_MAJOR, ".",
+        TSB_PLUGIN_ABI_MINOR, d->abi_major == TSB_PLUGIN_ABI_MAJOR ? " (older minors only)" : ""));
+  }
+  const char* tag = d->platform_tag ? d->platform_tag : "(null)";
+  if (std::string(tag) != TSB_PLATFORM_TAG) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot load plugin '", path, "': built for platform \"", tag,
+        "\", this tsbridge is \"", TSB_PLATFORM_TAG, "\""));
+  }
+  if (d->name == nullptr || *d->name == '\0' || d->version == nullptr ||
+      d->register_plugin == nullptr) {
+    return LoadError(path, "its descriptor lacks a name, a version or a register function");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+PluginLoader& PluginLoader::Global() {
+  static PluginLoader* const loader = new PluginLoader();  // plugins are never unloaded
+  return *loader;
+}
+
+const LoadedPlugin* PluginLoader::Get(int32_t id) const noexcept {
+  if (id < 0 || id >= Count()) return nullptr;
+  return plugins_[id].load(std::memory_order_acquire);
+}
+
+absl::StatusOr<int32_t> PluginLoader::Load(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return LoadLocked(path);
+}
+
+absl::StatusOr<int32_t> PluginLoader::LoadLocked(const std::string& path) {
+  char resolved[PATH_MAX];
+  if (realpath(path.c_str(), resolved) == nullptr) {
+    return absl::NotFoundError(absl::StrCat("cannot load plugin '", path, "': no such file"));
+  }
+  std::string canonical = resolved;
+  int32_t count = Count();
+  for (int32_t id = 0; id < count; ++id) {
+    if (plugins_[id].load()->path == canonical) return id;  // loading twice is a no-op
+  }
+  if (count == kMaxPlugins) return absl::ResourceExhaustedError("too many plugins");
+
+  dlerror();
+  Library library(dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL));
+  if (library == nullptr) return LoadError(path, dlerror());
+  auto entry = reinterpret_cast<tsb_plugin_entry_v1>(
+      dlsym(library.get(), TSB_PLUGIN_ENTRY_SYMBOL));
+  if (entry == nullptr) {
+    return LoadError(path, "it does not export " TSB_PLUGIN_ENTRY_SYMBOL
+                           ", so it is not a tsbridge plugin");
+  }
+  const tsb_plugin_descriptor* descriptor = entry();
+  TSB_RETURN_IF_ERROR(CheckDescriptor(path, descriptor));
+  std::string name = descriptor->name;
+  for (int32_t id = 0; id < count; ++id) {
+    const LoadedPlugin* loaded = plugins_[id].load();
+    if (loaded->name == name) {
+      return absl::AlreadyExistsError(absl::StrCat("cannot load plugin '", path,
+                                                   "': a plugin named '", name,
+                                                   "' is already loaded from ", loaded->path));
+    }
+  }
+
+  Registration registration(name);
+  tsb_registrar table = registration.Table();
+  absl::Status registered;
+  try {  // a plugin written without TSB_PLUGIN may throw
+    registered = abi::TakeStatus(descriptor->register_plugin(&table));
+  } catch (const std::exception& e) {
+    registered = absl::InternalError(absl::StrCat("register threw: ", e.what()));
+  } catch (...) {
+    registered = absl::InternalError("register threw an unknown exception");
+  }
+  if (!registered.ok()) {
+    return absl::Status(registered.code(), absl::StrCat("cannot load plugin '", path, "': ",
+                                                        registered.message()));
+  }
+
+  auto record = std::make_unique<LoadedPlugin>();
+  record->name = name;
+  record->version = descriptor->version;
+  record->path = canonical;
+  record->platform_tag = descriptor->platform_tag;
+  TSB_RETURN_IF_ERROR(registration.Commit(*record));
+  for (const auto& s : record->kinds) record->kind_ptrs.push_back(s.c_str());
+  for (const auto& s : record->types) record->type_ptrs.push_back(s.c_str());
+  for (const auto& s : record->functions) record->function_ptrs.push_back(s.c_str());
+  library.release();  // its codecs and functions now live in the registries
+  plugins_[count].store(record.release(), std::memory_order_release);
+  count_.store(count + 1, std::memory_order_release);
+  return count;
+}
+
+absl::Status PluginLoader::LoadDirectory(const std::string& dir) {
+  std::error_code error;
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    if (entry.path().extension() == ".so") files.push_back(entry.path().string());
+  }
+  if (error) {
+    return absl::NotFoundError(absl::StrCat("cannot read plugin directory '", dir, "': ",
+                                            error.message()));
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::string& file : files) TSB_RETURN_IF_ERROR(Load(file).status());
+  return absl::OkStatus();
+}
+
+const std::string& BundledPluginDir() {
+  static const std::string* const dir = [] {
+    Dl_info info{};
+    std::string library = dladdr(reinterpret_cast<void*>(&BundledPluginDir), &info) &&
+                                  info.dli_fname != nullptr
+                              ? info.dli_fname
+                              : "";
+    auto path = std::filesystem::path(library).parent_path() / "tsbridge" / "plugins";
+    return new std::string(path.string());
+  }();
+  return *dir;
+}
+
+}  // namespace tsb

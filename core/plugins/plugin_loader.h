@@ -1,0 +1,52 @@
+// Loads plugins: checks a shared library's descriptor, lets it register into
+// a staging area, and publishes what it registered only if all of it is
+// valid. Loading is serialised; listing loaded plugins takes no lock.
+#ifndef TSBRIDGE_CORE_PLUGINS_PLUGIN_LOADER_H_
+#define TSBRIDGE_CORE_PLUGINS_PLUGIN_LOADER_H_
+
+#include <array>
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "tsbridge/tsbridge.h"
+
+namespace tsb {
+
+struct LoadedPlugin {
+  std::string name, version, path, platform_tag;
+  std::vector<std::string> kinds, types, functions;
+  // C views of the three lists, for tsb_plugin_info.
+  std::vector<const char*> kind_ptrs, type_ptrs, function_ptrs;
+};
+
+class PluginLoader {
+ public:
+  static PluginLoader& Global();
+
+  // Loads the plugin at `path` (or returns the id of the one already loaded
+  // from that file).
+  absl::StatusOr<int32_t> Load(const std::string& path);
+  // Loads every *.so in `dir`, in name order.
+  absl::Status LoadDirectory(const std::string& dir);
+
+  int32_t Count() const noexcept { return count_.load(std::memory_order_acquire); }
+  const LoadedPlugin* Get(int32_t id) const noexcept;
+
+ private:
+  static constexpr int32_t kMaxPlugins = 1024;
+  absl::StatusOr<int32_t> LoadLocked(const std::string& path);
+
+  std::mutex mutex_;
+  std::array<std::atomic<const LoadedPlugin*>, kMaxPlugins> plugins_{};
+  std::atomic<int32_t> count_{0};
+};
+
+// The directory of bundled plugins: <dir of libtsbridge.so>/tsbridge/plugins.
+const std::string& BundledPluginDir();
+
+}  // namespace tsb
+
+#endif  // TSBRIDGE_CORE_PLUGINS_PLUGIN_LOADER_H_
