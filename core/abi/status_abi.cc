@@ -23,7 +23,8 @@ tsb_code CodeOf(const absl::Status& status) {
     case absl::StatusCode::kInvalidArgument: return TSB_ERR_INVALID_ARGUMENT;
     case absl::StatusCode::kOutOfRange: return TSB_ERR_OUT_OF_RANGE;
     case absl::StatusCode::kNotFound: return TSB_ERR_NOT_FOUND;
-    case absl::StatusCode::kUnimplemented: return TSB_ERR_UNSUPPORTED;
+    case absl::StatusCode::kUnimplemented:
+    case absl::StatusCode::kFailedPrecondition: return TSB_ERR_UNSUPPORTED;
     case absl::StatusCode::kResourceExhausted: return TSB_ERR_NO_MEMORY;
     case absl::StatusCode::kAlreadyExists: return TSB_ERR_ALREADY_EXISTS;
     default: return TSB_ERR_INTERNAL;

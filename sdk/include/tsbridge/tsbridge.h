@@ -55,7 +55,8 @@ typedef enum tsb_code {
   TSB_ERR_TYPE = 2,             /* a value does not match the expected type */
   TSB_ERR_OUT_OF_RANGE = 3,     /* index or buffer size out of range */
   TSB_ERR_NOT_FOUND = 4,        /* missing dict key, unknown type index */
-  TSB_ERR_UNSUPPORTED = 5,      /* no codec for a kind (plugin not loaded) */
+  TSB_ERR_UNSUPPORTED = 5,      /* no codec for a kind (plugin not loaded), an
+                                   incompatible plugin */
   TSB_ERR_TORCH = 6,            /* LibTorch raised c10::Error */
   TSB_ERR_NO_MEMORY = 7,
   TSB_ERR_ALREADY_EXISTS = 8,

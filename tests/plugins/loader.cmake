@@ -1,0 +1,27 @@
+# Fixture plugins for loader_test.cc: one source, one define per fixture,
+# each library in its own directory (so a directory load sees only it).
+set(TSB_FIXTURE_DIR ${CMAKE_CURRENT_BINARY_DIR}/fixtures)
+set(TSB_FIXTURES good register_throws fails_halfway duplicate_in_plugin
+    duplicate_across invalid_type no_entry abi_major abi_minor platform env_dir)
+set(tsb_fixture_targets)
+foreach(fixture ${TSB_FIXTURES})
+  add_library(fixture_${fixture} MODULE plugins/fixtures/fixture_plugin.cc)
+  string(TOUPPER ${fixture} define)
+  target_compile_definitions(fixture_${fixture} PRIVATE
+    FIXTURE_${define} FIXTURE_NAME="${fixture}")
+  target_link_libraries(fixture_${fixture} PRIVATE tsbridge_internal)
+  set_target_properties(fixture_${fixture} PROPERTIES
+    LIBRARY_OUTPUT_DIRECTORY ${TSB_FIXTURE_DIR}/${fixture}
+    CXX_VISIBILITY_PRESET hidden)
+  list(APPEND tsb_fixture_targets fixture_${fixture})
+endforeach()
+# Not a shared library at all.
+file(MAKE_DIRECTORY ${TSB_FIXTURE_DIR}/not_a_library)
+file(WRITE ${TSB_FIXTURE_DIR}/not_a_library/libfixture_not_a_library.so
+     "This is a text file, not an ELF shared object. It is long enough that the\ndynamic loader reads its header and rejects it for what it is.\n")
+
+add_executable(tsbridge_loader_tests plugins/loader_test.cc testing/abi_test.cc)
+target_compile_definitions(tsbridge_loader_tests PRIVATE TSB_FIXTURE_DIR="${TSB_FIXTURE_DIR}")
+target_link_libraries(tsbridge_loader_tests PRIVATE tsbridge_internal GTest::gtest_main)
+add_dependencies(tsbridge_loader_tests ${tsb_fixture_targets})
+gtest_discover_tests(tsbridge_loader_tests DISCOVERY_MODE PRE_TEST)

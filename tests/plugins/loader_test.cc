@@ -1,0 +1,184 @@
+// The plugin loader: good plugins, each kind of malformed plugin, functions.
+#include <dlfcn.h>
+#include <stdlib.h>
+
+#include "core/types/type_registry.h"
+#include "tests/testing/abi_test.h"
+
+namespace tsb::testing {
+namespace {
+
+std::string Fixture(const char* name) {
+  return std::string(TSB_FIXTURE_DIR) + "/" + name + "/libfixture_" + name + ".so";
+}
+
+// Loads `name`, expects failure with `code` and a message containing `words`,
+// and checks that nothing was registered.
+void ExpectRefused(const char* name, tsb_code code, const std::string& words) {
+  int32_t before = tsb_plugin_count();
+  int32_t id = -5;
+  Status s(tsb_plugin_load(Fixture(name).c_str(), &id));
+  ASSERT_NE(s.get(), nullptr) << name << " loaded";
+  EXPECT_EQ(tsb_status_code(s.get()), code) << tsb_status_message(s.get());
+  EXPECT_NE(std::string(tsb_status_message(s.get())).find(words), std::string::npos)
+      << name << ": " << tsb_status_message(s.get());
+  EXPECT_EQ(id, -5);
+  EXPECT_EQ(tsb_plugin_count(), before) << name;
+}
+
+TEST(PluginLoaderTest, NotASharedLibrary) {
+  ExpectRefused("not_a_library", TSB_ERR_INVALID_ARGUMENT, "invalid ELF header");
+}
+
+TEST(PluginLoaderTest, MissingFile) {
+  ExpectRefused("no_such_plugin", TSB_ERR_NOT_FOUND, "no such file");
+}
+
+TEST(PluginLoaderTest, MissingEntrySymbol) {
+  ExpectRefused("no_entry", TSB_ERR_INVALID_ARGUMENT,
+                "does not export tsb_plugin_v1, so it is not a tsbridge plugin");
+}
+
+TEST(PluginLoaderTest, DifferentAbiMajor) {
+  ExpectRefused("abi_major", TSB_ERR_UNSUPPORTED, "built for plugin ABI 2.0, this tsbridge speaks 1.0");
+}
+
+TEST(PluginLoaderTest, NewerAbiMinor) {
+  ExpectRefused("abi_minor", TSB_ERR_UNSUPPORTED,
+                "built for plugin ABI 1.1, this tsbridge speaks 1.0 (older minors only)");
+}
+
+TEST(PluginLoaderTest, PlatformTagMismatch) {
+  ExpectRefused("platform", TSB_ERR_UNSUPPORTED,
+                "built for platform \"gnu/libstdc++/cxx11abi=0/torch=1.12\", this tsbridge is \"gnu/");
+}
+
+TEST(PluginLoaderTest, RegisterThrows) {
+  ExpectRefused("register_throws", TSB_ERR_INTERNAL, "register threw: boom in register");
+}
+
+TEST(PluginLoaderTest, FailingHalfwayLeavesNothingBehind) {
+  ExpectRefused("fails_halfway", TSB_ERR_INTERNAL, "gave up halfway");
+  EXPECT_EQ(TypeRegistry::Global().CodecFor(c10::TypeKind::StorageType), nullptr);
+  EXPECT_EQ(TypeRegistry::Global().FindNamedType("fixture.halfway"), nullptr);
+  const char* schema = nullptr;
+  Status f(tsb_function_schema("fixture::halfway", &schema));
+  EXPECT_EQ(tsb_status_code(f.get()), TSB_ERR_NOT_FOUND);
+  // The staged function's data was released, and the library closed again.
+  void* library = dlopen(Fixture("fails_halfway").c_str(), RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_EQ(library, nullptr) << "the failed plugin is still mapped";
+}
+
+TEST(PluginLoaderTest, DuplicateTypeInsideOnePlugin) {
+  ExpectRefused("duplicate_in_plugin", TSB_ERR_ALREADY_EXISTS,
+                "the plugin registers type 'fixture.twice' twice");
+}
+
+TEST(PluginLoaderTest, InvalidTypeString) {
+  ExpectRefused("invalid_type", TSB_ERR_INVALID_ARGUMENT,
+                "type 'fixture.bad': invalid TorchScript type \"Tuple[Tensor, Foo]\": Unknown type name 'Foo'");
+}
+
+class GoodPluginTest : public AbiTest {
+ protected:
+  static void SetUpTestSuite() {
+    Status s(tsb_plugin_load(Fixture("good").c_str(), &id_));
+    ASSERT_EQ(s.get(), nullptr) << tsb_status_message(s.get());
+  }
+  static int32_t id_;
+};
+int32_t GoodPluginTest::id_ = -1;
+
+TEST_F(GoodPluginTest, InfoListsWhatItRegistered) {
+  tsb_plugin_info info{};
+  info.struct_size = sizeof(info);
+  TSB_ASSERT_OK(tsb_plugin_get_info(id_, &info));
+  EXPECT_STREQ(info.name, "good");
+  EXPECT_STREQ(info.version, "1.0");
+  EXPECT_EQ(std::string(info.path), Fixture("good"));
+  ASSERT_EQ(info.num_kinds, 1u);
+  EXPECT_STREQ(info.kinds[0], "Storage");
+  ASSERT_EQ(info.num_types, 2u);
+  EXPECT_STREQ(info.types[0], "fixture.point");
+  ASSERT_EQ(info.num_functions, 4u);
+  EXPECT_STREQ(info.functions[0], "fixture::add");
+  Status missing(tsb_plugin_get_info(999, &info));
+  EXPECT_EQ(tsb_status_code(missing.get()), TSB_ERR_NOT_FOUND);
+}
+
+TEST_F(GoodPluginTest, LoadingTwiceReturnsTheLoadedPlugin) {
+  int32_t again = -1;
+  int32_t count = tsb_plugin_count();
+  TSB_ASSERT_OK(tsb_plugin_load(Fixture("good").c_str(), &again));
+  EXPECT_EQ(again, id_);
+  EXPECT_EQ(tsb_plugin_count(), count);
+}
+
+TEST_F(GoodPluginTest, DuplicateTypeAcrossPlugins) {
+  ExpectRefused("duplicate_across", TSB_ERR_ALREADY_EXISTS,
+                "type 'fixture.shared' is already registered");
+}
+
+TEST_F(GoodPluginTest, FunctionsAreCallableByName) {
+  const char* schema = nullptr;
+  TSB_ASSERT_OK(tsb_function_schema("fixture::add", &schema));
+  EXPECT_STREQ(schema, "fixture::add(int a, int b) -> int");
+  tsb_any args[] = {tsb_int(2), tsb_int(40)};
+  Value sum;
+  TSB_ASSERT_OK(tsb_function_call("fixture::add", args, 2, sum.out()));
+  EXPECT_EQ(sum.v.type_index, TSB_TYPE_INT);
+  EXPECT_EQ(sum.v.u.i, 42);
+}
+
+TEST_F(GoodPluginTest, FunctionErrorsNameTheFunction) {
+  Value out;
+  tsb_any bad[] = {tsb_int(2), tsb_borrowed_str("x")};
+  Status wrong(tsb_function_call("fixture::add", bad, 2, out.out()));
+  EXPECT_EQ(tsb_status_code(wrong.get()), TSB_ERR_TYPE);
+  EXPECT_STREQ(tsb_status_message(wrong.get()),
+               "fixture::add(): argument 'b': expected int, got str \"x\"");
+  EXPECT_STREQ(tsb_status_path(wrong.get()), "fixture::add(): argument 'b'");
+  Status arity(tsb_function_call("fixture::add", bad, 1, out.out()));
+  EXPECT_STREQ(tsb_status_message(arity.get()), "fixture::add(): expected 2 arguments, got 1");
+  Status failed(tsb_function_call("fixture::fail", nullptr, 0, out.out()));
+  EXPECT_EQ(tsb_status_code(failed.get()), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(tsb_status_message(failed.get()), "fixture::fail(): it failed");
+  Status threw(tsb_function_call("fixture::throw", nullptr, 0, out.out()));
+  EXPECT_EQ(tsb_status_code(threw.get()), TSB_ERR_INTERNAL);
+  EXPECT_STREQ(tsb_status_message(threw.get()), "fixture::throw(): boom");
+  Status unknown(tsb_function_call("fixture::nope", nullptr, 0, out.out()));
+  EXPECT_STREQ(tsb_status_message(unknown.get()),
+               "no function named 'fixture::nope' (functions come from loaded plugins)");
+}
+
+TEST_F(GoodPluginTest, NamedTypesParseByName) {
+  int32_t index = 0;
+  Status s(tsb_type_parse("List[fixture.point]", &index));
+  // The type is known by name; using it needs the tuple plugin's codec.
+  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_UNSUPPORTED) << tsb_status_message(s.get());
+  EXPECT_STREQ(tsb_status_message(s.get()),
+               "no codec for fixture.point: load the tuple plugin (plugins/tuple)");
+}
+
+TEST(PluginPathTest, LoadsFilesAndDirectoriesFromTheEnvironment) {
+  std::string dir = std::string(TSB_FIXTURE_DIR) + "/env_dir";
+  std::string path = "::" + dir + ":" + Fixture("good");
+  setenv("TSB_PLUGIN_PATH", path.c_str(), 1);
+  TSB_EXPECT_OK(tsb_plugin_load_from_env());
+  int found = 0;
+  for (int32_t id = 0; id < tsb_plugin_count(); ++id) {
+    tsb_plugin_info info{};
+    info.struct_size = sizeof(info);
+    TSB_ASSERT_OK(tsb_plugin_get_info(id, &info));
+    found += std::string(info.name) == "env_dir" || std::string(info.name) == "good";
+  }
+  EXPECT_EQ(found, 2);
+  setenv("TSB_PLUGIN_PATH", "/nonexistent/plugin.so", 1);
+  Status missing(tsb_plugin_load_from_env());
+  EXPECT_EQ(tsb_status_code(missing.get()), TSB_ERR_NOT_FOUND);
+  unsetenv("TSB_PLUGIN_PATH");
+  TSB_EXPECT_OK(tsb_plugin_load_from_env());
+}
+
+}  // namespace
+}  // namespace tsb::testing
