@@ -1,8 +1,11 @@
 // Type queries: parse, compose and describe interned types.
 #include <cstring>
+#include <mutex>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "core/abi/guard.h"
+#include "core/registry/lock_free_map.h"
 #include "tsbridge/kind_codec.hpp"
 #include "core/types/type_parser.h"
 #include "core/types/type_registry.h"
@@ -11,6 +14,16 @@ using tsb::abi::CheckArg;
 using tsb::abi::Guard;
 
 namespace {
+
+// tsb_type_parse's results by text: a repeated parse is one lock-free lookup.
+struct ParseCache {
+  std::mutex mutex;
+  tsb::LockFreeMap<std::string, int32_t> indices;
+};
+ParseCache& TheParseCache() {
+  static ParseCache* const cache = new ParseCache();
+  return *cache;
+}
 
 absl::Status InternInto(const c10::TypePtr& type, int32_t* out) {
   TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* info,
@@ -60,8 +73,18 @@ tsb_status* tsb_type_parse(const char* annotation, int32_t* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(annotation, "annotation"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    ParseCache& cache = TheParseCache();
+    if (const int32_t* known = cache.indices.Find(absl::string_view(annotation))) {
+      *out = *known;
+      return absl::OkStatus();
+    }
     TSB_ASSIGN_OR_RETURN(c10::TypePtr type, tsb::ParseType(annotation));
-    return InternInto(type, out);
+    int32_t index = TSB_TYPE_INVALID;
+    TSB_RETURN_IF_ERROR(InternInto(type, &index));
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    cache.indices.Insert(annotation, index);
+    *out = index;
+    return absl::OkStatus();
   });
 }
 

@@ -1,6 +1,7 @@
 #include "core/types/type_parser.h"
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include <torch/csrc/jit/frontend/parser.h>
@@ -80,6 +81,12 @@ absl::StatusOr<c10::TypePtr> ParseType(absl::string_view text,
   }
   std::string source(text);
   std::string script_error;
+  // LibTorch 1.13's frontend parsers share unsynchronised global tables
+  // (ThreadSanitizer shows concurrent parses racing inside libtorch_cpu), so
+  // parses are serialised. tsb_type_parse caches its results: a host parses a
+  // type string once, and later parses of it take no lock.
+  static std::mutex parse_mutex;
+  std::lock_guard<std::mutex> lock(parse_mutex);
   try {
     return ParseScriptSyntax(source, extra);
   } catch (const std::exception& e) {
