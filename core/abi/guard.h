@@ -28,7 +28,8 @@ namespace tsb::abi {
 // that allocation fails. Never NULL, never throws.
 tsb_status* MakeStatus(const absl::Status& status) noexcept;
 tsb_status* MakeStatus(const c10::Error& error) noexcept;
-tsb_status* MakeStatus(tsb_code code, absl::string_view detail) noexcept;
+tsb_status* MakeStatus(tsb_code code, absl::string_view detail,
+                       absl::string_view path = "") noexcept;
 
 template <typename Body>
 tsb_status* Guard(Body&& body) noexcept {

@@ -62,8 +62,13 @@ tsb_status* MakeStatus(const c10::Error& error) noexcept {
   }
 }
 
-tsb_status* MakeStatus(tsb_code code, absl::string_view detail) noexcept {
-  return New(code, "", detail, "");
+tsb_status* MakeStatus(tsb_code code, absl::string_view detail,
+                       absl::string_view path) noexcept {
+  try {
+    return New(code, std::string(path), detail, "");
+  } catch (...) {
+    return &g_out_of_memory;
+  }
 }
 
 absl::Status TakeStatus(tsb_status* status) {
@@ -105,6 +110,11 @@ const char* tsb_status_backtrace(const tsb_status* s) { return s ? s->backtrace.
 tsb_status* tsb_status_new(tsb_code code, const char* message) {
   return tsb::abi::MakeStatus(code == TSB_OK ? TSB_ERR_INTERNAL : code,
                               message != nullptr ? message : "");
+}
+
+tsb_status* tsb_status_new_at(tsb_code code, const char* path, const char* detail) {
+  return tsb::abi::MakeStatus(code == TSB_OK ? TSB_ERR_INTERNAL : code,
+                              detail != nullptr ? detail : "", path != nullptr ? path : "");
 }
 
 void tsb_status_free(tsb_status* s) {

@@ -81,6 +81,10 @@ TSB_API void tsb_status_free(tsb_status* s);
  * host callbacks). `message` is copied; NULL reads as "". code TSB_OK is
  * turned into TSB_ERR_INTERNAL: a status always means failure. */
 TSB_API tsb_status* tsb_status_new(tsb_code code, const char* message);
+/* The same with a path into the value ("argument 'x' → [1]"), kept apart
+ * from the detail as tsb_status_path and tsb_status_detail report them. */
+TSB_API tsb_status* tsb_status_new_at(tsb_code code, const char* path,
+                                      const char* detail);
 
 /* ------------------------------------------------------------ kinds, types */
 

@@ -1,0 +1,61 @@
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "plugins/optional/optional_codecs.h"
+
+namespace tsb {
+
+absl::StatusOr<c10::IValue> UnionCodec::Coerce(const c10::IValue& value,
+                                               const TypeInfo& expected) const {
+  std::vector<const TypeInfo*> members;
+  members.reserve(expected.contained.size());
+  for (int32_t index : expected.contained) {
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* member, FindType(index));
+    members.push_back(member);
+  }
+
+  // 1. Its own type is a member: nothing to decide. (A value whose type
+  // has no codec simply goes on to step 2.)
+  absl::StatusOr<const TypeInfo*> own = TypeOfValue(value);
+  if (own.ok()) {
+    for (const TypeInfo* member : members) {
+      if (member->index == (*own)->index) return value;
+    }
+  }
+
+  // 2. Try every member; failures are expected and stay here.
+  std::vector<std::pair<const TypeInfo*, c10::IValue>> accepted;
+  absl::Status deep_failure;
+  int deep_failures = 0;
+  for (const TypeInfo* member : members) {
+    absl::StatusOr<c10::IValue> converted = CoerceTo(value, *member);
+    if (converted.ok()) {
+      accepted.emplace_back(member, *std::move(converted));
+    } else if (!IsTypeError(converted.status())) {
+      return converted.status();  // not a mismatch: a real failure
+    } else if (!PathOf(converted.status()).empty()) {
+      ++deep_failures;
+      deep_failure = converted.status();
+    }
+  }
+  if (accepted.size() == 1) return std::move(accepted[0].second);
+
+  // 3. Several members accept it: the host must say which.
+  if (accepted.size() > 1) {
+    return TypeError(absl::StrCat(
+        "ambiguous: ", DescribeValue(value), " matches ", expected.annotation,
+        " members ",
+        absl::StrJoin(accepted, ", ", [](std::string* out, const auto& match) {
+          absl::StrAppend(out, match.first->annotation);
+        })));
+  }
+
+  // 4. None does.
+  if (deep_failures == 1) return deep_failure;
+  return Mismatch(expected, value);
+}
+
+}  // namespace tsb

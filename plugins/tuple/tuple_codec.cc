@@ -1,0 +1,160 @@
+#include "plugins/tuple/tuple_codec.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace tsb {
+namespace {
+
+const c10::TupleType& TupleTypeOf(const TypeInfo& info) {
+  return info.type->expectRef<c10::TupleType>();
+}
+
+std::vector<std::string> FieldNames(const c10::TupleType& type) {
+  std::vector<std::string> names;
+  if (auto fields = type.names()) {
+    for (c10::string_view f : *fields) names.emplace_back(f.data(), f.size());
+  }
+  return names;
+}
+
+// A type with every refined TensorType (Float(2, 3) from a value) replaced
+// by plain Tensor; the same pointer when there is none.
+c10::TypePtr WithPlainTensors(const c10::TypePtr& type) {
+  if (type->kind() == c10::TypeKind::TensorType) return c10::TensorType::get();
+  c10::ArrayRef<c10::TypePtr> contained = type->containedTypes();
+  std::vector<c10::TypePtr> plain(contained.begin(), contained.end());
+  bool changed = false;
+  for (c10::TypePtr& t : plain) {
+    c10::TypePtr p = WithPlainTensors(t);
+    changed |= p != t;
+    t = std::move(p);
+  }
+  return changed ? type->createWithContained(std::move(plain)) : type;
+}
+
+// "tsbridge.tensor_pair(first, second)": what identifies a record.
+std::string RecordSignature(const c10::TupleType& type) {
+  std::string name = type.name() ? type.name()->qualifiedName() : std::string();
+  if (type.schema() == nullptr) return name;
+  return absl::StrCat(name, "(", absl::StrJoin(FieldNames(type), ", "), ")");
+}
+
+// How element i is named in an error path.
+std::string Segment(const TypeInfo& tuple, size_t i) {
+  if (tuple.kind == TSB_KIND_NAMEDTUPLE) {
+    return absl::StrCat("field '", tuple.field_names[i], "'");
+  }
+  return IndexSegment(i);
+}
+
+std::string Elements(size_t n) {
+  return absl::StrCat(n, n == 1 ? " element" : " elements");
+}
+
+}  // namespace
+
+c10::TypePtr TupleCodec::Canonical(const c10::TypePtr& type) const {
+  return WithPlainTensors(type);
+}
+
+std::string TupleCodec::InternName(const c10::Type& type) const {
+  const auto* tuple = type.castRaw<c10::TupleType>();
+  return tuple == nullptr ? std::string() : RecordSignature(*tuple);
+}
+
+absl::Status TupleCodec::Describe(TypeInfo& info) const {
+  const c10::TupleType& tuple = TupleTypeOf(info);
+  if (tuple.schema() == nullptr) return absl::OkStatus();  // a plain Tuple
+  std::vector<std::string> fields = FieldNames(tuple);
+  if (fields.size() != info.contained.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "NamedTuple ", RecordSignature(tuple), " has ", fields.size(),
+        " field names for ", Elements(info.contained.size())));
+  }
+  absl::flat_hash_set<absl::string_view> seen;
+  for (const std::string& field : fields) {
+    if (field.empty() || !seen.insert(field).second) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "NamedTuple ", RecordSignature(tuple),
+          ": field names must be unique and non-empty"));
+    }
+  }
+  info.kind = TSB_KIND_NAMEDTUPLE;
+  if (tuple.name()) info.name = tuple.name()->qualifiedName();
+  info.field_names = std::move(fields);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<c10::IValue> TupleCodec::Coerce(const c10::IValue& value,
+                                               const TypeInfo& expected) const {
+  if (!value.isTuple()) return Mismatch(expected, value);
+  const c10::ivalue::Tuple& tuple = value.toTupleRef();
+  const size_t n = expected.contained.size();
+  if (tuple.size() != n) {
+    return TypeError(absl::StrCat("expected ", expected.annotation, " of ",
+                                  Elements(n), ", got ", DescribeValue(value)));
+  }
+
+  // Only a NamedTuple needs the value's own type: an unnamed tuple computes
+  // it from its elements (and caches it unsynchronised), so skip it when we can.
+  bool same_type = true;
+  if (expected.kind == TSB_KIND_NAMEDTUPLE) {
+    c10::TupleTypePtr have = tuple.type();
+    same_type = have.get() == expected.type.get() || *have == *expected.type;
+    if (!same_type && have->schema() != nullptr) {
+      // Another record is never converted, even with the same elements.
+      const c10::TupleType& want = TupleTypeOf(expected);
+      if (have->name() != want.name()) return Mismatch(expected, value);
+      if (RecordSignature(*have) != RecordSignature(want)) {
+        return TypeError(absl::StrCat("expected ", RecordSignature(want), ", got ",
+                                      RecordSignature(*have)));
+      }
+    }
+  }
+
+  // Copy the elements only once one of them changes.
+  const auto& elements = tuple.elements();
+  std::vector<c10::IValue> coerced;
+  bool changed = false;
+  for (size_t i = 0; i < n; ++i) {
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* element, FindType(expected.contained[i]));
+    absl::StatusOr<c10::IValue> item = CoerceTo(elements[i], *element);
+    if (!item.ok()) return WithPath(item.status(), Segment(expected, i));
+    if (!changed && !item->isSameIdentity(elements[i])) {
+      changed = true;
+      coerced.reserve(n);
+      coerced.assign(elements.begin(), elements.begin() + static_cast<ptrdiff_t>(i));
+    }
+    if (changed) coerced.push_back(*std::move(item));
+  }
+  if (!changed && same_type) return value;  // already what was asked: share
+  if (!changed) coerced = elements.vec();
+  // The new tuple carries `expected` as its type: a NamedTuple keeps its
+  // name and fields, and a Tuple[Optional[int]] stays one (no lazy
+  // element-derived type).
+  return c10::IValue(c10::ivalue::Tuple::createNamed(std::move(coerced), expected.type));
+}
+
+absl::StatusOr<size_t> TupleCodec::Length(const c10::IValue& value,
+                                          const TypeInfo&) const {
+  return value.toTupleRef().size();
+}
+
+absl::Status TupleCodec::Item(const c10::IValue& value, const TypeInfo& info,
+                              size_t i, tsb_any* out) const {
+  const auto& elements = value.toTupleRef().elements();
+  if (i >= elements.size() || i >= info.contained.size()) {
+    return absl::OutOfRangeError(absl::StrCat("index ", i, " out of range for ",
+                                              info.annotation, " of ",
+                                              Elements(elements.size())));
+  }
+  TSB_ASSIGN_OR_RETURN(const TypeInfo* element, FindType(info.contained[i]));
+  return ToBoundary(elements[i], *element, out);
+}
+
+}  // namespace tsb

@@ -1,0 +1,15 @@
+// The bundled "tuple" plugin: Tuple and NamedTuple, and the record types
+// torchsparse's operators return (DESIGN.md §1: they were hand-written
+// glue there). tensor_triple's third field needs the optional plugin; the
+// loader resolves kinds lazily, so either plugin may load first.
+#include <memory>
+
+#include "plugins/tuple/tuple_codec.h"
+#include "tsbridge/plugin.hpp"
+
+TSB_PLUGIN("tuple", "0.1") {
+  r.kind_codec(std::make_unique<tsb::TupleCodec>());
+  r.type("tsbridge.tensor_pair", "Tuple[Tensor, Tensor]", {"first", "second"});
+  r.type("tsbridge.tensor_triple", "Tuple[Tensor, Tensor, Optional[Tensor]]",
+         {"first", "second", "third"});
+}

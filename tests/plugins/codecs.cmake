@@ -1,0 +1,18 @@
+# GoogleTest suites for the bundled plugins (plugins/tuple, plugins/optional).
+# Included from tests/CMakeLists.txt; paths are relative to this file so it
+# works from any including directory. The tests load the real plugin files
+# with tsb_plugin_load(), so they depend on the plugin targets.
+include(GoogleTest)
+
+add_executable(tsbridge_plugin_tests
+  ${CMAKE_CURRENT_LIST_DIR}/tuple_codec_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/optional_codec_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../testing/abi_test.cc
+)
+target_link_libraries(tsbridge_plugin_tests PRIVATE tsbridge_internal GTest::gtest_main)
+target_compile_definitions(tsbridge_plugin_tests PRIVATE
+  TSB_TUPLE_PLUGIN_PATH="$<TARGET_FILE:tsbridge_plugin_tuple>"
+  TSB_OPTIONAL_PLUGIN_PATH="$<TARGET_FILE:tsbridge_plugin_optional>")
+add_dependencies(tsbridge_plugin_tests tsbridge_plugin_tuple tsbridge_plugin_optional)
+# One process per test, discovered at test time (no LibTorch start at build).
+gtest_discover_tests(tsbridge_plugin_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)

@@ -1,0 +1,313 @@
+// plugins/tuple through the C ABI: Tuple and NamedTuple round trips, the
+// record types it registers, coercion and its errors.
+#include <filesystem>
+
+#include <ATen/ATen.h>
+
+#include "tests/plugins/plugin_testing.h"
+
+namespace tsb::testing {
+namespace {
+
+using TupleTest = PluginTest;
+
+c10::TupleTypePtr Point(const char* second_field = "y") {
+  return c10::TupleType::createNamed(c10::QualifiedName("tsbridge_test.Point"),
+                                     std::vector<std::string>{"x", second_field},
+                                     {c10::IntType::get(), c10::FloatType::get()});
+}
+
+c10::IValue PointValue(const c10::TupleTypePtr& type = Point()) {
+  return c10::ivalue::Tuple::createNamed({c10::IValue(int64_t{1}), c10::IValue(2.5)}, type);
+}
+
+TEST_F(TupleTest, PluginDescribesItself) {
+  int32_t id = -1;
+  Status s(tsb_plugin_load(TSB_TUPLE_PLUGIN_PATH, &id));  // again: a no-op
+  ASSERT_EQ(s.get(), nullptr) << tsb_status_message(s.get());
+  tsb_plugin_info info{};
+  info.struct_size = sizeof(info);
+  TSB_ASSERT_OK(tsb_plugin_get_info(id, &info));
+  EXPECT_STREQ(info.name, "tuple");
+  EXPECT_STREQ(info.version, "0.1");
+  ASSERT_EQ(info.num_kinds, 1u);
+  EXPECT_STREQ(info.kinds[0], "Tuple");
+  ASSERT_EQ(info.num_types, 2u);
+  EXPECT_STREQ(info.types[0], "tsbridge.tensor_pair");
+  EXPECT_STREQ(info.types[1], "tsbridge.tensor_triple");
+  // Built where the library looks for its bundled plugins.
+  EXPECT_EQ(std::filesystem::canonical(std::filesystem::path(TSB_TUPLE_PLUGIN_PATH).parent_path()),
+            std::filesystem::canonical(tsb_plugin_bundled_dir()));
+}
+
+TEST_F(TupleTest, IntStrRoundTrip) {
+  c10::IValue tuple = MakeTuple({int64_t{1}, std::string("a")});
+  Value v(Boundary(tuple));
+  const int32_t type = TypeOf("Tuple[int, str]");
+  EXPECT_EQ(v.v.type_index, type);
+  tsb_type_info info = InfoOf(type);
+  EXPECT_EQ(info.kind, TSB_KIND_TUPLE);
+  EXPECT_STREQ(info.annotation, "Tuple[int, str]");
+  EXPECT_STREQ(info.name, "");
+  EXPECT_EQ(info.field_names, nullptr);
+  EXPECT_STREQ(info.provider, "tuple");
+  EXPECT_EQ(ContainedOf(type), (std::vector<int32_t>{TSB_TYPE_INT, TSB_TYPE_STR}));
+
+  size_t n = 0;
+  TSB_ASSERT_OK(tsb_len(v.get(), &n));
+  EXPECT_EQ(n, 2u);
+  Value first, second;
+  TSB_ASSERT_OK(tsb_list_get(v.get(), 0, first.out()));
+  TSB_ASSERT_OK(tsb_list_get(v.get(), 1, second.out()));
+  int64_t i = 0;
+  TSB_ASSERT_OK(tsb_get_int(first.get(), &i));
+  EXPECT_EQ(i, 1);
+  const char* data = nullptr;
+  size_t len = 0;
+  TSB_ASSERT_OK(tsb_get_str(second.get(), &data, &len));
+  EXPECT_EQ(std::string(data, len), "a");
+  Value past_end;
+  Status s(tsb_list_get(v.get(), 2, past_end.out()));
+  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_OUT_OF_RANGE);
+  EXPECT_STREQ(tsb_status_message(s.get()),
+               "index 2 out of range for Tuple[int, str] of 2 elements");
+  EXPECT_TRUE(FromBoundary(v.v).isSameIdentity(tuple));
+
+  // A host builds the same value bottom-up.
+  Value a(Str("a"));
+  tsb_any items[] = {tsb_int(1), a.v};
+  Value built;
+  TSB_ASSERT_OK(tsb_tuple_new(items, 2, built.out()));
+  EXPECT_EQ(built.v.type_index, type);
+  EXPECT_EQ(FromBoundary(built.v), tuple);
+}
+
+TEST_F(TupleTest, AlreadyTypedTupleIsShared) {
+  c10::IValue tuple = MakeTuple({int64_t{1}, std::string("a")});
+  Value in(Boundary(tuple));
+  Value out;
+  TSB_ASSERT_OK(tsb_coerce(in.get(), TypeOf("Tuple[int, str]"), out.out()));
+  EXPECT_TRUE(FromBoundary(out.v).isSameIdentity(tuple)) << "a copy was made";
+}
+
+TEST_F(TupleTest, ElementsWidenAndTheResultCarriesTheExpectedType) {
+  Value in(Boundary(MakeTuple({int64_t{1}, int64_t{2}})));
+  const int32_t type = TypeOf("Tuple[float, int]");
+  Value out;
+  TSB_ASSERT_OK(tsb_coerce(in.get(), type, out.out()));
+  EXPECT_EQ(out.v.type_index, type);
+  c10::IValue result = FromBoundary(out.v);
+  EXPECT_EQ(result.toTupleRef().elements()[0], c10::IValue(1.0));
+  EXPECT_EQ(result.type()->annotation_str(), "Tuple[float, int]");
+}
+
+// A tuple's own type has refined tensors (Float(2)); the registry keeps the
+// plain Tuple[Tensor, ...] a schema spells, so lists built from it match.
+// (The shape is used by no other test: the first one interned is stored.)
+TEST_F(TupleTest, RefinedTensorTypesAreStoredAsPlainTensor) {
+  at::Tensor t = at::ones({2});
+  Value v(Boundary(MakeTuple({t, int64_t{1}, t})));
+  const int32_t type = TypeOf("Tuple[Tensor, int, Tensor]");
+  EXPECT_EQ(v.v.type_index, type);
+  tsb_any items[] = {v.v};
+  Value untyped, typed;
+  TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 1, untyped.out()));
+  TSB_ASSERT_OK(tsb_coerce(untyped.get(), TypeOf("List[Tuple[Tensor, int, Tensor]]"), typed.out()));
+  c10::TypePtr plain = c10::TupleType::create(
+      {c10::TensorType::get(), c10::IntType::get(), c10::TensorType::get()});
+  EXPECT_EQ(*FromBoundary(typed.v).toList().elementType(), *plain);
+}
+
+TEST_F(TupleTest, NestedListsDictsAndTuples) {
+  at::Tensor t0 = at::ones({2}), t1 = at::zeros({3});
+  c10::List<at::Tensor> tensors({t0, t1});
+  c10::impl::GenericDict pairs(c10::StringType::get(),
+                               c10::TupleType::create({c10::IntType::get(), c10::IntType::get()}));
+  pairs.insert(std::string("a"), MakeTuple({int64_t{1}, int64_t{2}}));
+  c10::IValue nested = MakeTuple({tensors, pairs});
+  const int32_t type = TypeOf("Tuple[List[Tensor], Dict[str, Tuple[int, int]]]");
+
+  Value v(Boundary(nested));
+  EXPECT_EQ(v.v.type_index, type);
+  Value list, dict;
+  TSB_ASSERT_OK(tsb_list_get(v.get(), 0, list.out()));
+  TSB_ASSERT_OK(tsb_list_get(v.get(), 1, dict.out()));
+  EXPECT_EQ(list.v.type_index, TypeOf("List[Tensor]"));
+  EXPECT_EQ(dict.v.type_index, TypeOf("Dict[str, Tuple[int, int]]"));
+  Value pair, two;
+  tsb_any key = tsb_borrowed_str("a");
+  TSB_ASSERT_OK(tsb_dict_get(dict.get(), &key, pair.out()));
+  EXPECT_EQ(pair.v.type_index, TypeOf("Tuple[int, int]"));
+  TSB_ASSERT_OK(tsb_list_get(pair.get(), 1, two.out()));
+  EXPECT_EQ(two.v.u.i, 2);
+  EXPECT_TRUE(FromBoundary(v.v).isSameIdentity(nested));
+
+  // Host-built from untyped pieces, then one coerce to the schema's type.
+  Value h0(Boundary(t0)), h1(Boundary(t1));
+  tsb_any tensor_items[] = {h0.v, h1.v};
+  Value any_list;
+  TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, tensor_items, 2, any_list.out()));
+  tsb_any pair_items[] = {tsb_int(1), tsb_int(2)};
+  Value host_pair;
+  TSB_ASSERT_OK(tsb_tuple_new(pair_items, 2, host_pair.out()));
+  tsb_any keys[] = {tsb_borrowed_str("a")};
+  Value any_dict;
+  TSB_ASSERT_OK(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_ANY, keys, host_pair.get(), 1, any_dict.out()));
+  tsb_any parts[] = {any_list.v, any_dict.v};
+  Value untyped, typed;
+  TSB_ASSERT_OK(tsb_tuple_new(parts, 2, untyped.out()));
+  EXPECT_EQ(untyped.v.type_index, TypeOf("Tuple[List[Any], Dict[str, Any]]"));
+  TSB_ASSERT_OK(tsb_coerce(untyped.get(), type, typed.out()));
+  EXPECT_EQ(typed.v.type_index, type);
+
+  const auto& elements = FromBoundary(typed.v).toTupleRef().elements();
+  c10::impl::GenericList got_list = elements[0].toList();
+  EXPECT_EQ(*got_list.elementType(), *c10::TensorType::get());
+  EXPECT_TRUE(got_list.get(0).toTensor().is_same(t0)) << "tensor copied";
+  c10::impl::GenericDict got_dict = elements[1].toGenericDict();
+  EXPECT_EQ(got_dict.valueType()->annotation_str(), "Tuple[int, int]");
+  EXPECT_EQ(got_dict.at(std::string("a")), MakeTuple({int64_t{1}, int64_t{2}}));
+}
+
+TEST_F(TupleTest, EmptyTuple) {
+  const int32_t type = TypeOf("Tuple[()]");
+  EXPECT_EQ(InfoOf(type).num_contained, 0u);
+  Value v(Boundary(MakeTuple({})));
+  EXPECT_EQ(v.v.type_index, type);
+  size_t n = 1;
+  TSB_ASSERT_OK(tsb_len(v.get(), &n));
+  EXPECT_EQ(n, 0u);
+  Value built, coerced;
+  TSB_ASSERT_OK(tsb_tuple_new(nullptr, 0, built.out()));
+  EXPECT_EQ(built.v.type_index, type);
+  TSB_ASSERT_OK(tsb_coerce(built.get(), type, coerced.out()));
+  Value one(Boundary(MakeTuple({int64_t{1}})));
+  ExpectCoerceError(one.v, type, "", "expected Tuple[()] of 0 elements, got Tuple[int] (1,)");
+}
+
+TEST_F(TupleTest, NamedTupleInfoAndFields) {
+  Value v(Boundary(PointValue()));
+  tsb_type_info info = InfoOf(v.v.type_index);
+  EXPECT_EQ(info.kind, TSB_KIND_NAMEDTUPLE);
+  EXPECT_STREQ(info.annotation, "tsbridge_test.Point");
+  EXPECT_STREQ(info.name, "tsbridge_test.Point");
+  EXPECT_STREQ(info.provider, "tuple");
+  EXPECT_EQ(FieldsOf(v.v.type_index), (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(ContainedOf(v.v.type_index), (std::vector<int32_t>{TSB_TYPE_INT, TSB_TYPE_FLOAT}));
+
+  Value y;
+  TSB_ASSERT_OK(tsb_get_field(v.get(), "y", y.out()));
+  EXPECT_EQ(y.v.type_index, TSB_TYPE_FLOAT);
+  EXPECT_EQ(y.v.u.d, 2.5);
+  Value z;
+  Status missing(tsb_get_field(v.get(), "z", z.out()));
+  EXPECT_EQ(tsb_status_code(missing.get()), TSB_ERR_NOT_FOUND);
+  EXPECT_STREQ(tsb_status_message(missing.get()),
+               "tsbridge_test.Point has no field 'z' (fields: x, y)");
+
+  Value plain(Boundary(MakeTuple({int64_t{1}, 2.5})));
+  Status unnamed(tsb_get_field(plain.get(), "x", z.out()));
+  EXPECT_EQ(tsb_status_code(unnamed.get()), TSB_ERR_TYPE);
+  EXPECT_STREQ(tsb_status_message(unnamed.get()), "expected a NamedTuple, got Tuple[int, float]");
+}
+
+// Same qualified name, other fields: another type (two scripted modules may
+// each define their own __torch__.Point).
+TEST_F(TupleTest, FieldNamesArePartOfANamedTuplesIdentity) {
+  Value xy(Boundary(PointValue(Point("y")))), xz(Boundary(PointValue(Point("z"))));
+  EXPECT_NE(xy.v.type_index, xz.v.type_index);
+  EXPECT_EQ(FieldsOf(xz.v.type_index), (std::vector<std::string>{"x", "z"}));
+  ExpectCoerceError(xy.v, xz.v.type_index, "",
+                    "expected tsbridge_test.Point(x, z), got tsbridge_test.Point(x, y)");
+}
+
+TEST_F(TupleTest, TensorPairFromAPlainTuple) {
+  const int32_t pair = TypeOf("tsbridge.tensor_pair");
+  tsb_type_info info = InfoOf(pair);
+  EXPECT_EQ(info.kind, TSB_KIND_NAMEDTUPLE);
+  EXPECT_STREQ(info.name, "tsbridge.tensor_pair");
+  EXPECT_STREQ(info.provider, "tuple");
+  EXPECT_EQ(FieldsOf(pair), (std::vector<std::string>{"first", "second"}));
+  EXPECT_EQ(ContainedOf(pair), (std::vector<int32_t>{TSB_TYPE_TENSOR, TSB_TYPE_TENSOR}));
+
+  at::Tensor t0 = at::ones({2}), t1 = at::zeros({3});
+  Value h0(Boundary(t0)), h1(Boundary(t1));
+  tsb_any items[] = {h0.v, h1.v};
+  Value plain, named;
+  TSB_ASSERT_OK(tsb_tuple_new(items, 2, plain.out()));
+  TSB_ASSERT_OK(tsb_coerce(plain.get(), pair, named.out()));
+  EXPECT_EQ(named.v.type_index, pair);
+  Value second;
+  TSB_ASSERT_OK(tsb_get_field(named.get(), "second", second.out()));
+  EXPECT_TRUE(FromBoundary(second.v).toTensor().is_same(t1)) << "tensor copied";
+  // The IValue itself is the NamedTuple, as TorchScript would see it.
+  c10::IValue iv = FromBoundary(named.v);
+  EXPECT_EQ(iv.type()->annotation_str(), "tsbridge.tensor_pair");
+  // Coercing it again shares it.
+  Value again;
+  TSB_ASSERT_OK(tsb_coerce(named.get(), pair, again.out()));
+  EXPECT_TRUE(FromBoundary(again.v).isSameIdentity(iv));
+  // A NamedTuple is a Tuple: it passes unchanged where one is expected.
+  Value as_tuple;
+  TSB_ASSERT_OK(tsb_coerce(named.get(), TypeOf("Tuple[Tensor, Tensor]"), as_tuple.out()));
+  EXPECT_EQ(as_tuple.v.type_index, TypeOf("Tuple[Tensor, Tensor]"));
+  EXPECT_TRUE(FromBoundary(as_tuple.v).isSameIdentity(iv));
+}
+
+TEST_F(TupleTest, TensorTripleWithAndWithoutItsThirdTensor) {
+  const int32_t triple = TypeOf("tsbridge.tensor_triple");
+  EXPECT_EQ(FieldsOf(triple), (std::vector<std::string>{"first", "second", "third"}));
+  EXPECT_EQ(ContainedOf(triple), (std::vector<int32_t>{TSB_TYPE_TENSOR, TSB_TYPE_TENSOR,
+                                                        TypeOf("Optional[Tensor]")}));
+  Value t(Boundary(at::ones({2})));
+  for (bool with_third : {false, true}) {
+    tsb_any items[] = {t.v, t.v, with_third ? t.v : tsb_none()};
+    Value plain, named, third;
+    TSB_ASSERT_OK(tsb_tuple_new(items, 3, plain.out()));
+    TSB_ASSERT_OK(tsb_coerce(plain.get(), triple, named.out()));
+    EXPECT_EQ(named.v.type_index, triple);
+    TSB_ASSERT_OK(tsb_get_field(named.get(), "third", third.out()));
+    // Optional[Tensor] crosses as what it holds.
+    EXPECT_EQ(third.v.type_index, with_third ? TSB_TYPE_TENSOR : TSB_TYPE_NONE);
+  }
+}
+
+TEST_F(TupleTest, ErrorsNameTheElement) {
+  Value one(Boundary(MakeTuple({int64_t{1}})));
+  ExpectCoerceError(one.v, TypeOf("Tuple[int, str]"), "",
+                    "expected Tuple[int, str] of 2 elements, got Tuple[int] (1,)");
+  Value int_str(Boundary(MakeTuple({int64_t{1}, std::string("x")})));
+  ExpectCoerceError(int_str.v, TypeOf("Tuple[int, int]"), "[1]", "expected int, got str \"x\"");
+  ExpectCoerceError(tsb_int(3), TypeOf("Tuple[int]"), "", "expected Tuple[int], got int 3");
+  Value list(Boundary(c10::List<int64_t>({1, 2})));
+  ExpectCoerceError(list.v, TypeOf("Tuple[int, int]"), "",
+                    "expected Tuple[int, int], got List[int] of length 2");
+}
+
+TEST_F(TupleTest, ErrorPathsGoThroughNestedContainers) {
+  Value x(Str("x"));
+  tsb_any list_items[] = {tsb_int(1), x.v};
+  Value any_list;
+  TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, list_items, 2, any_list.out()));
+  tsb_any items[] = {tsb_int(1), any_list.v};
+  Value tuple;
+  TSB_ASSERT_OK(tsb_tuple_new(items, 2, tuple.out()));
+  ExpectCoerceError(tuple.v, TypeOf("Tuple[int, List[int]]"), "[1] \xE2\x86\x92 [1]",
+                    "expected int, got str \"x\"");
+}
+
+TEST_F(TupleTest, NamedTupleErrorsNameTheField) {
+  Value t(Boundary(at::ones({2}))), x(Str("x"));
+  tsb_any items[] = {t.v, x.v};
+  Value plain;
+  TSB_ASSERT_OK(tsb_tuple_new(items, 2, plain.out()));
+  ExpectCoerceError(plain.v, TypeOf("tsbridge.tensor_pair"), "field 'second'",
+                    "expected Tensor, got str \"x\"");
+  // Another record is never converted, even with convertible elements.
+  Value point(Boundary(PointValue()));
+  ExpectCoerceError(point.v, TypeOf("tsbridge.tensor_pair"), "",
+                    "expected tsbridge.tensor_pair, got tsbridge_test.Point (1, 2.5)");
+}
+
+}  // namespace
+}  // namespace tsb::testing

@@ -1,0 +1,170 @@
+// The kinds that need plugins/tuple and plugins/optional, across the
+// boundary: C++ → IValue → boundary → IValue → C++. Then a plugin written
+// with the SDK (sdk_plugin.cc), loaded by the real loader and called through
+// the C ABI. Every test fails, saying why, if a plugin does not load.
+#include <torch/torch.h>
+
+#include <map>
+
+#include "tests/sdk/sdk_test_util.h"
+#include "tests/sdk/test_types.h"
+#include "tsbridge/codecs/all.hpp"
+
+namespace tsb::sdk_testing {
+namespace {
+
+using tsb_test::geo::Batch;
+using tsb_test::geo::Point;
+
+// Loads the plugins once per process; "" on success, else why not.
+const std::string& PluginLoadError() {
+  static const std::string error = [] {
+    for (const char* path :
+         {TSB_TUPLE_PLUGIN_PATH, TSB_OPTIONAL_PLUGIN_PATH, TSB_SDK_TEST_PLUGIN_PATH}) {
+      tsb_status* status = tsb_plugin_load(path, nullptr);
+      std::string message = tsb_status_message(status);
+      tsb_status_free(status);
+      if (!message.empty()) return "cannot load a plugin this suite needs: " + message;
+    }
+    return std::string();
+  }();
+  return error;
+}
+
+// Each test fails (rather than skips) when a plugin is missing.
+class BoundaryTest : public SdkTest {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(PluginLoadError(), "");
+    SdkTest::SetUp();
+  }
+};
+
+using OptionalBoundary = BoundaryTest;
+using TupleBoundary = BoundaryTest;
+using VariantBoundary = BoundaryTest;
+using HanaBoundary = BoundaryTest;
+using SdkPlugin = BoundaryTest;
+
+TEST_F(OptionalBoundary, RoundTrips) {
+  // Optional is a static type only: the value crosses as None or as itself.
+  ExpectRoundTrip(std::optional<int64_t>(), /*concrete_type=*/false);
+  ExpectRoundTrip(std::optional<int64_t>(4), /*concrete_type=*/false);
+  ExpectRoundTrip(c10::optional<at::Tensor>(torch::ones({2})), /*concrete_type=*/false);
+  ExpectRoundTrip(std::vector<std::optional<int64_t>>{1, std::nullopt, 3});
+  ExpectRoundTrip(std::map<std::string, std::optional<std::string>>{{"a", "x"}, {"b", {}}});
+}
+
+TEST_F(TupleBoundary, RoundTrips) {
+  ExpectRoundTrip(std::tuple<int64_t, std::string, double>(1, "a", 2.5));
+  ExpectRoundTrip(std::tuple<at::Tensor, std::optional<at::Tensor>>(torch::ones({1}), {}));
+  ExpectRoundTrip(std::pair<std::string, std::vector<int64_t>>("k", {1, 2}));
+  ExpectRoundTrip(std::vector<std::tuple<int64_t, bool>>{{1, true}, {2, false}});
+}
+
+TEST_F(VariantBoundary, RoundTrips) {
+  using IntOrStr = std::variant<int64_t, std::string>;
+  ExpectRoundTrip(IntOrStr(int64_t{3}), /*concrete_type=*/false);
+  ExpectRoundTrip(IntOrStr("a"), /*concrete_type=*/false);
+  ExpectRoundTrip(std::vector<IntOrStr>{int64_t{1}, "b"});
+}
+
+TEST_F(HanaBoundary, RoundTrips) {
+  ExpectRoundTrip(Point{1.5, 2});
+  ExpectRoundTrip(Point{-1.0, std::nullopt});
+  ExpectRoundTrip(std::vector<Point>{{1.0, 1}, {2.0, {}}});
+}
+
+TEST_F(HanaBoundary, CrossesAsTheRegisteredNamedTuple) {
+  tsb_any boundary{};
+  ASSERT_TRUE(ToBoundary(Codec<Point>::ToIValue({2.5, 7}), &boundary).ok());
+  EXPECT_EQ(tsb_type_kind(boundary.type_index), TSB_KIND_NAMEDTUPLE);
+  EXPECT_EQ(boundary.type_index, TypeIndexOf("tsb_test.geo.Point"));
+  tsb_any x{};
+  tsb_status* status = tsb_get_field(&boundary, "x", &x);
+  EXPECT_EQ(status, nullptr) << tsb_status_message(status);
+  tsb_status_free(status);
+  EXPECT_EQ(x.u.d, 2.5);
+  tsb_release(&x);
+  tsb_release(&boundary);
+}
+
+// ------------------------------------------------ a plugin written with the SDK
+
+// Calls `name` with C++ arguments; the result, or the error message.
+template <typename R, typename... Args>
+absl::StatusOr<R> CallPlugin(const char* name, const Args&... args) {
+  std::vector<tsb_any> boundary;
+  for (c10::IValue arg : {Codec<Args>::ToIValue(args)...}) {
+    boundary.emplace_back();
+    TSB_RETURN_IF_ERROR(ToBoundary(arg, &boundary.back()));
+  }
+  tsb_any out{};
+  tsb_status* status = tsb_function_call(name, boundary.data(), boundary.size(), &out);
+  for (tsb_any& arg : boundary) tsb_release(&arg);
+  if (status != nullptr) {
+    absl::Status error = absl::UnknownError(tsb_status_message(status));
+    tsb_status_free(status);
+    return error;
+  }
+  absl::StatusOr<c10::IValue> result = ToIValue(out);
+  tsb_release(&out);
+  if (!result.ok()) return result.status();
+  return Codec<R>::FromIValue(*result);
+}
+
+std::string SchemaOf(const char* name) {
+  const char* schema = nullptr;
+  tsb_status* status = tsb_function_schema(name, &schema);
+  std::string text = status == nullptr ? schema : tsb_status_message(status);
+  tsb_status_free(status);
+  return text;
+}
+
+TEST_F(SdkPlugin, SchemasComeFromTheCodecs) {
+  EXPECT_EQ(SchemaOf("sdk_test::relabel"),
+            "sdk_test::relabel(Tensor col, List[int] idx) -> Tuple[Tensor, Tensor]");
+  EXPECT_EQ(SchemaOf("sdk_test::move"),
+            "sdk_test::move(tsb_test.geo.Point p, float dx) -> tsb_test.geo.Point");
+  EXPECT_EQ(SchemaOf("sdk_test::sign"), "sdk_test::sign(int x) -> Union[int, str]");
+}
+
+TEST_F(SdkPlugin, FunctionsConvertBothWays) {
+  auto pair = CallPlugin<std::tuple<at::Tensor, at::Tensor>>(
+      "sdk_test::relabel", torch::zeros({2}), std::vector<int64_t>{4, 5, 6});
+  ASSERT_TRUE(pair.ok()) << pair.status();
+  EXPECT_TRUE(std::get<0>(*pair).equal(torch::full({2}, 3.0)));
+
+  auto counts = CallPlugin<std::map<std::string, int64_t>>(
+      "sdk_test::count", std::vector<std::string>{"a", "b", "a"});
+  ASSERT_TRUE(counts.ok()) << counts.status();
+  EXPECT_EQ(*counts, (std::map<std::string, int64_t>{{"a", 2}, {"b", 1}}));
+
+  auto moved = CallPlugin<Point>("sdk_test::move", Point{1.0, 3}, 0.5);
+  ASSERT_TRUE(moved.ok()) << moved.status();
+  EXPECT_EQ(*moved, (Point{1.5, 3}));
+
+  auto found = CallPlugin<std::optional<int64_t>>("sdk_test::find",
+                                                  std::vector<int64_t>{7, 8}, int64_t{8});
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(*found, std::optional<int64_t>(1));
+  auto missing = CallPlugin<std::optional<int64_t>>("sdk_test::find",
+                                                    std::vector<int64_t>{}, int64_t{8});
+  ASSERT_TRUE(missing.ok()) << missing.status();
+  EXPECT_EQ(*missing, std::nullopt);
+
+  auto sign = CallPlugin<std::variant<int64_t, std::string>>("sdk_test::sign", int64_t{-2});
+  ASSERT_TRUE(sign.ok()) << sign.status();
+  EXPECT_EQ(std::get<std::string>(*sign), "negative");
+}
+
+TEST_F(SdkPlugin, ErrorsNameTheFunction) {
+  auto failed = CallPlugin<int64_t>("sdk_test::positive", int64_t{-3});
+  EXPECT_EQ(failed.status().message(), "sdk_test::positive(): x must be positive, got -3");
+  auto wrong = CallPlugin<Point>("sdk_test::move", std::string("p"), 0.5);
+  EXPECT_EQ(wrong.status().message(),
+            "sdk_test::move(): argument 'p': expected tsb_test.geo.Point, got str \"p\"");
+}
+
+}  // namespace
+}  // namespace tsb::sdk_testing

@@ -1,0 +1,207 @@
+// tsb::Registrar's template members against a fake registrar table: what
+// they register (names, TorchScript types, field names), and the function
+// trampoline called directly on a torch::jit::Stack.
+#include <torch/torch.h>
+
+#include <stdexcept>
+
+#include "tests/sdk/sdk_test_util.h"
+#include "tests/sdk/test_types.h"
+#include "tsbridge/codecs/all.hpp"
+#include "tsbridge/plugin.hpp"
+
+namespace tsb::sdk_testing {
+namespace {
+
+struct StatusDeleter {
+  void operator()(tsb_status* s) const { tsb_status_free(s); }
+};
+using Status = std::unique_ptr<tsb_status, StatusDeleter>;
+
+// What the fake table's slots received.
+struct Captured {
+  std::string type_name, annotation;
+  std::vector<std::string> fields;
+  std::string function_name, return_type;
+  std::vector<std::string> arg_names, arg_types;
+  tsb_plugin_function fn = nullptr;
+  void* data = nullptr;
+  void (*free_data)(void*) = nullptr;
+  int add_function_calls = 0;
+};
+Captured* captured = nullptr;
+
+tsb_status* FakeAddType(void*, const char* name, const char* annotation,
+                        const char* const* field_names, size_t num_fields) {
+  captured->type_name = name;
+  captured->annotation = annotation;
+  captured->fields.assign(field_names, field_names + num_fields);
+  return nullptr;
+}
+
+tsb_status* FakeAddFunction(void*, const char* name, const char* const* arg_names,
+                            const char* const* arg_types, size_t num_args,
+                            const char* return_type, tsb_plugin_function fn, void* data,
+                            void (*free_data)(void*)) {
+  ++captured->add_function_calls;
+  captured->function_name = name;
+  captured->arg_names.assign(arg_names, arg_names + num_args);
+  captured->arg_types.assign(arg_types, arg_types + num_args);
+  captured->return_type = return_type;
+  captured->fn = fn;
+  captured->data = data;
+  captured->free_data = free_data;
+  return nullptr;
+}
+
+class RegistrarTest : public SdkTest {
+ protected:
+  RegistrarTest() {
+    table_.abi_major = TSB_PLUGIN_ABI_MAJOR;
+    table_.abi_minor = TSB_PLUGIN_ABI_MINOR;
+    table_.num_slots = TSB_REGISTRAR_NUM_SLOTS;
+    table_.add_type = &FakeAddType;
+    table_.add_function = &FakeAddFunction;
+    captured = &captured_;
+  }
+  ~RegistrarTest() override {
+    if (captured_.free_data != nullptr) captured_.free_data(captured_.data);
+    captured = nullptr;
+  }
+
+  // Calls the registered trampoline on `args`; the stack is left as the
+  // function left it.
+  Status Call(torch::jit::Stack& stack) {
+    return Status(captured_.fn(captured_.data, &stack));
+  }
+
+  tsb_registrar table_{};
+  Captured captured_;
+};
+
+std::tuple<at::Tensor, at::Tensor> Relabel(const at::Tensor& col, std::vector<int64_t> idx) {
+  return {col + static_cast<double>(idx.size()), torch::tensor(idx)};
+}
+int64_t Throws(int64_t) { throw std::runtime_error("no luck"); }
+int64_t TorchFails(int64_t x) {
+  TORCH_CHECK(x > 0, "x must be positive, got ", x);
+  return x;
+}
+int last_seen = 0;
+void Record(int32_t x) { last_seen = x; }
+tsb_test::geo::Point Move(tsb_test::geo::Point p, double dx) { return {p.x + dx, p.label}; }
+
+TEST_F(RegistrarTest, FunctionDeclaresTorchScriptTypes) {
+  Registrar r(&table_);
+  r.function("torchsparse::relabel", &Relabel, {"col", "idx"});
+  ASSERT_EQ(r.TakeError(), nullptr);
+  EXPECT_EQ(captured_.function_name, "torchsparse::relabel");
+  EXPECT_EQ(captured_.arg_names, (std::vector<std::string>{"col", "idx"}));
+  EXPECT_EQ(captured_.arg_types, (std::vector<std::string>{"Tensor", "List[int]"}));
+  EXPECT_EQ(captured_.return_type, "Tuple[Tensor, Tensor]");
+}
+
+TEST_F(RegistrarTest, TrampolineConvertsCallsAndPushesTheResult) {
+  Registrar r(&table_);
+  r.function("torchsparse::relabel", &Relabel, {"col", "idx"});
+  torch::jit::Stack stack{torch::zeros({2}), Codec<std::vector<int64_t>>::ToIValue({4, 5, 6})};
+  Status status = Call(stack);
+  ASSERT_EQ(status.get(), nullptr) << tsb_status_message(status.get());
+  ASSERT_EQ(stack.size(), 1u);
+  auto result = Codec<std::tuple<at::Tensor, at::Tensor>>::FromIValue(stack[0]);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(std::get<0>(*result).equal(torch::full({2}, 3.0)));
+  EXPECT_TRUE(std::get<1>(*result).equal(torch::tensor({4, 5, 6})));
+}
+
+TEST_F(RegistrarTest, VoidFunctionReturnsNone) {
+  Registrar r(&table_);
+  r.function("test::record", &Record, {"x"});
+  EXPECT_EQ(captured_.return_type, "None");
+  EXPECT_EQ(captured_.arg_types, (std::vector<std::string>{"int"}));
+  torch::jit::Stack stack{int64_t{42}};
+  Status status = Call(stack);
+  ASSERT_EQ(status.get(), nullptr) << tsb_status_message(status.get());
+  EXPECT_EQ(last_seen, 42);
+  ASSERT_EQ(stack.size(), 1u);
+  EXPECT_TRUE(stack[0].isNone());
+}
+
+TEST_F(RegistrarTest, HanaStructsAsArgumentsAndResult) {
+  Registrar r(&table_);
+  r.function("geo::move", &Move, {"p", "dx"});
+  EXPECT_EQ(captured_.arg_types, (std::vector<std::string>{"tsb_test.geo.Point", "float"}));
+  EXPECT_EQ(captured_.return_type, "tsb_test.geo.Point");
+  torch::jit::Stack stack{Codec<tsb_test::geo::Point>::ToIValue({1.0, 7}), 0.5};
+  Status status = Call(stack);
+  ASSERT_EQ(status.get(), nullptr) << tsb_status_message(status.get());
+  EXPECT_EQ(*Codec<tsb_test::geo::Point>::FromIValue(stack.at(0)), (tsb_test::geo::Point{1.5, 7}));
+}
+
+TEST_F(RegistrarTest, WrongArgumentIsATypeErrorWithItsPath) {
+  Registrar r(&table_);
+  r.function("torchsparse::relabel", &Relabel, {"col", "idx"});
+  torch::jit::Stack not_a_list{torch::zeros({2}), std::string("x")};
+  Status top = Call(not_a_list);
+  EXPECT_EQ(tsb_status_code(top.get()), TSB_ERR_TYPE);
+  EXPECT_STREQ(tsb_status_message(top.get()),
+               "argument 'idx': expected List[int], got str \"x\"");
+
+  c10::impl::GenericList mixed(c10::AnyType::get());
+  mixed.push_back(int64_t{1});
+  mixed.push_back(std::string("a"));
+  torch::jit::Stack bad_element{torch::zeros({2}), mixed};
+  Status nested = Call(bad_element);
+  EXPECT_EQ(tsb_status_code(nested.get()), TSB_ERR_TYPE);
+  EXPECT_STREQ(tsb_status_message(nested.get()),
+               "argument 'idx' \xE2\x86\x92 [1]: expected int, got str \"a\"");
+}
+
+TEST_F(RegistrarTest, ExceptionsBecomeStatuses) {
+  Registrar r(&table_);
+  r.function("test::throws", &Throws, {"x"});
+  torch::jit::Stack stack{int64_t{1}};
+  Status thrown = Call(stack);
+  EXPECT_EQ(tsb_status_code(thrown.get()), TSB_ERR_INTERNAL);
+  EXPECT_STREQ(tsb_status_message(thrown.get()), "no luck");
+}
+
+TEST_F(RegistrarTest, TorchErrorsKeepTheirMessageWithoutBacktrace) {
+  Registrar r(&table_);
+  r.function("test::torch_fails", &TorchFails, {"x"});
+  torch::jit::Stack stack{int64_t{-3}};
+  Status failed = Call(stack);
+  EXPECT_EQ(tsb_status_code(failed.get()), TSB_ERR_TORCH);
+  EXPECT_STREQ(tsb_status_message(failed.get()), "x must be positive, got -3");
+}
+
+TEST_F(RegistrarTest, ArgumentNamesMustMatchTheArity) {
+  Registrar r(&table_);
+  r.function("torchsparse::relabel", &Relabel, {"col"});
+  Status error(r.TakeError());
+  EXPECT_EQ(tsb_status_code(error.get()), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(tsb_status_message(error.get()),
+               "function 'torchsparse::relabel': 1 argument names for 2 arguments");
+  EXPECT_EQ(captured_.add_function_calls, 0);
+}
+
+TEST_F(RegistrarTest, TypeFromACodecName) {
+  Registrar r(&table_);
+  r.type<std::tuple<at::Tensor, at::Tensor>>("torchsparse.tensor_pair", {"first", "second"});
+  ASSERT_EQ(r.TakeError(), nullptr);
+  EXPECT_EQ(captured_.type_name, "torchsparse.tensor_pair");
+  EXPECT_EQ(captured_.annotation, "Tuple[Tensor, Tensor]");
+  EXPECT_EQ(captured_.fields, (std::vector<std::string>{"first", "second"}));
+}
+
+TEST_F(RegistrarTest, TypeFromAHanaStruct) {
+  Registrar r(&table_);
+  r.type<tsb_test::geo::Batch>();
+  ASSERT_EQ(r.TakeError(), nullptr);
+  EXPECT_EQ(captured_.type_name, "tsb_test.geo.Batch");
+  EXPECT_EQ(captured_.annotation, "Tuple[Tensor, List[tsb_test.geo.Point], str]");
+  EXPECT_EQ(captured_.fields, (std::vector<std::string>{"values", "points", "name"}));
+}
+
+}  // namespace
+}  // namespace tsb::sdk_testing
