@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <boost/hana/accessors.hpp>
+#include <boost/hana/adapt_struct.hpp>  // for users: BOOST_HANA_ADAPT_STRUCT
 #include <boost/hana/at.hpp>
 #include <boost/hana/concept/struct.hpp>
 #include <boost/hana/first.hpp>

@@ -1,0 +1,638 @@
+// Generic, registry-driven conversion against a hand-written static
+// conversion of the same C++ type. The goal is at most 1.2×. Three types:
+//
+//   tensor_pair   std::tuple<Tensor, Tensor>, crossing as the record
+//                 tsbridge.tensor_pair that plugins/tuple registers
+//   hana_stats    struct Stats {int64_t count; double mean; Tensor values;},
+//                 adapted with BOOST_HANA_ADAPT_STRUCT, crossing as the
+//                 NamedTuple tsb_bench.Stats (bench/records_plugin.cc registers it)
+//   dict_str_list_opt
+//                 std::map<std::string, std::vector<std::optional<Tensor>>>
+//                 with 16 keys × 8 elements, one in four None, crossing as
+//                 Dict[str, List[Optional[Tensor]]]
+//
+// Each type is timed in two directions, and each direction has one generic
+// and one static row. The static row is the baseline.
+//
+//  out: from a C++ value to a host that has consumed it. The host has read
+//       every key's bytes, every int and float, and every None, and holds one
+//       handle per tensor (which it then releases).
+//       generic: Codec<T>::ToIValue, then tsb::CoerceTo and tsb::ToBoundary
+//                to the registered type (the registry is looked up by type
+//                index, and the tuple and optional plugins' codecs run). The
+//                host then walks the value through the C ABI alone,
+//                dispatching on tsb_type_kind: tsb_len, tsb_list_get,
+//                tsb_dict_items, tsb_get_int/float/str, and tsb_release on
+//                every handle it got.
+//       static:  the code a hand-written binding (lantern, torchexport) has
+//                for this one type. It builds the IValue directly
+//                (c10::ivalue::Tuple::createNamed with a cached type,
+//                c10::Dict::insert, c10::List::push_back) and wraps it in one
+//                handle. A hand-written accessor then unpacks it with
+//                toTupleRef().elements() / toGenericDict() / toListRef(). It
+//                gives the host the same leaves: ints and floats inline, key
+//                bytes, and one handle per tensor.
+//  in:  from the host's leaves (tensor handles, inline scalars, C strings)
+//       to the C++ value.
+//       generic: the C builders (tsb_tuple_new, or tsb_list_new then
+//                tsb_dict_new), tsb_coerce to the registered type,
+//                tsb::ToIValue, then Codec<T>::FromIValue. The dict is built
+//                typed, with the element types from the type info a host
+//                caches. dict_str_list_opt/in/generic_untyped builds it as
+//                List[Any] and Dict[str, Any] and leaves the typing to
+//                tsb_coerce, as a host without type info would.
+//       static:  build the IValue directly from the leaves, wrap it in one
+//                handle, then unpack it straight into T.
+//
+// Both sides use the same handles (tsb_object, made by the same function) and
+// release them with tsb_release. The difference between the two rows of a
+// pair is what genericity costs: registry lookups, virtual codec calls, type
+// checks and coercion, the guard and argument checks on every C call, status
+// plumbing, and the handles for inner containers that a generic walk needs
+// and a hand-written accessor does not.
+//
+// Before timing, the binary checks outside the timed loops that all paths
+// agree. Every out path must deliver the same sequence of leaves, and those
+// must be the very tensors of the C++ value. Every in path must rebuild an
+// equal value that shares those tensors.
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <benchmark/benchmark.h>
+#include <boost/hana/adapt_struct.hpp>
+
+#include "core/value/object.h"  // tsb::MakeHandle, tsb_object: the handles both sides make
+#include "tsbridge/codecs/all.hpp"
+#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/tsbridge.h"
+
+namespace tsb_bench {
+
+// The same struct as in bench/records_plugin.cc (checked in main).
+struct Stats {
+  int64_t count = 0;
+  double mean = 0;
+  at::Tensor values;
+};
+
+}  // namespace tsb_bench
+
+BOOST_HANA_ADAPT_STRUCT(tsb_bench::Stats, count, mean, values);
+
+namespace {
+
+using at::Tensor;
+using tsb_bench::Stats;
+using Pair = std::tuple<Tensor, Tensor>;
+using OptList = std::vector<std::optional<Tensor>>;
+using Dict = std::map<std::string, OptList>;
+
+constexpr size_t kKeys = 16;
+constexpr size_t kElements = 8;
+constexpr size_t kMaxItems = 64;  // the host walker's scratch for dict items
+
+// Type indices (interned once, as a host caches them) and, for the static
+// side, the cached LibTorch types.
+int32_t g_pair_index, g_stats_index, g_dict_index, g_list_index, g_opt_index;
+c10::TypePtr g_pair_type, g_stats_type, g_list_type, g_opt_type;
+
+// The C++ values that go out, and the host's leaves that come in.
+Pair g_pair;
+Stats g_stats;
+Dict g_dict;
+tsb_any g_pair_leaves[2];
+tsb_any g_stats_leaves[3];
+std::vector<std::string> g_keys;
+tsb_any g_dict_leaves[kKeys][kElements];
+
+// ------------------------------------------------------------- the host
+
+// What the host does with each leaf. `trace` is set only for the checks.
+struct Sink {
+  std::vector<std::string>* trace = nullptr;
+  int64_t total = 0;
+
+  void Int(int64_t v) {
+    total += v;
+    if (trace) trace->push_back("int " + std::to_string(v));
+  }
+  void Float(double v) {
+    total += static_cast<int64_t>(v);
+    if (trace) trace->push_back("float " + std::to_string(v));
+  }
+  void Str(const char* data, size_t len) {
+    total += static_cast<int64_t>(len);
+    benchmark::DoNotOptimize(data);
+    if (trace) trace->push_back("str " + std::string(data, len));
+  }
+  void None() {
+    ++total;
+    if (trace) trace->push_back("None");
+  }
+  // Takes the handle (the host would keep it; the benchmark releases it).
+  void TensorHandle(tsb_any* handle) {
+    ++total;
+    if (trace) {
+      absl::StatusOr<c10::IValue> iv = tsb::ToIValue(*handle);
+      trace->push_back(iv.ok() && iv->isTensor() ? TensorId(iv->toTensor()) : "not a tensor");
+    }
+    tsb_release(handle);
+  }
+  static std::string TensorId(const Tensor& t) {
+    char id[40];
+    std::snprintf(id, sizeof(id), "tensor %p", static_cast<void*>(t.unsafeGetTensorImpl()));
+    return id;
+  }
+};
+
+// The generic host: walks any value through the C ABI, dispatching on the
+// kind of each value's type index. Takes ownership of *v. Returns the first
+// error; nothing leaks on either path.
+tsb_status* Walk(tsb_any* v, Sink& sink) {
+  tsb_status* s = nullptr;
+  switch (tsb_type_kind(v->type_index)) {
+    case TSB_KIND_NONE:
+      sink.None();
+      break;
+    case TSB_KIND_INT: {
+      int64_t i = 0;
+      if (!(s = tsb_get_int(v, &i))) sink.Int(i);
+      break;
+    }
+    case TSB_KIND_FLOAT: {
+      double d = 0;
+      if (!(s = tsb_get_float(v, &d))) sink.Float(d);
+      break;
+    }
+    case TSB_KIND_STR: {
+      const char* data = nullptr;
+      size_t len = 0;
+      if (!(s = tsb_get_str(v, &data, &len))) sink.Str(data, len);
+      break;
+    }
+    case TSB_KIND_TENSOR:
+      sink.TensorHandle(v);
+      return nullptr;
+    case TSB_KIND_LIST:
+    case TSB_KIND_TUPLE:
+    case TSB_KIND_NAMEDTUPLE: {
+      size_t n = 0;
+      s = tsb_len(v, &n);
+      for (size_t i = 0; s == nullptr && i < n; ++i) {
+        tsb_any item;
+        if (!(s = tsb_list_get(v, i, &item))) s = Walk(&item, sink);
+      }
+      break;
+    }
+    case TSB_KIND_DICT: {
+      size_t n = 0;
+      tsb_any keys[kMaxItems], values[kMaxItems];
+      s = tsb_len(v, &n);
+      if (s == nullptr && n > kMaxItems) s = tsb_status_new(TSB_ERR_OUT_OF_RANGE, "dict too big");
+      if (s == nullptr) s = tsb_dict_items(v, keys, values, n);
+      if (s == nullptr) {
+        for (size_t i = 0; i < n; ++i) {
+          if (s == nullptr) s = Walk(&keys[i], sink);
+          if (s == nullptr) s = Walk(&values[i], sink);
+          tsb_release(&keys[i]);  // no-ops unless a walk failed first
+          tsb_release(&values[i]);
+        }
+      }
+      break;
+    }
+    default:
+      s = tsb_status_new(TSB_ERR_UNSUPPORTED, "the host walker does not know this kind");
+  }
+  tsb_release(v);
+  return s;
+}
+
+// -------------------------------------------------------- generic paths
+
+absl::Status StatusOf(tsb_status* s) {
+  if (s == nullptr) return absl::OkStatus();
+  absl::Status st = absl::InternalError(tsb_status_message(s));
+  tsb_status_free(s);
+  return st;
+}
+
+// C++ value -> the registered type -> the host's walk.
+template <typename T>
+absl::Status GenericOut(const T& value, int32_t registered, Sink& sink) {
+  TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* type, tsb::FindType(registered));
+  TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::CoerceTo(tsb::Codec<T>::ToIValue(value), *type));
+  tsb_any boundary;
+  TSB_RETURN_IF_ERROR(tsb::ToBoundary(std::move(iv), *type, &boundary));
+  return StatusOf(Walk(&boundary, sink));
+}
+
+// A built value -> tsb_coerce to the registered type -> C++. Takes *built.
+template <typename T>
+absl::StatusOr<T> GenericFinish(tsb_any* built, int32_t registered) {
+  tsb_any coerced;
+  tsb_status* s = tsb_coerce(built, registered, &coerced);
+  tsb_release(built);
+  TSB_RETURN_IF_ERROR(StatusOf(s));
+  absl::StatusOr<c10::IValue> iv = tsb::ToIValue(coerced);
+  absl::StatusOr<T> result = iv.ok() ? tsb::Codec<T>::FromIValue(*iv) : iv.status();
+  tsb_release(&coerced);
+  return result;
+}
+
+// A record from its leaves: tsb_tuple_new, then tsb_coerce names it.
+template <typename T>
+absl::StatusOr<T> GenericRecordIn(const tsb_any* leaves, size_t n, int32_t registered) {
+  tsb_any tuple;
+  TSB_RETURN_IF_ERROR(StatusOf(tsb_tuple_new(leaves, n, &tuple)));
+  return GenericFinish<T>(&tuple, registered);
+}
+
+// The dict from its leaves: one tsb_list_new per key, then tsb_dict_new.
+// Typed: element type Optional[Tensor], value type List[Optional[Tensor]].
+// Untyped: List[Any] and Dict[str, Any], typed by tsb_coerce alone.
+absl::StatusOr<Dict> GenericDictIn(bool typed) {
+  tsb_any keys[kKeys], lists[kKeys];
+  size_t built = 0;
+  tsb_status* s = nullptr;
+  for (; built < kKeys; ++built) {
+    keys[built] = tsb_borrowed_str(g_keys[built].c_str());
+    s = tsb_list_new(typed ? g_opt_index : TSB_TYPE_ANY, g_dict_leaves[built], kElements,
+                     &lists[built]);
+    if (s != nullptr) break;
+  }
+  tsb_any dict;
+  if (s == nullptr) {
+    s = tsb_dict_new(TSB_TYPE_STR, typed ? g_list_index : TSB_TYPE_ANY, keys, lists, kKeys,
+                     &dict);
+  }
+  for (size_t i = 0; i < built; ++i) tsb_release(&lists[i]);
+  TSB_RETURN_IF_ERROR(StatusOf(s));
+  return GenericFinish<Dict>(&dict, g_dict_index);
+}
+
+// --------------------------------------------------------- static paths
+
+// What a hand-written binding returns for each type: the IValue built
+// directly, in one handle.
+tsb_any StaticPairOut(const Pair& p) {
+  return tsb::MakeHandle(g_pair_index,
+                         c10::IValue(c10::ivalue::Tuple::createNamed(
+                             {std::get<0>(p), std::get<1>(p)}, g_pair_type)));
+}
+tsb_any StaticStatsOut(const Stats& st) {
+  return tsb::MakeHandle(g_stats_index,
+                         c10::IValue(c10::ivalue::Tuple::createNamed(
+                             {c10::IValue(st.count), c10::IValue(st.mean), st.values},
+                             g_stats_type)));
+}
+tsb_any StaticDictOut(const Dict& d) {
+  c10::impl::GenericDict dict(c10::StringType::get(), g_list_type);
+  dict.reserve(d.size());
+  for (const auto& [key, items] : d) {
+    c10::impl::GenericList list(g_opt_type);
+    list.reserve(items.size());
+    for (const std::optional<Tensor>& item : items) {
+      list.push_back(item ? c10::IValue(*item) : c10::IValue());
+    }
+    dict.insert(key, std::move(list));
+  }
+  return tsb::MakeHandle(g_dict_index, c10::IValue(std::move(dict)));
+}
+
+// The hand-written accessors that hand the host its leaves. Take *h.
+void TensorLeaf(const c10::IValue& value, Sink& sink) {
+  tsb_any leaf = tsb::MakeHandle(TSB_TYPE_TENSOR, value);
+  sink.TensorHandle(&leaf);
+}
+void StaticPairRead(tsb_any* h, Sink& sink) {
+  const auto& elements = h->u.obj->value.toTupleRef().elements();
+  TensorLeaf(elements[0], sink);
+  TensorLeaf(elements[1], sink);
+  tsb_release(h);
+}
+void StaticStatsRead(tsb_any* h, Sink& sink) {
+  const auto& elements = h->u.obj->value.toTupleRef().elements();
+  sink.Int(elements[0].toInt());
+  sink.Float(elements[1].toDouble());
+  TensorLeaf(elements[2], sink);
+  tsb_release(h);
+}
+void StaticDictRead(tsb_any* h, Sink& sink) {
+  for (const auto& entry : h->u.obj->value.toGenericDict()) {
+    const std::string& key = entry.key().toStringRef();
+    sink.Str(key.data(), key.size());
+    for (const c10::IValue& item : entry.value().toListRef()) {
+      if (item.isNone()) {
+        sink.None();
+      } else {
+        TensorLeaf(item, sink);
+      }
+    }
+  }
+  tsb_release(h);
+}
+
+// The way in: the IValue built directly from the host's leaves, in the
+// handle the host passes on, unpacked straight into T.
+const c10::IValue& LeafValue(const tsb_any& leaf) { return leaf.u.obj->value; }
+
+Pair StaticPairIn() {
+  tsb_any h = tsb::MakeHandle(
+      g_pair_index, c10::IValue(c10::ivalue::Tuple::createNamed(
+                        {LeafValue(g_pair_leaves[0]), LeafValue(g_pair_leaves[1])}, g_pair_type)));
+  const auto& elements = h.u.obj->value.toTupleRef().elements();
+  Pair result(elements[0].toTensor(), elements[1].toTensor());
+  tsb_release(&h);
+  return result;
+}
+Stats StaticStatsIn() {
+  tsb_any h = tsb::MakeHandle(
+      g_stats_index,
+      c10::IValue(c10::ivalue::Tuple::createNamed(
+          {c10::IValue(g_stats_leaves[0].u.i), c10::IValue(g_stats_leaves[1].u.d),
+           LeafValue(g_stats_leaves[2])},
+          g_stats_type)));
+  const auto& elements = h.u.obj->value.toTupleRef().elements();
+  Stats result{elements[0].toInt(), elements[1].toDouble(), elements[2].toTensor()};
+  tsb_release(&h);
+  return result;
+}
+Dict StaticDictIn() {
+  c10::impl::GenericDict dict(c10::StringType::get(), g_list_type);
+  dict.reserve(kKeys);
+  for (size_t k = 0; k < kKeys; ++k) {
+    c10::impl::GenericList list(g_opt_type);
+    list.reserve(kElements);
+    for (const tsb_any& leaf : g_dict_leaves[k]) {
+      list.push_back(leaf.type_index == TSB_TYPE_NONE ? c10::IValue() : LeafValue(leaf));
+    }
+    dict.insert(g_keys[k], std::move(list));
+  }
+  tsb_any h = tsb::MakeHandle(g_dict_index, c10::IValue(std::move(dict)));
+  Dict result;
+  for (const auto& entry : h.u.obj->value.toGenericDict()) {
+    OptList items;
+    items.reserve(entry.value().toListRef().size());
+    for (const c10::IValue& item : entry.value().toListRef()) {
+      items.push_back(item.isNone() ? std::nullopt : std::optional<Tensor>(item.toTensor()));
+    }
+    result.emplace(entry.key().toStringRef(), std::move(items));
+  }
+  tsb_release(&h);
+  return result;
+}
+
+// ------------------------------------------------------------- checks
+
+bool SameTensor(const std::optional<Tensor>& a, const std::optional<Tensor>& b) {
+  return a.has_value() == b.has_value() && (!a || a->is_same(*b));
+}
+bool Same(const Pair& a, const Pair& b) {
+  return std::get<0>(a).is_same(std::get<0>(b)) && std::get<1>(a).is_same(std::get<1>(b));
+}
+bool Same(const Stats& a, const Stats& b) {
+  return a.count == b.count && a.mean == b.mean && a.values.is_same(b.values);
+}
+bool Same(const Dict& a, const Dict& b) {
+  if (a.size() != b.size()) return false;
+  for (auto x = a.begin(), y = b.begin(); x != a.end(); ++x, ++y) {
+    if (x->first != y->first || x->second.size() != y->second.size()) return false;
+    for (size_t i = 0; i < x->second.size(); ++i) {
+      if (!SameTensor(x->second[i], y->second[i])) return false;
+    }
+  }
+  return true;
+}
+
+// The leaves the host must receive, in order, from the C++ value itself.
+std::vector<std::string> Expected(const Pair& p) {
+  return {Sink::TensorId(std::get<0>(p)), Sink::TensorId(std::get<1>(p))};
+}
+std::vector<std::string> Expected(const Stats& st) {
+  return {"int " + std::to_string(st.count), "float " + std::to_string(st.mean),
+          Sink::TensorId(st.values)};
+}
+std::vector<std::string> Expected(const Dict& d) {
+  std::vector<std::string> out;
+  for (const auto& [key, items] : d) {
+    out.push_back("str " + key);
+    for (const auto& item : items) out.push_back(item ? Sink::TensorId(*item) : "None");
+  }
+  return out;
+}
+
+template <typename T>
+bool CheckOut(const char* what, const T& value, int32_t registered,
+              tsb_any (*static_out)(const T&), void (*static_read)(tsb_any*, Sink&)) {
+  std::vector<std::string> generic, hand;
+  Sink g{&generic}, s{&hand};
+  absl::Status st = GenericOut(value, registered, g);
+  tsb_any h = static_out(value);
+  static_read(&h, s);
+  if (!st.ok() || generic != Expected(value) || hand != Expected(value)) {
+    std::fprintf(stderr, "setup failed: %s out: %s\n", what,
+                 st.ok() ? "the leaves differ" : st.ToString().c_str());
+    return false;
+  }
+  return true;
+}
+
+template <typename T>
+bool CheckIn(const char* what, const T& value, const absl::StatusOr<T>& generic,
+             const T& hand) {
+  if (!generic.ok() || !Same(*generic, value) || !Same(hand, value)) {
+    std::fprintf(stderr, "setup failed: %s in: %s\n", what,
+                 generic.ok() ? "the values differ" : generic.status().ToString().c_str());
+    return false;
+  }
+  return true;
+}
+
+// --------------------------------------------------------- benchmarks
+
+void Fail(benchmark::State& state, const absl::Status& st) {
+  state.SkipWithError(st.ToString().c_str());
+}
+
+template <typename T>
+void BenchGenericOut(benchmark::State& state, const T* value, int32_t registered) {
+  Sink sink;
+  for (auto _ : state) {
+    if (absl::Status st = GenericOut(*value, registered, sink); !st.ok()) return Fail(state, st);
+  }
+  benchmark::DoNotOptimize(sink.total);
+}
+
+template <typename T>
+void BenchStaticOut(benchmark::State& state, const T* value, tsb_any (*static_out)(const T&),
+                    void (*static_read)(tsb_any*, Sink&)) {
+  Sink sink;
+  for (auto _ : state) {
+    tsb_any h = static_out(*value);
+    static_read(&h, sink);
+  }
+  benchmark::DoNotOptimize(sink.total);
+}
+
+template <typename T>
+constexpr bool kIsStatusOr = false;
+template <typename T>
+constexpr bool kIsStatusOr<absl::StatusOr<T>> = true;
+
+// `in` returns T (static) or absl::StatusOr<T> (generic).
+template <typename F>
+void BenchIn(benchmark::State& state, F in) {
+  for (auto _ : state) {
+    auto result = in();
+    if constexpr (kIsStatusOr<decltype(result)>) {
+      if (!result.ok()) return Fail(state, result.status());
+    }
+    benchmark::DoNotOptimize(result);
+  }
+}
+
+template <typename F>
+void Add(const std::string& name, const std::string& baseline, F&& fn) {
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), [fn, baseline](benchmark::State& state) {
+    fn(state);
+    if (!baseline.empty()) state.SetLabel("vs=" + baseline);
+  });
+  b->Unit(benchmark::kMicrosecond)->MinTime(0.2);
+}
+
+// Adds "<type>/out/static", "<type>/out/generic", "<type>/in/static" and
+// "<type>/in/generic".
+template <typename T, typename StaticIn, typename GenericIn>
+void AddType(const std::string& type, const T* value, int32_t registered,
+             tsb_any (*static_out)(const T&), void (*static_read)(tsb_any*, Sink&),
+             StaticIn static_in, GenericIn generic_in) {
+  const std::string out = type + "/out/", in = type + "/in/";
+  Add(out + "static", "", [=](benchmark::State& s) {
+    BenchStaticOut(s, value, static_out, static_read);
+  });
+  Add(out + "generic", out + "static",
+      [=](benchmark::State& s) { BenchGenericOut(s, value, registered); });
+  Add(in + "static", "", [=](benchmark::State& s) { BenchIn(s, static_in); });
+  Add(in + "generic", in + "static", [=](benchmark::State& s) { BenchIn(s, generic_in); });
+}
+
+// ------------------------------------------------------------ set-up
+
+bool Parse(const char* annotation, int32_t* out) {
+  if (tsb_status* s = tsb_type_parse(annotation, out)) {
+    std::fprintf(stderr, "setup failed: %s\n", tsb_status_message(s));
+    tsb_status_free(s);
+    return false;
+  }
+  return true;
+}
+
+tsb_any TensorHandle(const Tensor& t) { return tsb::MakeHandle(TSB_TYPE_TENSOR, t); }
+
+bool SetUp() {
+  for (const char* path :
+       {TSB_TUPLE_PLUGIN_PATH, TSB_OPTIONAL_PLUGIN_PATH, TSB_BENCH_RECORDS_PLUGIN}) {
+    if (tsb_status* s = tsb_plugin_load(path, nullptr)) {
+      std::fprintf(stderr, "setup failed: %s\n", tsb_status_message(s));
+      tsb_status_free(s);
+      return false;
+    }
+  }
+  if (!Parse("tsbridge.tensor_pair", &g_pair_index) ||
+      !Parse("tsb_bench.Stats", &g_stats_index) ||
+      !Parse("Dict[str, List[Optional[Tensor]]]", &g_dict_index) ||
+      !Parse("List[Optional[Tensor]]", &g_list_index) ||
+      !Parse("Optional[Tensor]", &g_opt_index)) {
+    return false;
+  }
+  g_pair_type = (*tsb::FindType(g_pair_index))->type;
+  g_stats_type = (*tsb::FindType(g_stats_index))->type;
+  g_list_type = (*tsb::FindType(g_list_index))->type;
+  g_opt_type = (*tsb::FindType(g_opt_index))->type;
+  // The plugin registered the struct this binary was compiled with.
+  if (*g_stats_type != *tsb::Codec<Stats>::type()) {
+    std::fprintf(stderr, "setup failed: tsb_bench.Stats is registered as %s, not %s\n",
+                 g_stats_type->annotation_str().c_str(),
+                 tsb::Codec<Stats>::type()->annotation_str().c_str());
+    return false;
+  }
+
+  g_pair = Pair(at::zeros({4}), at::ones({4}));
+  g_stats = Stats{42, 0.5, at::arange(4)};
+  for (size_t k = 0; k < kKeys; ++k) {
+    char key[16];
+    std::snprintf(key, sizeof(key), "key%02zu", k);
+    g_keys.emplace_back(key);
+    OptList& items = g_dict[key];
+    for (size_t i = 0; i < kElements; ++i) {
+      if ((k * kElements + i) % 4 == 3) {
+        items.emplace_back(std::nullopt);
+      } else {
+        items.emplace_back(at::full({4}, static_cast<double>(k * kElements + i)));
+      }
+    }
+  }
+  g_pair_leaves[0] = TensorHandle(std::get<0>(g_pair));
+  g_pair_leaves[1] = TensorHandle(std::get<1>(g_pair));
+  g_stats_leaves[0] = tsb_int(g_stats.count);
+  g_stats_leaves[1] = tsb_float(g_stats.mean);
+  g_stats_leaves[2] = TensorHandle(g_stats.values);
+  for (size_t k = 0; k < kKeys; ++k) {
+    const OptList& items = g_dict.at(g_keys[k]);
+    for (size_t i = 0; i < kElements; ++i) {
+      g_dict_leaves[k][i] = items[i] ? TensorHandle(*items[i]) : tsb_none();
+    }
+  }
+
+  return CheckOut("tensor_pair", g_pair, g_pair_index, StaticPairOut, StaticPairRead) &&
+         CheckOut("hana_stats", g_stats, g_stats_index, StaticStatsOut, StaticStatsRead) &&
+         CheckOut("dict_str_list_opt", g_dict, g_dict_index, StaticDictOut, StaticDictRead) &&
+         CheckIn("tensor_pair", g_pair, GenericRecordIn<Pair>(g_pair_leaves, 2, g_pair_index),
+                 StaticPairIn()) &&
+         CheckIn("hana_stats", g_stats,
+                 GenericRecordIn<Stats>(g_stats_leaves, 3, g_stats_index), StaticStatsIn()) &&
+         CheckIn("dict_str_list_opt", g_dict, GenericDictIn(true), StaticDictIn()) &&
+         CheckIn("dict_str_list_opt untyped", g_dict, GenericDictIn(false), StaticDictIn());
+}
+
+void TearDown() {
+  for (tsb_any& leaf : g_pair_leaves) tsb_release(&leaf);
+  for (tsb_any& leaf : g_stats_leaves) tsb_release(&leaf);
+  for (auto& row : g_dict_leaves) {
+    for (tsb_any& leaf : row) tsb_release(&leaf);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  if (!SetUp()) return 1;
+
+  AddType("tensor_pair", &g_pair, g_pair_index, StaticPairOut, StaticPairRead, StaticPairIn,
+          [] { return GenericRecordIn<Pair>(g_pair_leaves, 2, g_pair_index); });
+  AddType("hana_stats", &g_stats, g_stats_index, StaticStatsOut, StaticStatsRead, StaticStatsIn,
+          [] { return GenericRecordIn<Stats>(g_stats_leaves, 3, g_stats_index); });
+  AddType("dict_str_list_opt", &g_dict, g_dict_index, StaticDictOut, StaticDictRead,
+          StaticDictIn, [] { return GenericDictIn(true); });
+  Add("dict_str_list_opt/in/generic_untyped", "dict_str_list_opt/in/static",
+      [](benchmark::State& s) { BenchIn(s, [] { return GenericDictIn(false); }); });
+
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  TearDown();
+  if (int64_t live = tsb_live_handles(); live != 0) {
+    std::fprintf(stderr, "WARNING: %lld boundary handles leaked\n", static_cast<long long>(live));
+    return 1;
+  }
+  return 0;
+}

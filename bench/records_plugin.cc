@@ -1,0 +1,28 @@
+// The plugin bench/generic_vs_static_benchmark.cc loads next to the bundled
+// ones: it registers the Hana struct that benchmark converts, in the one line
+// a binding author writes. tsbridge.tensor_pair comes from plugins/tuple.
+#include <cstdint>
+
+#include <ATen/core/Tensor.h>
+#include <boost/hana/adapt_struct.hpp>
+
+#include "tsbridge/codecs/all.hpp"
+#include "tsbridge/plugin.hpp"
+
+namespace tsb_bench {
+
+// Keep in step with the same struct in generic_vs_static_benchmark.cc, which
+// checks at start-up that the registered NamedTuple has its fields and types.
+struct Stats {
+  int64_t count = 0;
+  double mean = 0;
+  at::Tensor values;
+};
+
+}  // namespace tsb_bench
+
+BOOST_HANA_ADAPT_STRUCT(tsb_bench::Stats, count, mean, values);
+
+TSB_PLUGIN("bench_records", "0.1") {
+  r.type<tsb_bench::Stats>();  // NamedTuple tsb_bench.Stats(count, mean, values)
+}
