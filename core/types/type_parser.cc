@@ -45,6 +45,12 @@ struct TsbridgeResolver : torch::jit::Resolver {
 std::string FirstLine(const char* what) {
   for (absl::string_view line : absl::StrSplit(what, '\n')) {
     line = absl::StripAsciiWhitespace(line);
+    // LibTorch reports some invalid types (Union[int]) as its own assertion
+    // failures; the reason follows that preamble.
+    constexpr absl::string_view kAssert = "please report a bug to PyTorch.";
+    if (size_t at = line.find(kAssert); at != absl::string_view::npos) {
+      line = absl::StripAsciiWhitespace(line.substr(at + kAssert.size()));
+    }
     if (!line.empty()) return std::string(absl::StripSuffix(line, ":"));
   }
   return "unparseable";

@@ -2,6 +2,9 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
+#include <string>
+#include <vector>
+
 #include "core/types/type_registry.h"
 #include "tests/testing/abi_test.h"
 
@@ -158,6 +161,33 @@ TEST_F(GoodPluginTest, NamedTypesParseByName) {
   EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_UNSUPPORTED) << tsb_status_message(s.get());
   EXPECT_STREQ(tsb_status_message(s.get()),
                "no codec for fixture.point: load the tuple plugin (plugins/tuple)");
+}
+
+TEST(BundledPluginsTest, LoadFromNextToTheLibrary) {
+  TSB_ASSERT_OK(tsb_plugin_load_bundled());
+  std::vector<std::string> names;
+  for (int32_t id = 0; id < tsb_plugin_count(); ++id) {
+    tsb_plugin_info info{};
+    info.struct_size = sizeof(info);
+    TSB_ASSERT_OK(tsb_plugin_get_info(id, &info));
+    names.emplace_back(info.name);
+    EXPECT_EQ(std::string(info.path).rfind(tsb_plugin_bundled_dir(), 0), 0u) << info.path;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"optional", "tuple"}));
+  int32_t index = 0;
+  TSB_EXPECT_OK(tsb_type_parse("Tuple[int, Optional[str]]", &index));
+  TSB_EXPECT_OK(tsb_plugin_load_bundled());  // again: a no-op
+  EXPECT_EQ(tsb_plugin_count(), 2);
+}
+
+TEST(BundledPluginsTest, LibTorchAssertionsReadAsReasons) {
+  TSB_ASSERT_OK(tsb_plugin_load_bundled());
+  int32_t index = 0;
+  Status s(tsb_type_parse("Union[int]", &index));
+  EXPECT_EQ(std::string(tsb_status_message(s.get())).rfind(
+                "invalid TorchScript type \"Union[int]\": After type unification was performed", 0),
+            0u)
+      << tsb_status_message(s.get());
 }
 
 TEST(PluginPathTest, LoadsFilesAndDirectoriesFromTheEnvironment) {
