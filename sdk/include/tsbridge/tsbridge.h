@@ -374,6 +374,101 @@ TSB_API tsb_status* tsb_function_call(const char* name, const tsb_any* args,
  * -> torchsparse.tensor_pair"; static storage. */
 TSB_API tsb_status* tsb_function_schema(const char* name, const char** out);
 
+/* ------------------------------------------------- enums, objects, classes */
+
+/* An Enum value: its member name (static storage) and its value (a new
+ * reference: int, float or str). The Enum's qualified type name is
+ * tsb_type_get_info(v->type_index).name. Build one with tsb_coerce from a
+ * member name (str) or from a member's value. */
+TSB_API tsb_status* tsb_get_enum(const tsb_any* v, const char** member_name,
+                                 tsb_any* value);
+/* Calls a method of a TorchScript class instance or a torchbind custom class
+ * instance (fields: tsb_get_field). Arguments are coerced to the method's
+ * schema; kw_names/kw_values (may be NULL when num_kwargs is 0) pass
+ * keyword arguments. The result is a new reference. */
+TSB_API tsb_status* tsb_object_call(const tsb_any* object, const char* method,
+                                    const tsb_any* args, size_t num_args,
+                                    const char* const* kw_names,
+                                    const tsb_any* kw_values, size_t num_kwargs,
+                                    tsb_any* out);
+
+/* --------------------------------------------------------- text and bytes */
+
+/* The JSON text form (docs/json.md): *out is malloc'ed, free it with
+ * tsb_string_free. Every kind round-trips. */
+TSB_API tsb_status* tsb_to_json(const tsb_any* value, char** out);
+/* Parses JSON as a value of type `expected`: type-directed (a JSON number is
+ * an int or a float by the expected type; a tensor is
+ * {"dtype": ..., "shape": [...], "data": [...]}). Errors carry the path. */
+TSB_API tsb_status* tsb_from_json(const char* json, int32_t expected, tsb_any* out);
+/* The bytes torch.save writes for a value (LibTorch's pickle_save); *data is
+ * malloc'ed, free it with tsb_string_free. */
+TSB_API tsb_status* tsb_pickle_save(const tsb_any* value, char** data, size_t* size);
+/* A value from bytes torch.save wrote (LibTorch's pickle_load). */
+TSB_API tsb_status* tsb_pickle_load(const char* data, size_t size, tsb_any* out);
+
+/* ---------------------------------------------------------------- runtime */
+
+/* A loaded TorchScript module. Many threads may call one module at once. */
+typedef struct tsb_module tsb_module;
+
+typedef struct tsb_argument_info {
+  const char* name;
+  const char* annotation; /* "Optional[int]" */
+  int32_t type_index;     /* TSB_TYPE_INVALID if no codec serves the type */
+  bool has_default;
+  bool kwarg_only;
+  const char* default_json; /* the default as JSON, or NULL */
+} tsb_argument_info;
+
+typedef struct tsb_schema_info {
+  size_t struct_size; /* set by the caller to sizeof(tsb_schema_info) */
+  const char* name;   /* "forward", "aten::add" */
+  const char* overload_name; /* "Tensor", "Scalar", "" */
+  const char* schema; /* the whole schema, as LibTorch prints it */
+  size_t num_arguments; /* for a method, without self */
+  const tsb_argument_info* arguments;
+  size_t num_returns;
+  const tsb_argument_info* returns;
+} tsb_schema_info;
+
+/* Loads a module saved by torch.jit.save or tsb_module_save. */
+TSB_API tsb_status* tsb_module_load(const char* path, tsb_module** out);
+/* Compiles TorchScript source (top-level defs become methods of a module). */
+TSB_API tsb_status* tsb_module_compile(const char* source, tsb_module** out);
+TSB_API tsb_status* tsb_module_save(const tsb_module* module, const char* path);
+TSB_API void tsb_module_free(tsb_module* module);
+/* Methods, in the module's order. Pointers live as long as the module. */
+TSB_API tsb_status* tsb_module_num_methods(const tsb_module* module, size_t* out);
+TSB_API tsb_status* tsb_module_method(const tsb_module* module, size_t i,
+                                      tsb_schema_info* out);
+/* Calls a method with positional and keyword arguments, each coerced to
+ * its schema type; defaults fill the rest. Errors carry the path:
+ * "forward(): argument 'p' → field 'b': expected Optional[int], got str \"x\"". */
+TSB_API tsb_status* tsb_module_call(tsb_module* module, const char* method,
+                                    const tsb_any* args, size_t num_args,
+                                    const char* const* kw_names,
+                                    const tsb_any* kw_values, size_t num_kwargs,
+                                    tsb_any* out);
+
+/* Dispatcher operators by qualified name ("aten::add", "torchsparse::spmm").
+ * The overload is chosen from the schemas and the argument types, never by
+ * trying overloads and catching errors. */
+TSB_API tsb_status* tsb_op_num_overloads(const char* name, size_t* out);
+TSB_API tsb_status* tsb_op_overload(const char* name, size_t i, tsb_schema_info* out);
+TSB_API tsb_status* tsb_op_call(const char* name, const tsb_any* args, size_t num_args,
+                                const char* const* kw_names, const tsb_any* kw_values,
+                                size_t num_kwargs, tsb_any* out);
+
+/* Tracing: `fn` runs once on the example inputs while the tracer records the
+ * operators it calls through tsb_op_call; the result is a module whose
+ * `forward` replays them. */
+typedef tsb_status* (*tsb_trace_fn)(void* user_data, const tsb_any* inputs,
+                                    size_t num_inputs, tsb_any* output);
+TSB_API tsb_status* tsb_trace(tsb_trace_fn fn, void* user_data,
+                              const tsb_any* example_inputs, size_t num_inputs,
+                              tsb_module** out);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
