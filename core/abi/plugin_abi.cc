@@ -69,7 +69,13 @@ const char* tsb_plugin_bundled_dir(void) {
   }
 }
 
-int32_t tsb_plugin_count(void) { return tsb::PluginLoader::Global().Count(); }
+int32_t tsb_plugin_count(void) {
+  try {  // the first call creates the loader
+    return tsb::PluginLoader::Global().Count();
+  } catch (...) {
+    return 0;
+  }
+}
 
 tsb_status* tsb_plugin_get_info(int32_t id, tsb_plugin_info* out) {
   return Guard([&]() -> absl::Status {

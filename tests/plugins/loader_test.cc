@@ -190,6 +190,32 @@ TEST(BundledPluginsTest, LibTorchAssertionsReadAsReasons) {
       << tsb_status_message(s.get());
 }
 
+// The no-escape guarantee, from the plugin side: a codec that throws from
+// every callback (std::exception, c10::Error, even a thrown int) and a
+// function that throws. The host sees statuses, and the process lives.
+TEST(ThrowingPluginTest, HostOnlySeesStatuses) {
+  TSB_ASSERT_OK(tsb_plugin_load(Fixture("throwing").c_str(), nullptr));
+  tsb_any items[] = {tsb_int(1), tsb_int(2)};
+  tsb_any out = tsb_none();
+  Status encode(tsb_tuple_new(items, 2, &out));
+  EXPECT_EQ(tsb_status_code(encode.get()), TSB_ERR_INTERNAL);
+  EXPECT_STREQ(tsb_status_message(encode.get()), "boom in Encode");
+  int32_t pair = 0;
+  TSB_ASSERT_OK(tsb_type_parse("Tuple[int, int]", &pair));
+  Value list;
+  TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, list.out()));
+  Status coerce(tsb_coerce(list.get(), pair, &out));
+  EXPECT_STREQ(tsb_status_message(coerce.get()), "unknown C++ exception");
+  Status call(tsb_function_call("throwing::fn", nullptr, 0, &out));
+  EXPECT_STREQ(tsb_status_message(call.get()), "throwing::fn(): boom");
+  // A forged tuple value reaches Decode.
+  tsb_any forged = tsb_make_inline(pair, 0);
+  Status decode(tsb_coerce(&forged, pair, &out));
+  EXPECT_EQ(tsb_status_code(decode.get()), TSB_ERR_TORCH);
+  EXPECT_STREQ(tsb_status_message(decode.get()), "boom in Decode");
+  EXPECT_EQ(out.type_index, TSB_TYPE_NONE) << "out untouched by every failure";
+}
+
 TEST(PluginPathTest, LoadsFilesAndDirectoriesFromTheEnvironment) {
   std::string dir = std::string(TSB_FIXTURE_DIR) + "/env_dir";
   std::string path = "::" + dir + ":" + Fixture("good");
