@@ -11,17 +11,28 @@
 //    Before each timed iteration the fixture is copied to a new file name
 //    (reg_0001.so, reg_0002.so, ...). That file name is also its plugin name,
 //    so the names of its types and functions are new too. Rows:
-//      plugin_load/copy/dlopen   dlopen(RTLD_NOW | RTLD_LOCAL) + dlsym of the
-//                                entry point, on other fresh copies of the same
-//                                file: what any shared library costs (the
-//                                baseline);
-//      plugin_load/copy/load     tsb_plugin_load: the same dlopen + dlsym, the
-//                                descriptor checks, the registration (every type
-//                                string goes through LibTorch's parser) and the
-//                                commit to the registries.
-//    The copying happens while the timer is paused. LibTorch is started, and
-//    one copy loaded, before any timing, so these rows show the steady cost of
-//    loading one more plugin.
+//      plugin_load/copy/load     tsb_plugin_load: dlopen + dlsym of the entry
+//                                point, the descriptor checks, the registration
+//                                (every type string goes through LibTorch's
+//                                parser) and the commit to the registries;
+//      plugin_load/copy/dlopen   the baseline: dlopen(RTLD_NOW | RTLD_LOCAL) +
+//                                dlsym of the same fixture (other fresh copies
+//                                of the same file), without registering anything;
+//      plugin_load/copy/dlopen_empty_torch, plugin_load/copy/dlopen_empty
+//                                the same dlopen + dlsym of an empty library
+//                                (bench/empty_plugin.cc), built with and
+//                                without a dependency on LibTorch. These rows
+//                                show what a dlopen spends in the dynamic
+//                                linker's walk of LibTorch's dependencies.
+//    The copying, and the dlclose of each baseline library (so that no
+//    baseline library stays behind), happen while the timer is paused. Every
+//    plugin stays loaded, and each one makes the dynamic linker's later
+//    searches a little longer. So the four rows run in rounds, one repetition
+//    of each per round (the rows ask for Repetitions(1) and are registered
+//    once per --benchmark_repetitions). Each row then sees about the same
+//    number of loaded plugins, and bench/ratios.py takes the median of the
+//    rounds. LibTorch is started, and one copy loaded, before any timing, so
+//    these rows show the steady cost of loading one more plugin.
 //  - In a new process per timed load, for the bundled plugins (their names are
 //    compiled in, so a second copy would be refused) and for the fixture
 //    itself: plugin_load/process/{tuple,optional,fixture}. The benchmark runs
@@ -45,6 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -64,11 +76,11 @@ extern char** environ;
 namespace {
 
 constexpr double kGoalMs = 2.0;
-// Fresh copies per repetition of each in-process row. Every loaded copy stays
-// in the process (plugins are never unloaded; the core holds at most 1024).
-constexpr int kCopyIterations = 16;
+// Fresh copies per round of each in-process row. Every loaded plugin stays in
+// the process (plugins are never unloaded; the core holds at most 1024).
+constexpr int kCopyIterations = 8;
 // Child processes per repetition of each plugin_load/process row (two per
-// iteration: dlopen and load). Each child starts LibTorch (about 0.3 s).
+// iteration: dlopen and load). Each child starts LibTorch (about 0.5 s of CPU).
 constexpr int kProcessIterations = 3;
 const char* const kCopyBaseline = "plugin_load/copy/dlopen";
 
@@ -87,13 +99,14 @@ double WallNs() {
   return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-// A new file name holding the fixture's bytes. Its base name is the plugin's
-// name (see bench/registration_plugin.cc).
-std::string FreshCopy() {
-  char name[32];
-  std::snprintf(name, sizeof(name), "reg_%04d.so", ++g_copies);
+// A new file name holding the bytes of `source`. For the fixture, the base
+// name is the plugin's name (see bench/registration_plugin.cc).
+std::string FreshCopy(const char* source = TSB_BENCH_REGISTRATION_PLUGIN,
+                      const char* prefix = "reg") {
+  char name[64];
+  std::snprintf(name, sizeof(name), "%s_%04d.so", prefix, ++g_copies);
   std::string path = g_copy_dir + "/" + name;
-  std::filesystem::copy_file(TSB_BENCH_REGISTRATION_PLUGIN, path);
+  std::filesystem::copy_file(source, path);
   return path;
 }
 
@@ -192,20 +205,24 @@ ChildResult RunChild(const char* mode, const std::string& path) {
 
 // ------------------------------------------------------- the benchmarks
 
-void CopyDlopen(benchmark::State& state) {
+// dlopen + dlsym of a fresh copy of `source`; dlclose outside the timing.
+void CopyDlopen(benchmark::State& state, const char* source, const char* prefix) {
   for (auto _ : state) {
     state.PauseTiming();
-    std::string path = FreshCopy();
+    std::string path = FreshCopy(source, prefix);
     state.ResumeTiming();
     void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     void* entry = library ? dlsym(library, "tsb_plugin_v1") : nullptr;
+    state.PauseTiming();
     if (entry == nullptr) {
       state.SkipWithError(dlerror());
       return;
     }
     benchmark::DoNotOptimize(entry);
-    // Never closed, like a plugin: both rows leave the same libraries behind.
+    dlclose(library);
+    state.ResumeTiming();
   }
+  if (std::strcmp(prefix, "reg") != 0) state.SetLabel(std::string("vs=") + kCopyBaseline);
 }
 
 void CopyLoad(benchmark::State& state) {
@@ -251,6 +268,18 @@ void ProcessLoad(benchmark::State& state, std::string path) {
   state.counters["vs_goal"] = load_cpu / 1e6 / n / kGoalMs;
 }
 
+// Whether dlclose really unmaps a copy of `source` (a library with
+// STB_GNU_UNIQUE symbols, or linked with -z nodelete, stays).
+bool UnloadsOnClose(const char* source, const char* prefix) {
+  std::string path = FreshCopy(source, prefix);
+  void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) return false;
+  dlclose(library);
+  void* again = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (again != nullptr) dlclose(again);
+  return again == nullptr;
+}
+
 // The copy a load registered: its name, 5 types, 12 functions.
 bool CheckFixture(int32_t id, const std::string& path) {
   tsb_plugin_info info{};
@@ -283,6 +312,13 @@ int main(int argc, char** argv) {
     if (std::string v = ArgValue(argv[i], "--tsb_child_load="); !v.empty()) child_path = v;
   }
   if (!child_mode.empty()) return ChildMain(child_mode, child_path);
+  // The in-process rows run one repetition per round (see the top).
+  int rounds = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string v = ArgValue(argv[i], "--benchmark_repetitions="); !v.empty()) {
+      rounds = std::max(1, std::atoi(v.c_str()));
+    }
+  }
 
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
@@ -311,13 +347,35 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (!CheckFixture(id, first)) return 1;
+  for (const char* source : {TSB_BENCH_REGISTRATION_PLUGIN, TSB_BENCH_EMPTY_TORCH_LIBRARY,
+                             TSB_BENCH_EMPTY_LIBRARY}) {
+    if (!UnloadsOnClose(source, "probe")) {
+      std::fprintf(stderr, "note: dlclose leaves %s loaded, so its dlopen rows add "
+                   "libraries to the process\n", source);
+    }
+  }
 
-  benchmark::RegisterBenchmark(kCopyBaseline, CopyDlopen)
-      ->Unit(benchmark::kMillisecond)
-      ->Iterations(kCopyIterations);
-  benchmark::RegisterBenchmark("plugin_load/copy/load", CopyLoad)
-      ->Unit(benchmark::kMillisecond)
-      ->Iterations(kCopyIterations);
+  for (int round = 0; round < rounds; ++round) {
+    benchmark::RegisterBenchmark("plugin_load/copy/dlopen_empty", CopyDlopen,
+                                 TSB_BENCH_EMPTY_LIBRARY, "empty")
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(kCopyIterations)
+        ->Repetitions(1);
+    benchmark::RegisterBenchmark("plugin_load/copy/dlopen_empty_torch", CopyDlopen,
+                                 TSB_BENCH_EMPTY_TORCH_LIBRARY, "empty_torch")
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(kCopyIterations)
+        ->Repetitions(1);
+    benchmark::RegisterBenchmark(kCopyBaseline, CopyDlopen, TSB_BENCH_REGISTRATION_PLUGIN,
+                                 "reg")
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(kCopyIterations)
+        ->Repetitions(1);
+    benchmark::RegisterBenchmark("plugin_load/copy/load", CopyLoad)
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(kCopyIterations)
+        ->Repetitions(1);
+  }
   const std::pair<const char*, const char*> processes[] = {
       {"plugin_load/process/tuple", TSB_TUPLE_PLUGIN_PATH},
       {"plugin_load/process/optional", TSB_OPTIONAL_PLUGIN_PATH},
