@@ -68,7 +68,11 @@ absl::Status FunctionRegistry::Call(const PluginFunction& function, const tsb_an
                     function.name);
   }
   TSB_ASSIGN_OR_RETURN(const TypeInfo* result, types.Intern(function.return_type));
-  return WithCall(ToBoundary(std::move(stack.back()), *result, out), function.name);
+  // The declared type, not the value's own: a plain tuple becomes the record
+  // the function was registered to return (a no-op when already typed).
+  absl::StatusOr<c10::IValue> typed = CoerceTo(stack.back(), *result);
+  if (!typed.ok()) return WithCall(WithPath(typed.status(), "result"), function.name);
+  return WithCall(ToBoundary(*std::move(typed), *result, out), function.name);
 }
 
 std::string FormatSchema(const std::string& name, const std::vector<std::string>& arg_names,

@@ -88,13 +88,18 @@ int main(int argc, char** argv) {
   tsb_release(&counts);
   tsb_release(&summary);
 
-  /* relabel(col, idx) -> Tuple[Tensor, Tensor], named by coercion */
+  /* relabel(col, idx) -> mysparse.tensor_pair; a plain Tuple[Tensor, Tensor]
+   * would become the record by coercion too. */
   CHECK(wrap(&col_v, col, 4, &args[0]));
   CHECK(wrap(&idx_v, idx, 2, &args[1]));
   CHECK(tsb_function_call("mysparse::relabel", args, 2, &pair));
   tsb_release(&args[0]);
   tsb_release(&args[1]);
   CHECK(tsb_type_parse("mysparse.tensor_pair", &pair_type));
+  if (pair.type_index != pair_type) {
+    fprintf(stderr, "relabel did not return a mysparse.tensor_pair\n");
+    return 1;
+  }
   CHECK(tsb_coerce(&pair, pair_type, &named));
   CHECK(tsb_get_field(&named, "first", &first));
   CHECK(print_tensor("relabelled", &first));

@@ -63,10 +63,14 @@ class Registrar {
   Registrar& type();
 
   // A C++ function callable from every host by name; argument and return
-  // types come from Codec<Args>::name() and Codec<R>::name().
+  // types come from Codec<Args>::name() and Codec<R>::name(). `returns`
+  // names a registered record the result crosses as instead, e.g.
+  //   r.function("torchsparse::relabel", &relabel, {"col", "idx"},
+  //              "torchsparse.tensor_pair");
   template <typename R, typename... Args>
   Registrar& function(const char* name, R (*fn)(Args...),
-                      std::initializer_list<const char*> arg_names);
+                      std::initializer_list<const char*> arg_names,
+                      const char* returns = nullptr);
 
   // The raw slot, for functions that work on the IValue stack directly.
   Registrar& function_raw(const char* name, const std::vector<const char*>& arg_names,

@@ -144,7 +144,8 @@ Registrar& Registrar::type() {
 
 template <typename R, typename... Args>
 Registrar& Registrar::function(const char* name, R (*fn)(Args...),
-                               std::initializer_list<const char*> arg_names) {
+                               std::initializer_list<const char*> arg_names,
+                               const char* returns) {
   static_assert((HasCodec<std::decay_t<Args>>::value && ...),
                 "no tsb::Codec for an argument type: include its tsbridge/codecs/<kind>.hpp");
   static_assert(std::is_void_v<R> || HasCodec<std::decay_t<R>>::value,
@@ -177,7 +178,9 @@ Registrar& Registrar::function(const char* name, R (*fn)(Args...),
   const std::vector<std::string> type_names{std::string(Codec<std::decay_t<Args>>::name())...};
   std::vector<const char*> arg_types;
   for (const std::string& type_name : type_names) arg_types.push_back(type_name.c_str());
-  const std::string return_type = detail::ReturnTypeName<R>();
+  // A registered record named by `returns` (checked by the core when it
+  // parses it) replaces the structural type of R.
+  const std::string return_type = returns != nullptr ? returns : detail::ReturnTypeName<R>();
 
   const std::vector<const char*> arg_name_list(arg_names);
   auto data = std::make_unique<Data>(

@@ -1,0 +1,49 @@
+#include "apps/tsb/host.h"
+
+#include <cstdlib>
+#include <vector>
+
+namespace tsb::cli {
+
+void Check(tsb_status* status, const std::string& context) {
+  if (status == nullptr) return;
+  std::string message = context + ": " + tsb_status_message(status);
+  tsb_status_free(status);
+  throw Failure(message);
+}
+
+Module LoadModule(const std::string& path) {
+  tsb_module* module = nullptr;
+  Check(tsb_module_load(path.c_str(), &module), "cannot load module " + path);
+  return Module(module);
+}
+
+std::string ToJson(const tsb_any& value) {
+  char* text = nullptr;
+  Check(tsb_to_json(&value, &text), "cannot print the result as JSON");
+  std::string json(text);
+  tsb_string_free(text);
+  return json;
+}
+
+Value FromJson(const std::string& json, int32_t type_index, const std::string& context) {
+  Value value;
+  Check(tsb_from_json(json.c_str(), type_index, &value.v), context);
+  return value;
+}
+
+tsb_schema_info FindMethod(tsb_module* module, const std::string& method) {
+  size_t count = 0;
+  Check(tsb_module_num_methods(module, &count), "cannot list methods");
+  std::string names;
+  for (size_t i = 0; i < count; ++i) {
+    tsb_schema_info info{};
+    info.struct_size = sizeof(info);
+    Check(tsb_module_method(module, i, &info), "cannot read a method");
+    if (method == info.name) return info;
+    names += std::string(names.empty() ? "" : ", ") + info.name;
+  }
+  throw Failure("the module has no method '" + method + "' (it has: " + names + ")");
+}
+
+}  // namespace tsb::cli
