@@ -63,6 +63,7 @@ tsb_status* tsb_type_get_info(int32_t type_index, tsb_type_info* out) {
     info.field_names =
         type->field_name_ptrs.empty() ? nullptr : type->field_name_ptrs.data();
     info.provider = type->provider.c_str();
+    info.num_fields = type->field_names.size();
     // An older header's smaller struct gets the fields it knows.
     std::memcpy(out, &info, std::min(out->struct_size, sizeof(info)));
     return absl::OkStatus();

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "absl/strings/str_cat.h"
 #include "core/types/type_registry.h"
 
 namespace tsb {
@@ -12,7 +13,8 @@ void RegisterBuiltinCodecs(TypeRegistry& registry) {
       MakeFloatCodec(),  MakeComplexCodec(), MakeNumberCodec(),
       MakeAnyCodec(),    MakeStrCodec(),    MakeTensorCodec(),
       MakeDeviceCodec(), MakeDtypeCodec(),  MakeLayoutCodec(),
-      MakeMemoryFormatCodec(), MakeListCodec(), MakeDictCodec()};
+      MakeMemoryFormatCodec(), MakeListCodec(), MakeDictCodec(),
+      MakeEnumCodec(),   MakeObjectCodec()};
   for (auto& codec : codecs) {
     absl::Status status = registry.RegisterCodec(std::move(codec), "core");
     if (!status.ok()) throw std::logic_error(status.ToString());
@@ -29,6 +31,21 @@ void RegisterBuiltinCodecs(TypeRegistry& registry) {
     absl::StatusOr<const TypeInfo*> info = registry.Intern(leaf);
     if (!info.ok()) throw std::logic_error(info.status().ToString());
   }
+}
+
+std::string NamedTypeIdentity(const c10::Type& type) {
+  const auto* named = type.castRaw<c10::NamedType>();
+  std::string name = named != nullptr && named->name().has_value()
+                         ? named->name()->qualifiedName()
+                         : std::string();
+  return absl::StrCat(name, "@", absl::Hex(reinterpret_cast<uintptr_t>(&type)));
+}
+
+absl::Status SameName(const TypeInfo& expected, const c10::IValue& found) {
+  return TypeError(absl::StrCat("expected ", expected.annotation, ", got ",
+                                DescribeValue(found),
+                                " of another type of that name (defined by another "
+                                "compilation unit, e.g. a module loaded separately)"));
 }
 
 }  // namespace tsb

@@ -4,6 +4,7 @@
 #define TSBRIDGE_CORE_CODECS_BUILTIN_CODECS_H_
 
 #include <memory>
+#include <string>
 
 #include "tsbridge/kind_codec.hpp"
 
@@ -32,6 +33,20 @@ std::unique_ptr<KindCodec> MakeMemoryFormatCodec();
 std::unique_ptr<KindCodec> MakeListCodec();
 // dict_codec.cc
 std::unique_ptr<KindCodec> MakeDictCodec();
+// enum_codec.cc
+std::unique_ptr<KindCodec> MakeEnumCodec();
+// object_codec.cc: script classes, modules and torchbind custom classes
+std::unique_ptr<KindCodec> MakeObjectCodec();
+
+// The InternName of an Enum or class type: its qualified name and the
+// address of the type object. Two modules loaded from one file define two
+// distinct classes of the same name (one CompilationUnit each), which must
+// not share an index; the registry keeps every interned type alive, so an
+// address is never reused for another type.
+std::string NamedTypeIdentity(const c10::Type& type);
+// The type error for a value whose type has the expected name but is
+// another type of that name (from another CompilationUnit).
+absl::Status SameName(const TypeInfo& expected, const c10::IValue& found);
 
 // Registers every codec above as provider "core" and interns the leaf
 // types at their fixed indices. Throws std::logic_error if that fails,

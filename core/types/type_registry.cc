@@ -29,6 +29,15 @@ std::string MissingCodecMessage(const c10::Type& type) {
 
 bool IsLeafKind(tsb_kind kind) { return kind <= TSB_KIND_ANY; }
 
+// A class's containedTypes() are its attribute types, which may name the
+// class itself (a Node with an Optional[Node] attribute, built in C++) or
+// each other: interning them first would never end. A class is identified by
+// its InternName alone, and its attribute types are interned when an
+// attribute is read (core/codecs/object_codec.cc).
+bool ContainedTypesAreIdentity(c10::TypeKind kind) {
+  return kind != c10::TypeKind::ClassType;
+}
+
 }  // namespace
 
 TypeRegistry& TypeRegistry::Global() {
@@ -107,9 +116,11 @@ absl::StatusOr<const TypeInfo*> TypeRegistry::Intern(const c10::TypePtr& type) {
     return absl::UnimplementedError(MissingCodecMessage(*type));
   }
   Key key{type->kind(), codec->InternName(*type), {}};
-  for (const c10::TypePtr& contained : type->containedTypes()) {
-    TSB_ASSIGN_OR_RETURN(const TypeInfo* info, Intern(contained));
-    key.contained.push_back(info->index);
+  if (ContainedTypesAreIdentity(type->kind())) {
+    for (const c10::TypePtr& contained : type->containedTypes()) {
+      TSB_ASSIGN_OR_RETURN(const TypeInfo* info, Intern(contained));
+      key.contained.push_back(info->index);
+    }
   }
   if (const TypeInfo* const* hit = by_key_.Find(key)) return *hit;
   return Publish(type, *codec, std::move(key));

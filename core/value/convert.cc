@@ -1,5 +1,7 @@
 #include "tsbridge/kind_codec.hpp"
 
+#include <ATen/core/class_type.h>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/types/type_registry.h"
@@ -95,6 +97,13 @@ std::string DescribeValue(const c10::IValue& value) {
   if (value.isGenericDict()) {
     return absl::StrCat(value.type()->annotation_str(), " of length ",
                         value.toGenericDict().size());
+  }
+  if (value.isEnum()) {  // "__torch__.Color.RED", as TorchScript names it
+    const auto& holder = value.toEnumHolder();
+    return absl::StrCat(holder->qualifiedClassName(), ".", holder->name());
+  }
+  if (value.isObject()) {  // LibTorch would print the object's address
+    return absl::StrCat(value.toObjectRef().type()->annotation_str(), " object");
   }
   try {
     std::ostringstream text;

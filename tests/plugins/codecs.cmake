@@ -7,6 +7,7 @@ include(GoogleTest)
 add_executable(tsbridge_plugin_tests
   ${CMAKE_CURRENT_LIST_DIR}/tuple_codec_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/optional_codec_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/object_optional_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../testing/abi_test.cc
 )
 target_link_libraries(tsbridge_plugin_tests PRIVATE tsbridge_internal GTest::gtest_main)
@@ -14,5 +15,9 @@ target_compile_definitions(tsbridge_plugin_tests PRIVATE
   TSB_TUPLE_PLUGIN_PATH="$<TARGET_FILE:tsbridge_plugin_tuple>"
   TSB_OPTIONAL_PLUGIN_PATH="$<TARGET_FILE:tsbridge_plugin_optional>")
 add_dependencies(tsbridge_plugin_tests tsbridge_plugin_tuple tsbridge_plugin_optional)
+# Optional attributes of TorchScript classes (tests/CMakeLists.txt makes it).
+add_dependencies(tsbridge_plugin_tests tsbridge_enum_object_fixture)
+target_compile_definitions(tsbridge_plugin_tests PRIVATE
+  TSB_ENUM_OBJECT_FIXTURE="${TSB_ENUM_OBJECT_FIXTURE}")
 # One process per test, discovered at test time (no LibTorch start at build).
 gtest_discover_tests(tsbridge_plugin_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)

@@ -118,6 +118,20 @@ tsb_any HostRebuild(const tsb_any& value) {
       }
       return out;
     }
+    case TSB_KIND_ENUM: {  // by member name, as a host would
+      const char* member = nullptr;
+      Check(tsb_get_enum(&value, &member, nullptr));
+      tsb_any name = tsb_borrowed_str(member);
+      Check(tsb_coerce(&name, value.type_index, &out));
+      return out;
+    }
+    case TSB_KIND_OBJECT:
+    case TSB_KIND_CUSTOM_CLASS:
+      // A host cannot build an object (TorchScript runs its __init__): it
+      // passes on the handle it was given.
+      out = value;
+      tsb_retain(&out);
+      return out;
     default:
       ADD_FAILURE() << "HostRebuild: unhandled kind " << tsb_type_kind(value.type_index);
       return out;
@@ -161,6 +175,10 @@ tsb_any HostRebuild(const tsb_any& value) {
       if (!rv) return rv << " at key " << i->key();
     }
     return ::testing::AssertionSuccess();
+  }
+  if (a.isObject()) {  // objects cross by reference
+    if (a.isSameIdentity(b)) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "object copied";
   }
   if (a == b) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << a << " vs " << b;

@@ -145,10 +145,18 @@ typedef struct tsb_type_info {
    * Tuple, NamedTuple, Union: the members, in order. */
   size_t num_contained;
   const int32_t* contained;
-  /* NamedTuple field names (num_contained of them); NULL otherwise. */
+  /* Field names (num_fields of them); NULL when there are none. NamedTuple:
+   * its fields, in order (num_fields == num_contained). Enum: its member
+   * names, in order (contained is {the value type}). Object (TorchScript
+   * class or module): its attribute names, read with tsb_get_field; an
+   * object has no contained types, since attribute types may name the class
+   * itself. */
   const char* const* field_names;
   /* Who provides the codec: "core" or a plugin's name. */
   const char* provider;
+  /* Number of field_names. Added in 0.1: read it only when the
+   * struct_size you passed covers it. */
+  size_t num_fields;
 } tsb_type_info;
 
 /* Describes a type. Every pointer in *out is valid for the life of the
@@ -265,7 +273,9 @@ TSB_API void tsb_string_free(char* s);
 TSB_API tsb_status* tsb_len(const tsb_any* container, size_t* out);
 /* Element i of a List or Tuple: a new reference in *out. */
 TSB_API tsb_status* tsb_list_get(const tsb_any* list, size_t i, tsb_any* out);
-/* Field `name` of a NamedTuple: a new reference in *out. */
+/* Field `name` of a NamedTuple, or attribute `name` of a TorchScript class
+ * instance (TSB_KIND_OBJECT), converted by its declared type: a new
+ * reference in *out. A torchbind custom class has no readable fields. */
 TSB_API tsb_status* tsb_get_field(const tsb_any* value, const char* name, tsb_any* out);
 /* Item i of a Dict in insertion order: new references in *key and *value.
  * O(i): walk a whole dict with tsb_dict_items. */
@@ -377,13 +387,17 @@ TSB_API tsb_status* tsb_function_schema(const char* name, const char** out);
 /* ------------------------------------------------- enums, objects, classes */
 
 /* An Enum value: its member name (static storage) and its value (a new
- * reference: int, float or str). The Enum's qualified type name is
- * tsb_type_get_info(v->type_index).name. Build one with tsb_coerce from a
- * member name (str) or from a member's value. */
+ * reference: int, float or str); either pointer may be NULL when not
+ * wanted. The Enum's qualified type name is
+ * tsb_type_get_info(v->type_index).name, its members are the field_names.
+ * Build one with tsb_coerce from a member name (str) or from a value equal
+ * to a member's value; a str that names one member and is the value of
+ * another is refused as ambiguous. */
 TSB_API tsb_status* tsb_get_enum(const tsb_any* v, const char** member_name,
                                  tsb_any* value);
 /* Calls a method of a TorchScript class instance or a torchbind custom class
- * instance (fields: tsb_get_field). Arguments are coerced to the method's
+ * instance (fields: tsb_get_field; a custom class's state, when it defines
+ * pickling: method "__getstate__"). Arguments are coerced to the method's
  * schema; kw_names/kw_values (may be NULL when num_kwargs is 0) pass
  * keyword arguments. The result is a new reference. */
 TSB_API tsb_status* tsb_object_call(const tsb_any* object, const char* method,
