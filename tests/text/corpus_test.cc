@@ -22,7 +22,7 @@ TEST_F(CorpusTest, PickledByPyTorchPrintsAsPythonComputesIt) {
   ASSERT_EQ(run.exit_code, 0) << run.output;
   Json index = Json::parse(ReadFile(dir + "/index.json"));
   ASSERT_GE(index.size(), 30u);
-  int checked = 0, refused = 0;
+  int checked = 0, refused = 0, diverging = 0;
   for (const Json& entry : index) {
     const std::string name = entry["name"];
     const std::string bytes = ReadFile(entry["file"]);
@@ -42,6 +42,13 @@ TEST_F(CorpusTest, PickledByPyTorchPrintsAsPythonComputesIt) {
     }
     ASSERT_EQ(s.get(), nullptr) << name << ": " << tsb_status_message(s.get());
     const std::string printed = ToJson(v.v);
+    if (entry.contains("libtorch_json")) {
+      // A documented divergence of LibTorch's unpickler from torch.load.
+      EXPECT_EQ(Json::parse(printed), entry["libtorch_json"]) << name << ": " << printed;
+      EXPECT_NE(entry["libtorch_json"], entry["json"]) << name << ": LibTorch agrees now";
+      ++diverging;
+      continue;
+    }
     // Parsed JSON compares values in order; the canonical dump also tells an
     // int 1 from a float 1.0, which == on parsed numbers does not.
     EXPECT_EQ(Json::parse(printed), entry["json"]) << name << ": " << printed;
@@ -54,9 +61,9 @@ TEST_F(CorpusTest, PickledByPyTorchPrintsAsPythonComputesIt) {
     EXPECT_EQ(ToJson(again.v), printed) << name << " as " << info.annotation;
     ++checked;
   }
-  EXPECT_EQ(checked + refused, static_cast<int>(index.size()));
+  EXPECT_EQ(checked + refused + diverging, static_cast<int>(index.size()));
   std::cout << "corpus: " << checked << " values match PyTorch, " << refused
-            << " refused as documented\n";
+            << " refused and " << diverging << " diverging as documented\n";
 }
 
 }  // namespace
