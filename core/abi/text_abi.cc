@@ -1,0 +1,80 @@
+// The text and binary forms of values: JSON (docs/json.md) and the bytes
+// torch.save writes.
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "core/abi/arguments.h"
+#include "core/abi/guard.h"
+#include "core/binary/pickle.h"
+#include "core/text/json_codec.h"
+#include "tsbridge/kind_codec.hpp"
+
+using tsb::abi::CheckArg;
+using tsb::abi::Guard;
+
+namespace {
+
+// A malloc'ed copy, released by tsb_string_free (std::free). Never NULL on
+// success, even for zero bytes.
+char* MallocCopy(const char* data, size_t size, bool terminate) {
+  char* out = static_cast<char*>(std::malloc(size + (terminate ? 1 : 0) + (size == 0)));
+  if (out == nullptr) throw std::bad_alloc();
+  if (size > 0) std::memcpy(out, data, size);
+  if (terminate) out[size] = '\0';
+  return out;
+}
+
+}  // namespace
+
+extern "C" {
+
+tsb_status* tsb_to_json(const tsb_any* value, char** out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::abi::ValueArg(value, "value"));
+    // The value's boundary type, not the IValue's: it says an int is a dtype.
+    TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* type, tsb::FindType(value->type_index));
+    TSB_ASSIGN_OR_RETURN(tsb::json::Json json, tsb::json::Write(iv, *type));
+    const std::string text = tsb::json::Dump(json);
+    *out = MallocCopy(text.data(), text.size(), true);
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_from_json(const char* json, int32_t expected, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(json, "json"));
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* type, tsb::FindType(expected));
+    TSB_ASSIGN_OR_RETURN(tsb::json::Json parsed, tsb::json::Parse(json));
+    TSB_ASSIGN_OR_RETURN(c10::IValue value, tsb::json::Read(parsed, *type));
+    return tsb::ToBoundary(std::move(value), *type, out);
+  });
+}
+
+tsb_status* tsb_pickle_save(const tsb_any* value, char** data, size_t* size) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(data, "data"));
+    TSB_RETURN_IF_ERROR(CheckArg(size, "size"));
+    TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::abi::ValueArg(value, "value"));
+    TSB_ASSIGN_OR_RETURN(std::vector<char> bytes, tsb::PickleSave(iv));
+    *data = MallocCopy(bytes.data(), bytes.size(), false);
+    *size = bytes.size();
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_pickle_load(const char* data, size_t size, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    if (size > 0) TSB_RETURN_IF_ERROR(CheckArg(data, "data"));
+    if (size == 0) return absl::InvalidArgumentError("no bytes to load (size is 0)");
+    TSB_ASSIGN_OR_RETURN(c10::IValue value, tsb::PickleLoad(data, size));
+    // Pickles carry no TorchScript types: the value crosses as its own type.
+    return tsb::ToBoundary(std::move(value), out);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,31 @@
+// Internal to the JSON reader: the pieces json_read.cc (structure) and
+// json_read_leaf.cc (tensors, complex numbers, enums, Any) share.
+#ifndef TSBRIDGE_CORE_TEXT_JSON_READ_H_
+#define TSBRIDGE_CORE_TEXT_JSON_READ_H_
+
+#include <string>
+
+#include "core/text/json_codec.h"
+
+namespace tsb::json {
+
+// `json` as a value of `expected`, `depth` levels down the document.
+absl::StatusOr<c10::IValue> ReadAt(const Json& json, const TypeInfo& expected, int depth);
+// The same one level deeper; a failure gets `segment` prepended to its path.
+absl::StatusOr<c10::IValue> ReadNested(const Json& json, const TypeInfo& expected,
+                                       int depth, const std::string& segment);
+
+// {"real": x, "imag": y}, or a number (widened, as tsb_coerce widens).
+absl::StatusOr<c10::IValue> ReadComplex(const Json& json, const TypeInfo& expected);
+// {"dtype", "shape", "data"[, "device"][, "requires_grad"]}.
+absl::StatusOr<c10::IValue> ReadTensor(const Json& json, const TypeInfo& expected);
+// A member name, or {"enum": qualified name, "member": name}.
+absl::StatusOr<c10::IValue> ReadEnum(const Json& json, const TypeInfo& expected);
+// What the JSON is by itself, for `Any`: null -> None, true -> bool,
+// 1 -> int, 1.5 -> float, "x" -> str, [...] -> List[Any],
+// {...} -> Dict[str, Any].
+absl::StatusOr<c10::IValue> Infer(const Json& json, int depth);
+
+}  // namespace tsb::json
+
+#endif  // TSBRIDGE_CORE_TEXT_JSON_READ_H_
