@@ -4,6 +4,7 @@
 
 #include <ATen/core/ivalue.h>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/abi/guard.h"
