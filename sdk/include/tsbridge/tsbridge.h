@@ -432,7 +432,7 @@ typedef struct tsb_argument_info {
   int32_t type_index;     /* TSB_TYPE_INVALID if no codec serves the type */
   bool has_default;
   bool kwarg_only;
-  const char* default_json; /* the default as JSON, or NULL */
+  const char* default_json; /* the default as JSON; NULL for now (docs/runtime.md) */
 } tsb_argument_info;
 
 typedef struct tsb_schema_info {
@@ -448,11 +448,14 @@ typedef struct tsb_schema_info {
 
 /* Loads a module saved by torch.jit.save or tsb_module_save. */
 TSB_API tsb_status* tsb_module_load(const char* path, tsb_module** out);
-/* Compiles TorchScript source (top-level defs become methods of a module). */
+/* Compiles TorchScript source: its top-level defs become methods of a new
+ * module (__torch__.tsb.Compiled), so each takes `self` first, as with
+ * Module.define in PyTorch. The module can be saved and reloaded. */
 TSB_API tsb_status* tsb_module_compile(const char* source, tsb_module** out);
 TSB_API tsb_status* tsb_module_save(const tsb_module* module, const char* path);
 TSB_API void tsb_module_free(tsb_module* module);
-/* Methods, in the module's order. Pointers live as long as the module. */
+/* Methods, in the module's order. Pointers live as long as the module;
+ * out->struct_size must be set (the struct is filled up to it). */
 TSB_API tsb_status* tsb_module_num_methods(const tsb_module* module, size_t* out);
 TSB_API tsb_status* tsb_module_method(const tsb_module* module, size_t i,
                                       tsb_schema_info* out);
@@ -467,7 +470,11 @@ TSB_API tsb_status* tsb_module_call(tsb_module* module, const char* method,
 
 /* Dispatcher operators by qualified name ("aten::add", "torchsparse::spmm").
  * The overload is chosen from the schemas and the argument types, never by
- * trying overloads and catching errors. */
+ * trying overloads and catching errors: exact types beat subtypes beat
+ * conversions; a tie is an error listing the tied schemas (docs/runtime.md).
+ * Several returns come back as one Tuple, a NamedTuple
+ * "torch.return_types.<name>" when the schema names them all. Overload
+ * infos are static storage. */
 TSB_API tsb_status* tsb_op_num_overloads(const char* name, size_t* out);
 TSB_API tsb_status* tsb_op_overload(const char* name, size_t i, tsb_schema_info* out);
 TSB_API tsb_status* tsb_op_call(const char* name, const tsb_any* args, size_t num_args,
@@ -476,7 +483,9 @@ TSB_API tsb_status* tsb_op_call(const char* name, const tsb_any* args, size_t nu
 
 /* Tracing: `fn` runs once on the example inputs while the tracer records the
  * operators it calls through tsb_op_call; the result is a module whose
- * `forward` replays them. */
+ * `forward` replays them. `fn` borrows its inputs for the call and writes a
+ * new reference to *output (tsbridge releases it); a status it returns
+ * abandons the trace and is returned. */
 typedef tsb_status* (*tsb_trace_fn)(void* user_data, const tsb_any* inputs,
                                     size_t num_inputs, tsb_any* output);
 TSB_API tsb_status* tsb_trace(tsb_trace_fn fn, void* user_data,

@@ -1,0 +1,152 @@
+// The runtime's exported functions: modules, object methods, operators,
+// tracing. Each body runs in Guard; the work is in core/runtime/.
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+
+#include "core/abi/arguments.h"
+#include "core/abi/guard.h"
+#include "core/runtime/runtime.h"
+
+using tsb::abi::CheckArg;
+using tsb::abi::Guard;
+namespace rt = tsb::runtime;
+
+namespace {
+
+// Fills *out the way tsb_plugin_get_info does: as much of the struct as the
+// host's struct_size says it has, so the struct can grow.
+template <typename Describe>
+absl::Status SchemaOut(tsb_schema_info* out, Describe describe) {
+  TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+  if (out->struct_size < offsetof(tsb_schema_info, name)) {
+    return absl::InvalidArgumentError(
+        "tsb_schema_info.struct_size must be set to sizeof(tsb_schema_info)");
+  }
+  tsb_schema_info info{};
+  info.struct_size = out->struct_size;
+  TSB_RETURN_IF_ERROR(describe(&info));
+  std::memcpy(out, &info, std::min(out->struct_size, sizeof(info)));
+  return absl::OkStatus();
+}
+
+template <typename Make>
+absl::Status ModuleOut(tsb_module** out, Make make) {
+  TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+  TSB_ASSIGN_OR_RETURN(tsb_module * module, make());
+  *out = module;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+extern "C" {
+
+tsb_status* tsb_module_load(const char* path, tsb_module** out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(path, "path"));
+    return ModuleOut(out, [&] { return rt::LoadModule(path); });
+  });
+}
+
+tsb_status* tsb_module_compile(const char* source, tsb_module** out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(source, "source"));
+    return ModuleOut(out, [&] { return rt::CompileModule(source); });
+  });
+}
+
+tsb_status* tsb_module_save(const tsb_module* module, const char* path) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(module, "module"));
+    TSB_RETURN_IF_ERROR(CheckArg(path, "path"));
+    return rt::SaveModule(*module, path);
+  });
+}
+
+void tsb_module_free(tsb_module* module) { rt::FreeModule(module); }
+
+tsb_status* tsb_module_num_methods(const tsb_module* module, size_t* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(module, "module"));
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    *out = rt::NumMethods(*module);
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_module_method(const tsb_module* module, size_t i, tsb_schema_info* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(module, "module"));
+    return SchemaOut(out, [&](tsb_schema_info* info) {
+      return rt::DescribeMethod(*module, i, info);
+    });
+  });
+}
+
+tsb_status* tsb_module_call(tsb_module* module, const char* method, const tsb_any* args,
+                            size_t num_args, const char* const* kw_names,
+                            const tsb_any* kw_values, size_t num_kwargs, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(module, "module"));
+    TSB_RETURN_IF_ERROR(CheckArg(method, "method"));
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(rt::HostArgs host,
+                         rt::DecodeArgs(args, num_args, kw_names, kw_values, num_kwargs));
+    return rt::CallMethod(*module, method, host, out);
+  });
+}
+
+tsb_status* tsb_object_call(const tsb_any* object, const char* method, const tsb_any* args,
+                            size_t num_args, const char* const* kw_names,
+                            const tsb_any* kw_values, size_t num_kwargs, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_ASSIGN_OR_RETURN(c10::IValue self, tsb::abi::ValueArg(object, "object"));
+    TSB_RETURN_IF_ERROR(CheckArg(method, "method"));
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(rt::HostArgs host,
+                         rt::DecodeArgs(args, num_args, kw_names, kw_values, num_kwargs));
+    return rt::CallObjectMethod(self, method, host, out);
+  });
+}
+
+tsb_status* tsb_op_num_overloads(const char* name, size_t* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(*out, rt::NumOverloads(name));
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_op_overload(const char* name, size_t i, tsb_schema_info* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
+    return SchemaOut(out, [&](tsb_schema_info* info) {
+      return rt::DescribeOverload(name, i, info);
+    });
+  });
+}
+
+tsb_status* tsb_op_call(const char* name, const tsb_any* args, size_t num_args,
+                        const char* const* kw_names, const tsb_any* kw_values,
+                        size_t num_kwargs, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(rt::HostArgs host,
+                         rt::DecodeArgs(args, num_args, kw_names, kw_values, num_kwargs));
+    return rt::CallOperator(name, host, out);
+  });
+}
+
+tsb_status* tsb_trace(tsb_trace_fn fn, void* user_data, const tsb_any* example_inputs,
+                      size_t num_inputs, tsb_module** out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(reinterpret_cast<const void*>(fn), "fn"));
+    if (num_inputs > 0) TSB_RETURN_IF_ERROR(CheckArg(example_inputs, "example_inputs"));
+    return ModuleOut(out, [&] { return rt::Trace(fn, user_data, example_inputs, num_inputs); });
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,278 @@
+#include "core/runtime/call.h"
+
+#include <sstream>
+
+#include <ATen/core/ivalue.h>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/abi/guard.h"
+#include "core/types/type_registry.h"
+
+namespace tsb::runtime {
+namespace {
+
+Param MakeParam(const c10::Argument& arg) {
+  Param p;
+  p.name = arg.name();
+  // real_type: a dtype parameter is `ScalarType` to the host, though
+  // LibTorch's interpreter carries it as an int (type()).
+  p.type = arg.real_type();
+  p.default_value = arg.default_value();
+  p.kwarg_only = arg.kwarg_only();
+  p.generic = p.type->hasFreeVariables();
+  if (!p.generic) {
+    absl::StatusOr<const TypeInfo*> info = TypeRegistry::Global().Intern(p.type);
+    if (info.ok()) {
+      p.info = *info;
+    } else {
+      p.unsupported = info.status();
+    }
+  }
+  return p;
+}
+
+// The type of several returns: a NamedTuple when each one is named (as
+// PyTorch's torch.return_types.max), else a plain Tuple.
+c10::TypePtr ReturnsType(const std::vector<Param>& returns, const std::string& tuple_name,
+                         const std::vector<std::string>& names) {
+  if (returns.empty()) return c10::NoneType::get();
+  if (returns.size() == 1) return returns[0].type;
+  std::vector<c10::TypePtr> types;
+  bool named = !tuple_name.empty();
+  for (const Param& r : returns) {
+    types.push_back(r.type);
+    named = named && !r.name.empty();
+  }
+  if (named) return c10::TupleType::createNamed(c10::QualifiedName(tuple_name), names, types);
+  return c10::TupleType::create(std::move(types));
+}
+
+tsb_argument_info Info(const Param& p, const std::string& annotation) {
+  tsb_argument_info info{};
+  info.name = p.name.c_str();
+  info.annotation = annotation.c_str();
+  info.type_index = p.info != nullptr ? p.info->index : TSB_TYPE_INVALID;
+  info.has_default = p.default_value.has_value();
+  info.kwarg_only = p.kwarg_only;
+  info.default_json = nullptr;  // no JSON encoder in the core yet (docs/runtime.md)
+  return info;
+}
+
+// The parameter's type for this call: fixed, interned now (a plugin loaded
+// since the signature was made), or a generic one resolved from the
+// argument's own type (t[] given a List[int] is List[int]).
+absl::StatusOr<const TypeInfo*> ParamType(const Param& p, const TypeInfo* actual,
+                                          c10::TypeEnv& env) {
+  if (p.info != nullptr) return p.info;
+  if (!p.generic) return TypeRegistry::Global().Intern(p.type);
+  c10::MatchTypeReturn match = c10::matchTypeVariables(p.type, actual->type, env);
+  if (!match.success()) {
+    return TypeError(absl::StrCat("expected ", p.type->annotation_str(), ", got ",
+                                  actual->annotation, ": ", match.reason()));
+  }
+  c10::TypePtr resolved = c10::tryEvalTypeVariables(p.type, env);
+  if (resolved == nullptr) {
+    return TypeError(absl::StrCat("cannot infer ", p.type->annotation_str(), " from ",
+                                  actual->annotation));
+  }
+  return TypeRegistry::Global().Intern(resolved);
+}
+
+// Coerces one argument, adding its cost: the value's own type (0), a
+// subtype that passes unchanged (1: int for Scalar, Tensor for Optional[Tensor]),
+// or a conversion by the expected type's codec (2: int to float, a host
+// List[Any] to List[int]).
+absl::StatusOr<c10::IValue> CoerceArg(const HostArg& arg, const TypeInfo& expected,
+                                      int* cost) {
+  if (arg.type == &expected) return arg.value;
+  if (arg.type->type->isSubtypeOf(*expected.type)) {
+    *cost += 1;
+    return arg.value;
+  }
+  *cost += 2;
+  return CoerceTo(arg.value, expected);
+}
+
+}  // namespace
+
+std::unique_ptr<Signature> Signature::Make(const c10::FunctionSchema& schema,
+                                           std::string display, bool skip_self,
+                                           std::string tuple_name, bool describe) {
+  auto sig = std::make_unique<Signature>();
+  sig->display_ = std::move(display);
+  std::ostringstream text;
+  text << schema;
+  sig->text_ = text.str();
+  sig->name_ = schema.name();
+  sig->overload_ = schema.overload_name();
+  const auto& args = schema.arguments();
+  for (size_t i = skip_self && !args.empty() ? 1 : 0; i < args.size(); ++i) {
+    sig->params_.push_back(MakeParam(args[i]));
+    if (!args[i].kwarg_only()) ++sig->num_positional_;
+  }
+  std::vector<std::string> names;
+  for (const c10::Argument& r : schema.returns()) {
+    sig->returns_.push_back(MakeParam(r));
+    names.push_back(r.name());
+    sig->result_generic_ = sig->result_generic_ || sig->returns_.back().generic;
+  }
+  sig->result_type_ = ReturnsType(sig->returns_, tuple_name, names);
+  if (!sig->result_generic_) {
+    absl::StatusOr<const TypeInfo*> result = TypeRegistry::Global().Intern(sig->result_type_);
+    if (result.ok()) {
+      sig->result_ = *result;
+    } else {
+      sig->result_status_ = result.status();
+    }
+  }
+  if (describe) {
+    // Reserved up front: the infos point into these strings.
+    sig->annotations_.reserve(sig->params_.size() + sig->returns_.size());
+    for (const Param& p : sig->params_) {
+      sig->annotations_.push_back(p.type->annotation_str());
+      sig->arg_infos_.push_back(Info(p, sig->annotations_.back()));
+    }
+    for (const Param& r : sig->returns_) {
+      sig->annotations_.push_back(r.type->annotation_str());
+      sig->return_infos_.push_back(Info(r, sig->annotations_.back()));
+    }
+  }
+  return sig;
+}
+
+void Signature::Describe(tsb_schema_info* out) const {
+  out->name = display_.c_str();
+  out->overload_name = overload_.c_str();
+  out->schema = text_.c_str();
+  out->num_arguments = arg_infos_.size();
+  out->arguments = arg_infos_.data();
+  out->num_returns = return_infos_.size();
+  out->returns = return_infos_.data();
+}
+
+absl::StatusOr<HostArgs> DecodeArgs(const tsb_any* args, size_t num_args,
+                                    const char* const* kw_names,
+                                    const tsb_any* kw_values, size_t num_kwargs) {
+  HostArgs out;
+  if (num_args > 0) TSB_RETURN_IF_ERROR(abi::CheckArg(args, "args"));
+  if (num_kwargs > 0) {
+    TSB_RETURN_IF_ERROR(abi::CheckArg(kw_names, "kw_names"));
+    TSB_RETURN_IF_ERROR(abi::CheckArg(kw_values, "kw_values"));
+  }
+  out.positional.reserve(num_args);
+  for (size_t i = 0; i < num_args; ++i) {
+    absl::StatusOr<c10::IValue> value = ToIValue(args[i]);
+    if (!value.ok()) return WithPath(value.status(), absl::StrCat("args[", i, "]"));
+    out.positional.push_back({*std::move(value), TypeRegistry::Global().Find(args[i].type_index)});
+  }
+  out.keywords.reserve(num_kwargs);
+  for (size_t i = 0; i < num_kwargs; ++i) {
+    if (kw_names[i] == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("kw_names[", i, "] is NULL"));
+    }
+    absl::StatusOr<c10::IValue> value = ToIValue(kw_values[i]);
+    if (!value.ok()) {
+      return WithPath(value.status(), absl::StrCat("keyword '", kw_names[i], "'"));
+    }
+    out.keywords.push_back(
+        {kw_names[i], {*std::move(value), TypeRegistry::Global().Find(kw_values[i].type_index)}});
+  }
+  return out;
+}
+
+std::string DescribeArgs(const HostArgs& args) {
+  std::vector<std::string> parts;
+  for (const HostArg& a : args.positional) parts.push_back(a.type->annotation);
+  for (const auto& [name, a] : args.keywords) {
+    parts.push_back(absl::StrCat(name, "=", a.type->annotation));
+  }
+  return absl::StrCat("(", absl::StrJoin(parts, ", "), ")");
+}
+
+absl::Status Bind(const Signature& sig, const HostArgs& args, Binding* out) {
+  const std::vector<Param>& params = sig.params();
+  if (args.positional.size() > sig.num_positional()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected at most ", sig.num_positional(), " positional arguments, got ",
+        args.positional.size()));
+  }
+  // Which host value fills each parameter; nullptr: its default.
+  absl::InlinedVector<const HostArg*, 8> slots(params.size(), nullptr);
+  for (size_t i = 0; i < args.positional.size(); ++i) slots[i] = &args.positional[i];
+  for (const auto& [name, arg] : args.keywords) {
+    size_t i = 0;
+    while (i < params.size() && params[i].name != name) ++i;
+    if (i == params.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown keyword argument '", name, "'"));
+    }
+    if (slots[i] != nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("argument '", name, "' given twice"));
+    }
+    slots[i] = &arg;
+  }
+  c10::TypeEnv env;
+  out->stack.reserve(out->stack.size() + params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Param& p = params[i];
+    if (slots[i] == nullptr) {
+      if (!p.default_value.has_value()) {
+        return absl::InvalidArgumentError(absl::StrCat("missing argument '", p.name, "'"));
+      }
+      out->stack.push_back(*p.default_value);
+      ++out->defaults;
+      continue;
+    }
+    absl::StatusOr<const TypeInfo*> type = ParamType(p, slots[i]->type, env);
+    absl::StatusOr<c10::IValue> value =
+        type.ok() ? CoerceArg(*slots[i], **type, &out->cost) : type.status();
+    if (!value.ok()) return WithPath(value.status(), absl::StrCat("argument '", p.name, "'"));
+    out->stack.push_back(*std::move(value));
+  }
+  if (sig.result() != nullptr) {
+    out->result = sig.result();
+  } else {
+    c10::TypePtr type = sig.result_type();
+    if (sig.result_generic()) type = c10::tryEvalTypeVariables(type, env);
+    absl::StatusOr<const TypeInfo*> result =
+        type == nullptr ? TypeError(absl::StrCat("cannot infer the return type ",
+                                                 sig.result_type()->annotation_str()))
+                        : TypeRegistry::Global().Intern(type);
+    if (result.ok()) {
+      out->result = *result;
+    } else {
+      out->result_status = result.status();
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TakeResult(const Signature& sig, const Binding& binding,
+                        torch::jit::Stack& stack, tsb_any* out) {
+  TSB_RETURN_IF_ERROR(binding.result_status);
+  size_t n = sig.num_returns();
+  if (stack.size() < n) {
+    return absl::InternalError(absl::StrCat("the callee left ", stack.size(),
+                                            " values on the stack, not ", n));
+  }
+  if (n == 0) return ToBoundary(c10::IValue(), *binding.result, out);
+  if (n == 1) return ToBoundary(std::move(stack.back()), *binding.result, out);
+  std::vector<c10::IValue> items(std::make_move_iterator(stack.end() - n),
+                                 std::make_move_iterator(stack.end()));
+  // Built with its type, so no thread ever infers a tuple's type lazily
+  // (docs/architecture.md, known limits).
+  auto tuple = c10::ivalue::Tuple::createNamed(
+      std::move(items), binding.result->type->expect<c10::TupleType>());
+  return ToBoundary(c10::IValue(std::move(tuple)), *binding.result, out);
+}
+
+absl::Status TorchError(const c10::Error& error) {
+  return abi::TakeStatus(tsb_status_new(TSB_ERR_TORCH, error.what_without_backtrace()));
+}
+
+absl::Status TorchError(const std::exception& error) {
+  return abi::TakeStatus(tsb_status_new(TSB_ERR_TORCH, error.what()));
+}
+
+}  // namespace tsb::runtime

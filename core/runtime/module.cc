@@ -1,0 +1,131 @@
+// Modules: load, compile, save, list methods, call them; and methods of
+// TorchScript class instances and torchbind objects, bound the same way.
+#include "core/runtime/module.h"
+
+#include <fstream>
+
+#include <torch/csrc/jit/serialization/import.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/runtime/runtime.h"
+
+namespace tsb::runtime {
+namespace {
+
+std::string MethodNames(const c10::ClassType& type) {
+  std::vector<std::string> names;
+  for (const torch::jit::Function* fn : type.methods()) names.push_back(fn->name());
+  return names.empty() ? "none" : absl::StrJoin(names, ", ");
+}
+
+absl::Status UnknownMethod(const c10::ClassType& type, absl::string_view method) {
+  // The qualified name: repr_str() would add the compilation unit's address.
+  std::string name = type.name().has_value() ? type.name()->qualifiedName() : type.str();
+  return absl::NotFoundError(absl::StrCat("no method '", method, "' in ", name,
+                                          "; its methods: ", MethodNames(type)));
+}
+
+// Binds, runs and converts: self first on the stack, then the arguments.
+// A TorchScript exception (c10::Error) names the method too.
+absl::Status Run(torch::jit::Function& fn, const Signature& sig, c10::IValue self,
+                 const HostArgs& args, tsb_any* out) {
+  Binding binding;
+  binding.stack.push_back(std::move(self));
+  TSB_RETURN_IF_ERROR(WithCall(Bind(sig, args, &binding), sig.display()));
+  // Checked before running: a result no codec serves would be lost work.
+  TSB_RETURN_IF_ERROR(WithCall(binding.result_status, sig.display()));
+  try {
+    fn.run(binding.stack);
+  } catch (const c10::Error& e) {
+    return WithCall(TorchError(e), sig.display());
+  } catch (const std::exception& e) {  // a TorchScript `raise`
+    return WithCall(TorchError(e), sig.display());
+  }
+  return WithCall(TakeResult(sig, binding, binding.stack, out), sig.display());
+}
+
+}  // namespace
+
+std::unique_ptr<tsb_module> MakeModule(torch::jit::Module module) {
+  auto wrapped = std::make_unique<tsb_module>();
+  wrapped->module = std::move(module);
+  for (torch::jit::Function* fn : wrapped->module.type()->methods()) {
+    // getSchema() may build the schema lazily: done here, once, before any
+    // concurrent call.
+    wrapped->methods.push_back(
+        {fn, Signature::Make(fn->getSchema(), fn->name(), /*skip_self=*/true, "",
+                             /*describe=*/true)});
+  }
+  return wrapped;
+}
+
+absl::StatusOr<tsb_module*> LoadModule(const char* path) {
+  // torch::jit::load's own error for a missing file is an errno dump.
+  if (!std::ifstream(path).good()) {
+    return absl::NotFoundError(absl::StrCat("cannot open module file \"", path, "\""));
+  }
+  return MakeModule(torch::jit::load(path)).release();
+}
+
+absl::StatusOr<tsb_module*> CompileModule(const char* source) {
+  // A real module type (not a bare CompilationUnit) so that the result can
+  // be saved with tsb_module_save and loaded back like any .pt file.
+  torch::jit::Module module(c10::QualifiedName("__torch__.tsb.Compiled"));
+  try {
+    module.define(source);
+  } catch (const c10::Error& e) {
+    return TorchError(e);
+  } catch (const std::exception& e) {  // torch::jit::ErrorReport
+    return TorchError(e);
+  }
+  return MakeModule(std::move(module)).release();
+}
+
+absl::Status SaveModule(const tsb_module& module, const char* path) {
+  module.module.save(path);
+  return absl::OkStatus();
+}
+
+void FreeModule(tsb_module* module) noexcept { delete module; }
+
+size_t NumMethods(const tsb_module& module) { return module.methods.size(); }
+
+absl::Status DescribeMethod(const tsb_module& module, size_t i, tsb_schema_info* out) {
+  if (i >= module.methods.size()) {
+    return absl::OutOfRangeError(absl::StrCat("method index ", i, " out of range: the module has ",
+                                              module.methods.size(), " methods"));
+  }
+  module.methods[i].signature->Describe(out);
+  return absl::OkStatus();
+}
+
+absl::Status CallMethod(const tsb_module& module, absl::string_view method,
+                        const HostArgs& args, tsb_any* out) {
+  for (const tsb_module::Method& m : module.methods) {
+    if (m.function->name() == method) {
+      return Run(*m.function, *m.signature, module.module._ivalue(), args, out);
+    }
+  }
+  return UnknownMethod(*module.module.type(), method);
+}
+
+absl::Status CallObjectMethod(const c10::IValue& object, absl::string_view method,
+                              const HostArgs& args, tsb_any* out) {
+  if (!object.isObject()) {
+    return TypeError(absl::StrCat("expected an object, got ", DescribeValue(object)));
+  }
+  // Torchbind classes are ClassTypes too: their methods are
+  // BuiltinOpFunctions, run the same way as compiled ones.
+  c10::ClassTypePtr type = object.toObjectRef().type();
+  torch::jit::Function* fn = type->findMethod(std::string(method));
+  if (fn == nullptr) return UnknownMethod(*type, method);
+  // Not cached: a Function lives as long as its class's compilation unit,
+  // which tsbridge does not own. Interning the parameter types again is a
+  // lock-free lookup.
+  std::unique_ptr<Signature> sig =
+      Signature::Make(fn->getSchema(), fn->name(), /*skip_self=*/true, "", /*describe=*/false);
+  return Run(*fn, *sig, object, args, out);
+}
+
+}  // namespace tsb::runtime

@@ -1,0 +1,43 @@
+// The runtime behind the host ABI's tsb_module_*, tsb_object_call, tsb_op_*
+// and tsb_trace (core/abi/runtime_abi.cc). Light header: the LibTorch JIT
+// headers stay in the .cc files that need them.
+#ifndef TSBRIDGE_CORE_RUNTIME_RUNTIME_H_
+#define TSBRIDGE_CORE_RUNTIME_RUNTIME_H_
+
+#include <cstddef>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/runtime/call.h"
+#include "tsbridge/tsbridge.h"
+
+namespace tsb::runtime {
+
+// Modules (module.cc). A new tsb_module owns a torch::jit::Module and its
+// methods' signatures, prepared once.
+absl::StatusOr<tsb_module*> LoadModule(const char* path);
+absl::StatusOr<tsb_module*> CompileModule(const char* source);
+absl::Status SaveModule(const tsb_module& module, const char* path);
+void FreeModule(tsb_module* module) noexcept;
+size_t NumMethods(const tsb_module& module);
+absl::Status DescribeMethod(const tsb_module& module, size_t i, tsb_schema_info* out);
+absl::Status CallMethod(const tsb_module& module, absl::string_view method,
+                        const HostArgs& args, tsb_any* out);
+
+// A method of a TorchScript class instance or a torchbind object (module.cc).
+absl::Status CallObjectMethod(const c10::IValue& object, absl::string_view method,
+                              const HostArgs& args, tsb_any* out);
+
+// Dispatcher and JIT operators by qualified name (operators.cc).
+absl::StatusOr<size_t> NumOverloads(absl::string_view name);
+absl::Status DescribeOverload(absl::string_view name, size_t i, tsb_schema_info* out);
+absl::Status CallOperator(absl::string_view name, const HostArgs& args, tsb_any* out);
+
+// Tracing a host function into a module with a `forward` (trace.cc).
+absl::StatusOr<tsb_module*> Trace(tsb_trace_fn fn, void* user_data,
+                                  const tsb_any* inputs, size_t num_inputs);
+
+}  // namespace tsb::runtime
+
+#endif  // TSBRIDGE_CORE_RUNTIME_RUNTIME_H_

@@ -1,0 +1,189 @@
+// Operators by name: overload listing, the overload chosen by argument
+// types (aten::add, aten::max, and test operators registered with
+// TORCH_LIBRARY), keywords, defaults, named-tuple results and errors.
+#include <string>
+
+#include <ATen/ATen.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <torch/library.h>
+
+#include "tests/runtime/runtime_testing.h"
+
+namespace {
+
+// Overloads that differ only by parameter type: the cheapest binding wins.
+TORCH_LIBRARY(tsb_test, m) {
+  m.def("pick.int(int x) -> int", [](int64_t) -> int64_t { return 1; });
+  m.def("pick.float(float x) -> int", [](double) -> int64_t { return 2; });
+  m.def("pick.scalar(Scalar x) -> int", [](const at::Scalar&) -> int64_t { return 3; });
+  m.def("same.a(Scalar x) -> int", [](const at::Scalar&) -> int64_t { return 1; });
+  m.def("same.b(Scalar x) -> int", [](const at::Scalar&) -> int64_t { return 2; });
+}
+
+}  // namespace
+
+namespace tsb::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+class OperatorTest : public AbiTest {
+ protected:
+  void SetUp() override {
+    AbiTest::SetUp();
+    LoadBundledPlugins();
+  }
+
+  // The overload of `op` named `overload`, or nullptr.
+  bool FindOverload(const char* op, const char* overload, tsb_schema_info* info) {
+    size_t n = 0;
+    Status s(tsb_op_num_overloads(op, &n));
+    for (size_t i = 0; i < n; ++i) {
+      info->struct_size = sizeof(*info);
+      Status d(tsb_op_overload(op, i, info));
+      if (d == nullptr && std::string(info->overload_name) == overload) return true;
+    }
+    return false;
+  }
+};
+
+TEST_F(OperatorTest, ListsOverloadsWithSchemas) {
+  size_t n = 0;
+  TSB_ASSERT_OK(tsb_op_num_overloads("aten::add", &n));
+  EXPECT_GT(n, 2u);
+  tsb_schema_info info{};
+  ASSERT_TRUE(FindOverload("aten::add", "Tensor", &info));
+  EXPECT_STREQ(info.name, "aten::add");
+  EXPECT_STREQ(info.schema, "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
+  ASSERT_EQ(info.num_arguments, 3u);
+  EXPECT_STREQ(info.arguments[2].name, "alpha");
+  EXPECT_TRUE(info.arguments[2].kwarg_only);
+  EXPECT_TRUE(info.arguments[2].has_default);
+  EXPECT_EQ(info.arguments[2].type_index, TSB_TYPE_NUMBER);
+  ASSERT_TRUE(FindOverload("aten::max", "dim", &info));
+  ASSERT_EQ(info.num_returns, 2u);
+  EXPECT_STREQ(info.returns[0].name, "values");
+  EXPECT_STREQ(info.returns[1].name, "indices");
+  // A dtype parameter is a ScalarType to the host, not LibTorch's int.
+  ASSERT_TRUE(FindOverload("aten::sum", "", &info));
+  EXPECT_STREQ(info.arguments[1].annotation, "Optional[ScalarType]");
+}
+
+TEST_F(OperatorTest, AddChoosesTheOverloadByType) {
+  Value a(Boundary(at::tensor({1.0, 2.0})));
+  Value b(Boundary(at::tensor({10.0, 20.0})));
+  Value tensors, scalar, alpha, keywords;
+  TSB_ASSERT_OK(CallOp("aten::add", {a.v, b.v}, {}, tensors.out()));  // add.Tensor
+  EXPECT_TRUE(at::allclose(TensorOf(tensors.v), at::tensor({11.0, 22.0})));
+  TSB_ASSERT_OK(CallOp("aten::add", {a.v, tsb_int(5)}, {}, scalar.out()));  // add.Scalar
+  EXPECT_TRUE(at::allclose(TensorOf(scalar.v), at::tensor({6.0, 7.0})));
+  TSB_ASSERT_OK(CallOp("aten::add", {a.v, b.v}, {{"alpha", tsb_int(2)}}, alpha.out()));
+  EXPECT_TRUE(at::allclose(TensorOf(alpha.v), at::tensor({21.0, 42.0})));
+  TSB_ASSERT_OK(CallOp("aten::add", {}, {{"other", b.v}, {"self", a.v}}, keywords.out()));
+  EXPECT_TRUE(at::allclose(TensorOf(keywords.v), at::tensor({11.0, 22.0})));
+  // The JIT's own int overload: int + int is an int, not a tensor.
+  Value sum;
+  TSB_ASSERT_OK(CallOp("aten::add", {tsb_int(2), tsb_int(3)}, {}, sum.out()));
+  EXPECT_EQ(sum.v.type_index, TSB_TYPE_INT);
+  EXPECT_EQ(sum.v.u.i, 5);
+  Value text;
+  TSB_ASSERT_OK(CallOp("aten::add", {tsb_borrowed_str("ab"), tsb_borrowed_str("c")}, {},
+                       text.out()));
+  const char* data = nullptr;
+  size_t len = 0;
+  TSB_ASSERT_OK(tsb_get_str(text.get(), &data, &len));
+  EXPECT_EQ(std::string(data, len), "abc");
+}
+
+TEST_F(OperatorTest, NoOverloadListsTheCandidates) {
+  Value a(Boundary(at::tensor({1.0})));
+  Value out;
+  Status s(CallOp("aten::add", {a.v, tsb_borrowed_str("x")}, {}, out.out()));
+  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_TYPE);
+  EXPECT_THAT(MessageOf(s), StartsWith("no overload of aten::add accepts (Tensor, str); "
+                                       "the overloads:\n  aten::add.Tensor("));
+  EXPECT_THAT(MessageOf(s),
+              HasSubstr("\n  aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> "
+                        "Tensor  [argument 'other': expected number, got str \"x\"]"));
+  EXPECT_EQ(out.v.type_index, TSB_TYPE_INVALID);
+}
+
+TEST_F(OperatorTest, MaxReturnsATensorOrANamedTuple) {
+  Value x(Boundary(at::tensor({1.0, 5.0, 7.0, 2.0}).view({2, 2})));
+  Value all;
+  TSB_ASSERT_OK(CallOp("aten::max", {x.v}, {}, all.out()));
+  EXPECT_EQ(TensorOf(all.v).item<double>(), 7.0);
+
+  Value by_dim;
+  TSB_ASSERT_OK(CallOp("aten::max", {x.v, tsb_int(1)}, {{"keepdim", tsb_bool(false)}},
+                       by_dim.out()));
+  tsb_type_info info{};
+  info.struct_size = sizeof(info);
+  TSB_ASSERT_OK(tsb_type_get_info(by_dim.v.type_index, &info));
+  EXPECT_EQ(info.kind, TSB_KIND_NAMEDTUPLE);
+  EXPECT_STREQ(info.name, "torch.return_types.max");
+  ASSERT_EQ(info.num_contained, 2u);
+  EXPECT_STREQ(info.field_names[0], "values");
+  EXPECT_STREQ(info.field_names[1], "indices");
+  Value values, indices;
+  TSB_ASSERT_OK(tsb_get_field(by_dim.get(), "values", values.out()));
+  TSB_ASSERT_OK(tsb_get_field(by_dim.get(), "indices", indices.out()));
+  EXPECT_TRUE(at::allclose(TensorOf(values.v), at::tensor({5.0, 7.0})));
+  EXPECT_TRUE(at::equal(TensorOf(indices.v), at::tensor({int64_t{1}, int64_t{0}})));
+
+  // Two tensors: the elementwise overload (max.other), not a reduction.
+  Value y(Boundary(at::full({2, 2}, 3.0)));
+  Value both;
+  TSB_ASSERT_OK(CallOp("aten::max", {x.v, y.v}, {}, both.out()));
+  EXPECT_TRUE(at::allclose(TensorOf(both.v), at::tensor({3.0, 5.0, 7.0, 3.0}).view({2, 2})));
+}
+
+TEST_F(OperatorTest, PrefersExactTypesThenSubtypesThenConversions) {
+  Value out;
+  TSB_ASSERT_OK(CallOp("tsb_test::pick", {tsb_int(1)}, {}, out.out()));
+  EXPECT_EQ(out.v.u.i, 1);  // int, not Scalar (subtype) nor float (conversion)
+  TSB_ASSERT_OK(CallOp("tsb_test::pick", {tsb_float(1.5)}, {}, out.out()));
+  EXPECT_EQ(out.v.u.i, 2);
+  Value c;
+  TSB_ASSERT_OK(tsb_complex_new(1, 2, c.out()));
+  TSB_ASSERT_OK(CallOp("tsb_test::pick", {c.v}, {}, out.out()));
+  EXPECT_EQ(out.v.u.i, 3);  // only Scalar takes a complex
+}
+
+TEST_F(OperatorTest, AmbiguousCallListsTheTies) {
+  Value out;
+  Status s(CallOp("tsb_test::same", {tsb_int(1)}, {}, out.out()));
+  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(MessageOf(s),
+            "ambiguous call of tsb_test::same with (int): these overloads match equally well:\n"
+            "  tsb_test::same.a(Scalar x) -> int\n"
+            "  tsb_test::same.b(Scalar x) -> int");
+}
+
+TEST_F(OperatorTest, NameErrors) {
+  size_t n = 0;
+  Status unknown(tsb_op_num_overloads("aten::no_such_op", &n));
+  EXPECT_EQ(tsb_status_code(unknown.get()), TSB_ERR_NOT_FOUND);
+  EXPECT_EQ(MessageOf(unknown), "no operator named aten::no_such_op");
+  Status bare(tsb_op_num_overloads("add", &n));
+  EXPECT_EQ(MessageOf(bare), "operator names are qualified, as in aten::add: got 'add'");
+  tsb_schema_info info{};
+  info.struct_size = sizeof(info);
+  Status range(tsb_op_overload("tsb_test::same", 2, &info));
+  EXPECT_EQ(tsb_status_code(range.get()), TSB_ERR_OUT_OF_RANGE);
+}
+
+TEST_F(OperatorTest, OperatorErrorsNameTheOperator) {
+  Value a(Boundary(at::ones({2})));
+  Value b(Boundary(at::ones({3})));
+  Value out;
+  Status s(CallOp("aten::add", {a.v, b.v}, {}, out.out()));
+  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_TORCH);
+  EXPECT_THAT(MessageOf(s), StartsWith("aten::add(): "));
+  EXPECT_THAT(MessageOf(s), HasSubstr("must match the size"));
+}
+
+}  // namespace
+}  // namespace tsb::testing
