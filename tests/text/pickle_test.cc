@@ -107,7 +107,7 @@ TEST_F(PickleTest, PythonToCppNested) {
             R"("b":[1,null,"s"],"c":2.5})");
 }
 
-TEST_F(PickleTest, PythonToCppIntKeysAndSharedStorage) {
+TEST_F(PickleTest, PythonToCppIntKeysAndViews) {
   Value keys(LoadFromPython("int_keys"));
   EXPECT_EQ(ToJson(keys.v), R"([[1,"x"],[-5,"y"]])");
   Value views(LoadFromPython("views"));
