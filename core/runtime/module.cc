@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/runtime/runtime.h"
+#include "core/types/type_parser.h"
 
 namespace tsb::runtime {
 namespace {
@@ -73,7 +74,7 @@ absl::StatusOr<tsb_module*> CompileModule(const char* source) {
   // be saved with tsb_module_save and loaded back like any .pt file.
   torch::jit::Module module(c10::QualifiedName("__torch__.tsb.Compiled"));
   try {
-    module.define(source);
+    module.define(source, MakeTypeResolver());  // knows plugins' named types
   } catch (const c10::Error& e) {
     return TorchError(e);
   } catch (const std::exception& e) {  // torch::jit::ErrorReport

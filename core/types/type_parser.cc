@@ -18,16 +18,21 @@ namespace tsb {
 namespace {
 
 // The type names LibTorch's schemas use but the script frontend does not
-// know by itself, and the named types plugins registered.
+// know by itself, and the named types plugins registered; everything else is
+// left to LibTorch's native resolver (torch, math, builtins).
 struct TsbridgeResolver : torch::jit::Resolver {
   explicit TsbridgeResolver(const TypeNameLookup* extra) : extra(extra) {}
   std::shared_ptr<torch::jit::SugaredValue> resolveValue(
-      const std::string&, torch::jit::GraphFunction&,
-      const torch::jit::SourceRange&) override {
-    return nullptr;
+      const std::string& name, torch::jit::GraphFunction& m,
+      const torch::jit::SourceRange& loc) override {
+    return torch::jit::nativeResolver()->resolveValue(name, m, loc);
   }
   c10::TypePtr resolveType(const std::string& name,
-                           const torch::jit::SourceRange&) override {
+                           const torch::jit::SourceRange& loc) override {
+    if (c10::TypePtr found = Find(name)) return found;
+    return torch::jit::nativeResolver()->resolveType(name, loc);
+  }
+  c10::TypePtr Find(const std::string& name) {
     if (name == "ScalarType") return c10::ScalarTypeType::get();
     if (name == "Layout") return c10::LayoutType::get();
     if (name == "MemoryFormat") return c10::MemoryFormatType::get();
@@ -79,6 +84,10 @@ c10::TypePtr ParseSchemaSyntax(const std::string& text) {
 }
 
 }  // namespace
+
+std::shared_ptr<torch::jit::Resolver> MakeTypeResolver() {
+  return std::make_shared<TsbridgeResolver>(nullptr);
+}
 
 absl::StatusOr<c10::TypePtr> ParseType(absl::string_view text,
                                        const TypeNameLookup* extra) {

@@ -7,9 +7,14 @@
 #include <ATen/core/jit_type.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
+
+namespace torch::jit {
+struct Resolver;
+}  // namespace torch::jit
 
 namespace tsb {
 
@@ -24,6 +29,11 @@ namespace tsb {
 using TypeNameLookup = std::function<c10::TypePtr(const std::string& name)>;
 absl::StatusOr<c10::TypePtr> ParseType(absl::string_view text,
                                        const TypeNameLookup* extra = nullptr);
+
+// The same names for TorchScript source compiled by tsbridge
+// (tsb_module_compile), on top of LibTorch's native resolver: a signature
+// may use "tsbridge.tensor_pair" or "ScalarType".
+std::shared_ptr<torch::jit::Resolver> MakeTypeResolver();
 
 }  // namespace tsb
 
