@@ -35,7 +35,7 @@ expect "inspect a plugin" 0 'type tsbridge.tensor_pair' -- \
 expect "run a method without arguments" 0 '"scales labelled points' -- \
   "$tsb" run "$model" describe
 expect "keyword arguments" 0 '{"a":[2.0,2.0]}' -- "$tsb" run "$model" --args \
-  '[[[1, 1]], {"0": "a"}, {"first": {"dtype":"float32","shape":[1],"data":[1]}, "second": {"dtype":"float32","shape":[1],"data":[0]}}]' \
+  '[[[1, 1]], [[0, "a"]], {"first": {"dtype":"float32","shape":[1],"data":[1]}, "second": {"dtype":"float32","shape":[1],"data":[0]}}]' \
   --kwargs '{"scale": 2}'
 expect "plugins" 0 'tuple 0.1' -- "$tsb" plugins
 expect "missing module" 1 'tsb: cannot load module /nonexistent.pt' -- "$tsb" run /nonexistent.pt
@@ -47,7 +47,7 @@ expect "wrong type, with the path" 1 \
   "$tsb" run "$model" --args '[[[1, "y"]]]'
 expect "missing argument" 1 "labels" -- "$tsb" run "$model" --args '[[[1, 2]]]'
 expect "unknown method" 1 "the module has no method 'nope' (it has: " -- "$tsb" run "$model" nope
-expect "usage error" 109 'run' -- "$tsb" run
+expect "usage error" 106 'module is required' -- "$tsb" run
 echo 'def forward(self, x: int) -> int:
     return x * 3' > "$work/triple.torchscript"
 expect "compile" 0 '' -- "$tsb" compile "$work/triple.torchscript" -o "$work/triple.pt"
