@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/abi/guard.h"
+#include "core/text/json_codec.h"
 #include "core/types/type_registry.h"
 
 namespace tsb::runtime {
@@ -26,6 +27,11 @@ Param MakeParam(const c10::Argument& arg) {
     absl::StatusOr<const TypeInfo*> info = TypeRegistry::Global().Intern(p.type);
     if (info.ok()) {
       p.info = *info;
+      if (p.default_value.has_value()) {
+        // A default the JSON form cannot write stays unlisted (NULL).
+        absl::StatusOr<json::Json> written = json::Write(*p.default_value, *p.info);
+        if (written.ok()) p.default_json = json::Dump(*written);
+      }
     } else {
       p.unsupported = info.status();
     }
@@ -56,7 +62,7 @@ tsb_argument_info Info(const Param& p, const std::string& annotation) {
   info.type_index = p.info != nullptr ? p.info->index : TSB_TYPE_INVALID;
   info.has_default = p.default_value.has_value();
   info.kwarg_only = p.kwarg_only;
-  info.default_json = nullptr;  // no JSON encoder in the core yet (docs/runtime.md)
+  info.default_json = p.default_json.empty() ? nullptr : p.default_json.c_str();
   return info;
 }
 

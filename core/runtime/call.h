@@ -30,6 +30,7 @@ struct Param {
   absl::Status unsupported;        // why info is nullptr (when not generic)
   bool generic = false;            // has free type variables (t[]): per call
   c10::optional<c10::IValue> default_value;
+  std::string default_json;        // the default in docs/json.md's form, or ""
   bool kwarg_only = false;
 };
 

@@ -69,8 +69,10 @@ TEST_F(ModuleTest, ListsMethodsWithSchemas) {
   EXPECT_EQ(a[2].type_index, TSB_TYPE_FLOAT);
   EXPECT_TRUE(a[2].has_default);
   EXPECT_FALSE(a[2].kwarg_only);
-  EXPECT_EQ(a[2].default_json, nullptr);  // no JSON encoder in the core yet
+  EXPECT_STREQ(a[2].default_json, "2.0");  // docs/json.md's form, by the type
   EXPECT_STREQ(a[3].name, "bias");
+  EXPECT_STREQ(a[3].default_json, "0");
+  EXPECT_EQ(a[0].default_json, nullptr);
   ASSERT_EQ(forward->num_returns, 1u);
   EXPECT_EQ(forward->returns[0].type_index, TSB_TYPE_TENSOR);
 

@@ -62,6 +62,7 @@ TEST_F(OperatorTest, ListsOverloadsWithSchemas) {
   EXPECT_TRUE(info.arguments[2].kwarg_only);
   EXPECT_TRUE(info.arguments[2].has_default);
   EXPECT_EQ(info.arguments[2].type_index, TSB_TYPE_NUMBER);
+  EXPECT_STREQ(info.arguments[2].default_json, "1");
   ASSERT_TRUE(FindOverload("aten::max", "dim", &info));
   ASSERT_EQ(info.num_returns, 2u);
   EXPECT_STREQ(info.returns[0].name, "values");

@@ -432,7 +432,7 @@ typedef struct tsb_argument_info {
   int32_t type_index;     /* TSB_TYPE_INVALID if no codec serves the type */
   bool has_default;
   bool kwarg_only;
-  const char* default_json; /* the default as JSON; NULL for now (docs/runtime.md) */
+  const char* default_json; /* the default as JSON (docs/json.md), or NULL */
 } tsb_argument_info;
 
 typedef struct tsb_schema_info {
