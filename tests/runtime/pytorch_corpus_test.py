@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 from enum import Enum
-from typing import Dict, List, NamedTuple, Optional, Tuple, Union
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
 
 try:
     import torch
@@ -47,6 +47,14 @@ class Kinds(torch.nn.Module):
         if c == Color.RED:
             return Color.GREEN
         return Color.RED
+
+    @torch.jit.export
+    def dtypes(self, t: torch.Tensor, d: torch.dtype) -> torch.Tensor:
+        return t.to(d)
+
+    @torch.jit.export
+    def anys(self, x: Any) -> Any:
+        return x
 
     @torch.jit.export
     def objects(self, n: int) -> Counter:
@@ -103,6 +111,10 @@ class Kinds(torch.nn.Module):
 CASES = [
     ("enums", (Color.RED,)),
     ("objects", (4,)),
+    ("dtypes", (torch.tensor([1.5, -2.0]), torch.float64)),
+    ("dtypes", (torch.tensor([1.5, -2.0]), torch.int32)),
+    ("anys", ([1, 2],)),
+    ("anys", ({"k": 1.5},)),
     ("scalars", (3, 1.5, True, complex(1, -2))),
     ("text", ("abc", torch.device("cpu"))),
     ("tensors", (torch.arange(4, dtype=torch.float32),
@@ -129,8 +141,19 @@ def expected_json(v):
     return to_json(v)
 
 
+@torch.jit.script
+def dtype_code(d: torch.dtype) -> int:
+    return d  # TorchScript carries a dtype as its ScalarType code
+
+
 def argument_json(v):
-    return v.name if isinstance(v, Enum) else to_json(v)  # an Enum reads from its name
+    if isinstance(v, Enum):
+        return v.name  # an Enum reads from its member name
+    if isinstance(v, torch.dtype):
+        # A scripted method's schema types a dtype parameter as int (only
+        # operator schemas say ScalarType), so the host passes the code.
+        return dtype_code(v)
+    return to_json(v)
 
 
 def short_names(j):
