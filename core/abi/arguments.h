@@ -3,9 +3,14 @@
 #ifndef TSBRIDGE_CORE_ABI_ARGUMENTS_H_
 #define TSBRIDGE_CORE_ABI_ARGUMENTS_H_
 
+#include <algorithm>
+#include <cstring>
+
 #include <ATen/core/ivalue.h>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "core/abi/guard.h"
 #include "tsbridge/kind_codec.hpp"
 #include "tsbridge/tsbridge.h"
 
@@ -27,6 +32,24 @@ struct TypedValue {
 };
 absl::StatusOr<TypedValue> ContainerArg(const tsb_any* value, tsb_kind kind,
                                         const char* name);
+
+// Fills a host's versioned struct (one that starts with struct_size): checks
+// the size the host set, lets `describe` fill a whole struct, and copies only
+// as many bytes as the host's struct has, so an older, shorter header gets
+// the fields it knows and the struct can grow.
+template <typename Info, typename Describe>
+absl::Status VersionedOut(Info* out, const char* name, Describe describe) {
+  TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+  if (out->struct_size < sizeof(out->struct_size)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ".struct_size must be set to sizeof(", name, ")"));
+  }
+  Info info{};
+  TSB_RETURN_IF_ERROR(describe(&info));
+  info.struct_size = out->struct_size;
+  std::memcpy(out, &info, std::min(out->struct_size, sizeof(info)));
+  return absl::OkStatus();
+}
 
 }  // namespace tsb::abi
 

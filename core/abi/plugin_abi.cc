@@ -1,6 +1,5 @@
 // Plugins and the functions they register, seen from the host.
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
@@ -79,30 +78,24 @@ int32_t tsb_plugin_count(void) {
 
 tsb_status* tsb_plugin_get_info(int32_t id, tsb_plugin_info* out) {
   return Guard([&]() -> absl::Status {
-    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    if (out->struct_size < offsetof(tsb_plugin_info, name)) {
-      return absl::InvalidArgumentError(
-          "tsb_plugin_info.struct_size must be set to sizeof(tsb_plugin_info)");
-    }
-    const tsb::LoadedPlugin* plugin = tsb::PluginLoader::Global().Get(id);
-    if (plugin == nullptr) {
-      return absl::NotFoundError(absl::StrCat("no plugin with id ", id, " (",
-                                              tsb_plugin_count(), " loaded)"));
-    }
-    tsb_plugin_info info;
-    info.struct_size = out->struct_size;
-    info.name = plugin->name.c_str();
-    info.version = plugin->version.c_str();
-    info.path = plugin->path.c_str();
-    info.platform_tag = plugin->platform_tag.c_str();
-    info.num_kinds = plugin->kind_ptrs.size();
-    info.kinds = plugin->kind_ptrs.data();
-    info.num_types = plugin->type_ptrs.size();
-    info.types = plugin->type_ptrs.data();
-    info.num_functions = plugin->function_ptrs.size();
-    info.functions = plugin->function_ptrs.data();
-    std::memcpy(out, &info, std::min(out->struct_size, sizeof(info)));
-    return absl::OkStatus();
+    return tsb::abi::VersionedOut(out, "tsb_plugin_info", [&](tsb_plugin_info* info) -> absl::Status {
+      const tsb::LoadedPlugin* plugin = tsb::PluginLoader::Global().Get(id);
+      if (plugin == nullptr) {
+        return absl::NotFoundError(absl::StrCat("no plugin with id ", id, " (",
+                                                tsb_plugin_count(), " loaded)"));
+      }
+      info->name = plugin->name.c_str();
+      info->version = plugin->version.c_str();
+      info->path = plugin->path.c_str();
+      info->platform_tag = plugin->platform_tag.c_str();
+      info->num_kinds = plugin->kind_ptrs.size();
+      info->kinds = plugin->kind_ptrs.data();
+      info->num_types = plugin->type_ptrs.size();
+      info->types = plugin->type_ptrs.data();
+      info->num_functions = plugin->function_ptrs.size();
+      info->functions = plugin->function_ptrs.data();
+      return absl::OkStatus();
+    });
   });
 }
 

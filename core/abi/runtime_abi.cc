@@ -1,8 +1,6 @@
 // The runtime's exported functions: modules, object methods, operators,
 // tracing. Each body runs in Guard; the work is in core/runtime/.
-#include <algorithm>
 #include <cstddef>
-#include <cstring>
 
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
@@ -13,22 +11,6 @@ using tsb::abi::Guard;
 namespace rt = tsb::runtime;
 
 namespace {
-
-// Fills *out the way tsb_plugin_get_info does: as much of the struct as the
-// host's struct_size says it has, so the struct can grow.
-template <typename Describe>
-absl::Status SchemaOut(tsb_schema_info* out, Describe describe) {
-  TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-  if (out->struct_size < offsetof(tsb_schema_info, name)) {
-    return absl::InvalidArgumentError(
-        "tsb_schema_info.struct_size must be set to sizeof(tsb_schema_info)");
-  }
-  tsb_schema_info info{};
-  info.struct_size = out->struct_size;
-  TSB_RETURN_IF_ERROR(describe(&info));
-  std::memcpy(out, &info, std::min(out->struct_size, sizeof(info)));
-  return absl::OkStatus();
-}
 
 template <typename Make>
 absl::Status ModuleOut(tsb_module** out, Make make) {
@@ -78,7 +60,7 @@ tsb_status* tsb_module_num_methods(const tsb_module* module, size_t* out) {
 tsb_status* tsb_module_method(const tsb_module* module, size_t i, tsb_schema_info* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(module, "module"));
-    return SchemaOut(out, [&](tsb_schema_info* info) {
+    return tsb::abi::VersionedOut(out, "tsb_schema_info", [&](tsb_schema_info* info) {
       return rt::DescribeMethod(*module, i, info);
     });
   });
@@ -122,7 +104,7 @@ tsb_status* tsb_op_num_overloads(const char* name, size_t* out) {
 tsb_status* tsb_op_overload(const char* name, size_t i, tsb_schema_info* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
-    return SchemaOut(out, [&](tsb_schema_info* info) {
+    return tsb::abi::VersionedOut(out, "tsb_schema_info", [&](tsb_schema_info* info) {
       return rt::DescribeOverload(name, i, info);
     });
   });

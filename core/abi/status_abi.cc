@@ -100,6 +100,12 @@ absl::Status CheckArg(const void* p, const char* name) {
 
 }  // namespace tsb::abi
 
+namespace tsb {
+tsb_status* ToTsbStatus(const absl::Status& status) noexcept {
+  return status.ok() ? nullptr : abi::MakeStatus(status);
+}
+}  // namespace tsb
+
 extern "C" {
 
 tsb_code tsb_status_code(const tsb_status* s) { return s ? s->code : TSB_OK; }

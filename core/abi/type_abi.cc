@@ -1,9 +1,9 @@
 // Type queries: parse, compose and describe interned types.
-#include <cstring>
 #include <mutex>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "core/abi/arguments.h"
 #include "core/abi/guard.h"
 #include "core/registry/lock_free_map.h"
 #include "tsbridge/kind_codec.hpp"
@@ -47,26 +47,19 @@ tsb_kind tsb_type_kind(int32_t type_index) {
 
 tsb_status* tsb_type_get_info(int32_t type_index, tsb_type_info* out) {
   return Guard([&]() -> absl::Status {
-    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    if (out->struct_size < offsetof(tsb_type_info, kind)) {
-      return absl::InvalidArgumentError(
-          "tsb_type_info.struct_size must be set to sizeof(tsb_type_info)");
-    }
-    TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* type, tsb::FindType(type_index));
-    tsb_type_info info;
-    info.struct_size = out->struct_size;
-    info.kind = type->kind;
-    info.annotation = type->annotation.c_str();
-    info.name = type->name.c_str();
-    info.num_contained = type->contained.size();
-    info.contained = type->contained.data();
-    info.field_names =
-        type->field_name_ptrs.empty() ? nullptr : type->field_name_ptrs.data();
-    info.provider = type->provider.c_str();
-    info.num_fields = type->field_names.size();
-    // An older header's smaller struct gets the fields it knows.
-    std::memcpy(out, &info, std::min(out->struct_size, sizeof(info)));
-    return absl::OkStatus();
+    return tsb::abi::VersionedOut(out, "tsb_type_info", [&](tsb_type_info* info) -> absl::Status {
+      TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* type, tsb::FindType(type_index));
+      info->kind = type->kind;
+      info->annotation = type->annotation.c_str();
+      info->name = type->name.c_str();
+      info->num_contained = type->contained.size();
+      info->contained = type->contained.data();
+      info->field_names =
+          type->field_name_ptrs.empty() ? nullptr : type->field_name_ptrs.data();
+      info->provider = type->provider.c_str();
+      info->num_fields = type->field_names.size();
+      return absl::OkStatus();
+    });
   });
 }
 

@@ -105,6 +105,11 @@ bool IsTypeError(const absl::Status& status);
 
 // Prepends one path segment to a failed status (no-op on OK).
 absl::Status WithPath(absl::Status status, absl::string_view segment);
+// A failed status as the tsb_status the ABI returns for it (the same code,
+// path and detail), for C++ that reports through a C callback (a plugin
+// function). NULL for OK; never throws.
+tsb_status* ToTsbStatus(const absl::Status& status) noexcept;
+
 // Prepends a call, "name()", joined to the rest of the path by ": ", as in
 // "forward(): argument 'p' → [3]".
 absl::Status WithCall(absl::Status status, absl::string_view function);

@@ -27,28 +27,6 @@
 namespace tsb {
 namespace detail {
 
-// A failed absl::Status as a tsb_status for the core: "PATH: DETAIL", with
-// the code the core would have used for it.
-inline tsb_status* ToTsbStatus(const absl::Status& status) {
-  tsb_code code = TSB_ERR_INTERNAL;
-  if (IsTypeError(status)) {
-    code = TSB_ERR_TYPE;
-  } else {
-    switch (status.code()) {
-      case absl::StatusCode::kInvalidArgument: code = TSB_ERR_INVALID_ARGUMENT; break;
-      case absl::StatusCode::kOutOfRange: code = TSB_ERR_OUT_OF_RANGE; break;
-      case absl::StatusCode::kNotFound: code = TSB_ERR_NOT_FOUND; break;
-      case absl::StatusCode::kUnimplemented: code = TSB_ERR_UNSUPPORTED; break;
-      case absl::StatusCode::kAlreadyExists: code = TSB_ERR_ALREADY_EXISTS; break;
-      case absl::StatusCode::kResourceExhausted: code = TSB_ERR_NO_MEMORY; break;
-      default: break;
-    }
-  }
-  std::string path = PathOf(status);
-  std::string detail(status.message());
-  return tsb_status_new_at(code, path.c_str(), detail.c_str());
-}
-
 // What Registrar::function hands the core as `data`: the function and what
 // its errors need to say.
 template <typename R, typename... Args>
@@ -77,7 +55,7 @@ struct RegisteredFunction {
           FromIValues<std::decay_t<Args>...>(values, [&self](size_t i) {
             return "argument '" + self.arg_names[i] + "'";
           });
-      if (!args.ok()) return ToTsbStatus(args.status());
+      if (!args.ok()) return tsb::ToTsbStatus(args.status());
       c10::IValue result = Invoke(self.fn, *args, std::index_sequence_for<Args...>());
       values.clear();
       values.push_back(std::move(result));
