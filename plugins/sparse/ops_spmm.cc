@@ -1,0 +1,125 @@
+// The spmm kernel: CSR (rowptr, col, value?) times a dense matrix, reduced
+// per row by sum, mean, max or min. Rows are independent, so they are split
+// over at::parallel_for; each output row is written by one thread only.
+#include <ATen/Dispatch.h>
+#include <ATen/Parallel.h>
+
+#include "plugins/sparse/sparse.h"
+
+namespace torchsparse {
+namespace {
+
+enum class Reduce { kSum, kMean, kMax, kMin };
+
+Reduce ReduceOf(const std::string& reduce) {
+  if (reduce == "mean") return Reduce::kMean;
+  if (reduce == "max") return Reduce::kMax;
+  if (reduce == "min") return Reduce::kMin;
+  return Reduce::kSum;
+}
+
+// One output row: out[0, n) (and arg[0, n) for max and min) from the
+// entries [begin, end). __restrict lets the compiler vectorise the j loops.
+template <Reduce R, typename T>
+void Row(int64_t begin, int64_t end, const int64_t* col, const T* value, const T* mat,
+         int64_t n, int64_t nnz, T* __restrict out, int64_t* __restrict arg) {
+  if constexpr (R == Reduce::kSum || R == Reduce::kMean) {
+    for (int64_t j = 0; j < n; ++j) out[j] = T(0);
+    for (int64_t e = begin; e < end; ++e) {
+      const T w = value != nullptr ? value[e] : T(1);
+      const T* __restrict x = mat + col[e] * n;
+      for (int64_t j = 0; j < n; ++j) out[j] += w * x[j];
+    }
+    if (R == Reduce::kMean && end - begin > 1) {
+      const T scale = T(1) / static_cast<T>(end - begin);
+      for (int64_t j = 0; j < n; ++j) out[j] *= scale;
+    }
+  } else {
+    if (begin == end) {  // an empty row: 0, and arg nnz as in torch_sparse
+      for (int64_t j = 0; j < n; ++j) {
+        out[j] = T(0);
+        arg[j] = nnz;
+      }
+      return;
+    }
+    for (int64_t e = begin; e < end; ++e) {
+      const T w = value != nullptr ? value[e] : T(1);
+      const T* __restrict x = mat + col[e] * n;
+      for (int64_t j = 0; j < n; ++j) {
+        const T candidate = w * x[j];
+        const bool better = R == Reduce::kMax ? candidate > out[j] : candidate < out[j];
+        if (e == begin || better) {
+          out[j] = candidate;
+          arg[j] = e;
+        }
+      }
+    }
+  }
+}
+
+template <Reduce R, typename T>
+void Rows(const Tensor& rowptr, const Tensor& col, const OptTensor& value, const Tensor& mat,
+          Tensor& out, OptTensor& arg) {
+  const int64_t rows = rowptr.numel() - 1;
+  const int64_t n = mat.size(1);
+  const int64_t nnz = col.numel();
+  const int64_t* ptr = rowptr.data_ptr<int64_t>();
+  const int64_t* c = col.data_ptr<int64_t>();
+  const T* v = value.has_value() ? value->data_ptr<T>() : nullptr;
+  const T* x = mat.data_ptr<T>();
+  T* o = out.data_ptr<T>();
+  int64_t* a = arg.has_value() ? arg->data_ptr<int64_t>() : nullptr;
+  // About 32k multiply-adds per task: small matrices stay on one thread.
+  const int64_t work_per_row = std::max<int64_t>(1, (nnz / std::max<int64_t>(rows, 1)) * n);
+  const int64_t grain = std::max<int64_t>(1, 32768 / work_per_row);
+  at::parallel_for(0, rows, grain, [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i) {
+      Row<R, T>(ptr[i], ptr[i + 1], c, v, x, n, nnz, o + i * n, a != nullptr ? a + i * n : nullptr);
+    }
+  });
+}
+
+}  // namespace
+
+void CheckSpmm(const char* op, const Tensor& rowptr, const Tensor& col, const OptTensor& value,
+               const Tensor& mat, const std::string& reduce) {
+  CheckReduce(op, reduce);
+  TORCH_CHECK(mat.defined() && mat.dim() == 2, "torchsparse::", op,
+              "(): argument 'mat': expected a 2-D tensor, got ",
+              mat.defined() ? std::to_string(mat.dim()) + "-D" : "an undefined tensor");
+  TORCH_CHECK(at::isFloatingType(mat.scalar_type()) && mat.device().is_cpu(), "torchsparse::",
+              op, "(): argument 'mat': expected a floating-point CPU tensor, got ",
+              mat.scalar_type(), " on ", mat.device());
+  CheckCsr(op, rowptr, col, value, mat.size(0));
+  if (value.has_value()) {
+    TORCH_CHECK(value->dim() == 1 && value->scalar_type() == mat.scalar_type(),
+                "torchsparse::", op,
+                "(): argument 'value': expected a 1-D tensor of mat's dtype (",
+                mat.scalar_type(), "), got a ", value->dim(), "-D ", value->scalar_type(),
+                " tensor");
+  }
+}
+
+std::tuple<Tensor, OptTensor> spmm_kernel(const Tensor& rowptr, const Tensor& col,
+                                          const OptTensor& value, const Tensor& mat_in,
+                                          const std::string& reduce) {
+  const Tensor mat = mat_in.contiguous();
+  const Tensor ptr = rowptr.contiguous();
+  const Tensor c = col.contiguous();
+  const OptTensor v = value.has_value() ? OptTensor(value->contiguous()) : c10::nullopt;
+  const Reduce r = ReduceOf(reduce);
+  Tensor out = at::empty({ptr.numel() - 1, mat.size(1)}, mat.options());
+  OptTensor arg;
+  if (r == Reduce::kMax || r == Reduce::kMin) arg = at::empty(out.sizes(), c.options());
+  AT_DISPATCH_FLOATING_TYPES(mat.scalar_type(), "torchsparse::spmm", [&] {
+    switch (r) {
+      case Reduce::kSum: Rows<Reduce::kSum, scalar_t>(ptr, c, v, mat, out, arg); break;
+      case Reduce::kMean: Rows<Reduce::kMean, scalar_t>(ptr, c, v, mat, out, arg); break;
+      case Reduce::kMax: Rows<Reduce::kMax, scalar_t>(ptr, c, v, mat, out, arg); break;
+      case Reduce::kMin: Rows<Reduce::kMin, scalar_t>(ptr, c, v, mat, out, arg); break;
+    }
+  });
+  return {out, arg};
+}
+
+}  // namespace torchsparse
