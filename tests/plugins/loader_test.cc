@@ -173,11 +173,11 @@ TEST(BundledPluginsTest, LoadFromNextToTheLibrary) {
     names.emplace_back(info.name);
     EXPECT_EQ(std::string(info.path).rfind(tsb_plugin_bundled_dir(), 0), 0u) << info.path;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"optional", "tuple"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"optional", "sparse", "tuple"}));
   int32_t index = 0;
   TSB_EXPECT_OK(tsb_type_parse("Tuple[int, Optional[str]]", &index));
   TSB_EXPECT_OK(tsb_plugin_load_bundled());  // again: a no-op
-  EXPECT_EQ(tsb_plugin_count(), 2);
+  EXPECT_EQ(tsb_plugin_count(), 3);
 }
 
 TEST(BundledPluginsTest, LibTorchAssertionsReadAsReasons) {

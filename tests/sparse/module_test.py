@@ -21,7 +21,7 @@ M, N, F = 6, 5, 3
 
 
 class SparseNet(torch.nn.Module):
-    def __init__(self, storage: torch.classes.torchsparse.SparseStorage):
+    def __init__(self, storage):
         super().__init__()
         self.storage = storage
 
@@ -36,9 +36,10 @@ class SparseNet(torch.nn.Module):
     @torch.jit.export
     def build(self, row: torch.Tensor, col: torch.Tensor, value: torch.Tensor,
               x: torch.Tensor) -> torch.Tensor:
-        s = torch.ops.torchsparse.storage_from_coo(row, col, value, [M, N])
-        r, c, v = torch.ops.torchsparse.coalesce(s.row(), s.col(), s.value(), M, N, "sum")
-        t = torch.classes.torchsparse.SparseStorage(r, None, c, v, [M, N])
+        m, n = self.storage.sparse_size(0), self.storage.sparse_size(1)
+        s = torch.ops.torchsparse.storage_from_coo(row, col, value, [m, n])
+        r, c, v = torch.ops.torchsparse.coalesce(s.row(), s.col(), s.value(), m, n, "sum")
+        t = torch.classes.torchsparse.SparseStorage(r, None, c, v, [m, n])
         return t.to_dense() @ x + t.spmm(x, "min")[0]
 
     @torch.jit.export

@@ -182,6 +182,77 @@ for name, m, n, row, col, value in each_case():
     ok = gradcheck(lambda v: ops.csr_to_csc(rowptr, col, v, n)[2], (v,), raise_exception=False)
     t.check(ok, f"{name}: gradcheck csr_to_csc")
 
+# ------------------------------------------- every operator scripted and traced
+def every_op(row, col, value, x):
+    m, n = 7, 5
+    r, c, v = ops.coalesce(row, col, value, m, n, "mean")
+    rowptr = ops.coo_to_csr(r, m)
+    outs = [r, c, v, rowptr, ops.csr_to_coo(rowptr), ops.csr2csc(rowptr, c, n)]
+    colptr, row_c, value_c = ops.csr_to_csc(rowptr, c, v, n)
+    outs += [colptr, row_c, value_c]
+    outs += list(ops.csc_to_csr(colptr, row_c, value_c, m))
+    outs += [ops.to_dense(r, c, v, m, n)]
+    outs += list(ops.transpose(r, c, v, m, n))
+    for reduce in ("sum", "mean", "max", "min"):
+        out, arg = ops.spmm(rowptr, c, v, x, reduce)
+        outs.append(out)
+        if arg is not None:
+            outs.append(arg)
+    outs += list(ops.spspmm(rowptr, c, v, ops.coo_to_csr(c.sort()[0], n), r[c.argsort()],
+                            None, m))
+    outs += list(ops.relabel(c, torch.unique_consecutive(r)))
+    outs += list(ops.sample_adj(rowptr, c, torch.unique_consecutive(r), 2, False, 5))
+    return outs
+
+
+def every_op_scripted(row, col, value, x):
+    m, n = 7, 5
+    r, c, v = torch.ops.torchsparse.coalesce(row, col, value, m, n, "mean")
+    assert v is not None
+    rowptr = torch.ops.torchsparse.coo_to_csr(r, m)
+    outs = [r, c, v, rowptr, torch.ops.torchsparse.csr_to_coo(rowptr),
+            torch.ops.torchsparse.csr2csc(rowptr, c, n)]
+    colptr, row_c, value_c = torch.ops.torchsparse.csr_to_csc(rowptr, c, v, n)
+    assert value_c is not None
+    outs += [colptr, row_c, value_c]
+    rp, cc, vv = torch.ops.torchsparse.csc_to_csr(colptr, row_c, value_c, m)
+    assert vv is not None
+    outs += [rp, cc, vv, torch.ops.torchsparse.to_dense(r, c, v, m, n)]
+    rt, ct, vt = torch.ops.torchsparse.transpose(r, c, v, m, n)
+    assert vt is not None
+    outs += [rt, ct, vt]
+    for reduce in ["sum", "mean", "max", "min"]:
+        out, arg = torch.ops.torchsparse.spmm(rowptr, c, v, x, reduce)
+        outs.append(out)
+        if arg is not None:
+            outs.append(arg)
+    outs += list(torch.ops.torchsparse.spspmm(
+        rowptr, c, v, torch.ops.torchsparse.coo_to_csr(c.sort()[0], n), r[c.argsort()], None,
+        m))
+    outs += list(torch.ops.torchsparse.relabel(c, torch.unique_consecutive(r)))
+    outs += list(torch.ops.torchsparse.sample_adj(rowptr, c, torch.unique_consecutive(r), 2, False, 5))
+    return outs
+
+
+row, col, value = random_coo(7, 5, 12, seed=1, empty_rows=(6,), duplicates=True)
+x = torch.randn(5, 3, dtype=torch.float64)
+eager = every_op(row, col, value, x)
+scripted = torch.jit.script(every_op_scripted)
+t.check(all(torch.equal(a, b) for a, b in zip(scripted(row, col, value, x), eager))
+        and len(eager) == len(scripted(row, col, value, x)), "every operator scripted")
+traced = torch.jit.trace(lambda *a: tuple(every_op(*a)), (row, col, value, x))
+graph = str(traced.graph)
+for name in ("coalesce", "coo_to_csr", "csr_to_coo", "csr2csc", "csr_to_csc", "csc_to_csr",
+             "to_dense", "transpose", "spmm", "spspmm", "relabel", "sample_adj"):
+    t.check(f"torchsparse::{name}" in graph, f"the trace records torchsparse::{name}")
+t.check(all(torch.equal(a, b) for a, b in zip(traced(row, col, value, x), eager)),
+        "every operator traced, replayed")
+row2, col2, value2 = random_coo(7, 5, 12, seed=2, empty_rows=(6,))
+x2 = torch.randn(5, 3, dtype=torch.float64)
+t.check(all(torch.equal(a, b) for a, b in zip(traced(row2, col2, value2, x2),
+                                              every_op(row2, col2, value2, x2))),
+        "every operator traced, on other inputs")
+
 # --------------------------------------------------------------- bad input
 row = torch.tensor([0, 0, 2])
 col = torch.tensor([1, 3, 0])
