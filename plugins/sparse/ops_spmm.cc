@@ -42,16 +42,21 @@ void Row(int64_t begin, int64_t end, const int64_t* col, const T* value, const T
       }
       return;
     }
-    for (int64_t e = begin; e < end; ++e) {
+    const T w0 = value != nullptr ? value[begin] : T(1);
+    const T* __restrict x0 = mat + col[begin] * n;
+    for (int64_t j = 0; j < n; ++j) {
+      out[j] = w0 * x0[j];
+      arg[j] = begin;
+    }
+    // Selects rather than branches, so the loop vectorises.
+    for (int64_t e = begin + 1; e < end; ++e) {
       const T w = value != nullptr ? value[e] : T(1);
       const T* __restrict x = mat + col[e] * n;
       for (int64_t j = 0; j < n; ++j) {
         const T candidate = w * x[j];
         const bool better = R == Reduce::kMax ? candidate > out[j] : candidate < out[j];
-        if (e == begin || better) {
-          out[j] = candidate;
-          arg[j] = e;
-        }
+        out[j] = better ? candidate : out[j];
+        arg[j] = better ? e : arg[j];
       }
     }
   }
