@@ -1,6 +1,11 @@
 // The spmm kernel: CSR (rowptr, col, value?) times a dense matrix, reduced
 // per row by sum, mean, max or min. Rows are independent, so they are split
 // over at::parallel_for; each output row is written by one thread only.
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
 
@@ -11,6 +16,14 @@ namespace {
 
 enum class Reduce { kSum, kMean, kMax, kMin };
 
+// The row loops are built twice, for AVX2 and for the baseline x86-64, and
+// the loader picks one for the CPU (an ifunc), as LibTorch's own kernels do.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TSB_SPARSE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TSB_SPARSE_CLONES
+#endif
+
 Reduce ReduceOf(const std::string& reduce) {
   if (reduce == "mean") return Reduce::kMean;
   if (reduce == "max") return Reduce::kMax;
@@ -18,51 +31,52 @@ Reduce ReduceOf(const std::string& reduce) {
   return Reduce::kSum;
 }
 
-// One output row: out[0, n) (and arg[0, n) for max and min) from the
-// entries [begin, end). __restrict lets the compiler vectorise the j loops.
+// One output row of sum or mean: out[0, n) from the entries [begin, end).
+// __restrict lets the compiler vectorise the j loops.
 template <Reduce R, typename T>
-void Row(int64_t begin, int64_t end, const int64_t* col, const T* value, const T* mat,
-         int64_t n, int64_t nnz, T* __restrict out, int64_t* __restrict arg) {
-  if constexpr (R == Reduce::kSum || R == Reduce::kMean) {
-    for (int64_t j = 0; j < n; ++j) out[j] = T(0);
-    for (int64_t e = begin; e < end; ++e) {
-      const T w = value != nullptr ? value[e] : T(1);
-      const T* __restrict x = mat + col[e] * n;
-      for (int64_t j = 0; j < n; ++j) out[j] += w * x[j];
-    }
-    if (R == Reduce::kMean && end - begin > 1) {
-      const T scale = T(1) / static_cast<T>(end - begin);
-      for (int64_t j = 0; j < n; ++j) out[j] *= scale;
-    }
-  } else {
-    if (begin == end) {  // an empty row: 0, and arg nnz as in torch_sparse
-      for (int64_t j = 0; j < n; ++j) {
-        out[j] = T(0);
-        arg[j] = nnz;
-      }
-      return;
-    }
-    const T w0 = value != nullptr ? value[begin] : T(1);
-    const T* __restrict x0 = mat + col[begin] * n;
+TSB_SPARSE_CLONES void SumRow(int64_t begin, int64_t end, const int64_t* col, const T* value, const T* mat,
+            int64_t n, T* __restrict out) {
+  for (int64_t j = 0; j < n; ++j) out[j] = T(0);
+  for (int64_t e = begin; e < end; ++e) {
+    const T w = value != nullptr ? value[e] : T(1);
+    const T* __restrict x = mat + col[e] * n;
+    for (int64_t j = 0; j < n; ++j) out[j] += w * x[j];
+  }
+  if (R == Reduce::kMean && end - begin > 1) {
+    const T scale = T(1) / static_cast<T>(end - begin);
+    for (int64_t j = 0; j < n; ++j) out[j] *= scale;
+  }
+}
+
+// One output row of max or min, the chosen entries in arg. I is an index as
+// wide as T where it fits (int32 for float): gcc vectorises the compare and
+// the two selects only when the lanes have one width. Masks, not `?:`, for
+// the same reason.
+template <Reduce R, typename T, typename I>
+TSB_SPARSE_CLONES void ArgRow(int64_t begin, int64_t end, const int64_t* col, const T* value, const T* mat,
+            int64_t n, T* __restrict out, I* __restrict arg) {
+  const T w0 = value != nullptr ? value[begin] : T(1);
+  const T* __restrict x0 = mat + col[begin] * n;
+  for (int64_t j = 0; j < n; ++j) {
+    out[j] = w0 * x0[j];
+    arg[j] = static_cast<I>(begin);
+  }
+  for (int64_t e = begin + 1; e < end; ++e) {
+    const T w = value != nullptr ? value[e] : T(1);
+    const T* __restrict x = mat + col[e] * n;
+    const I entry = static_cast<I>(e);
     for (int64_t j = 0; j < n; ++j) {
-      out[j] = w0 * x0[j];
-      arg[j] = begin;
-    }
-    // Selects rather than branches, so the loop vectorises.
-    for (int64_t e = begin + 1; e < end; ++e) {
-      const T w = value != nullptr ? value[e] : T(1);
-      const T* __restrict x = mat + col[e] * n;
-      for (int64_t j = 0; j < n; ++j) {
-        const T candidate = w * x[j];
-        const bool better = R == Reduce::kMax ? candidate > out[j] : candidate < out[j];
-        out[j] = better ? candidate : out[j];
-        arg[j] = better ? e : arg[j];
-      }
+      const T candidate = w * x[j];
+      const T old = out[j];
+      const bool better = R == Reduce::kMax ? candidate > old : candidate < old;
+      out[j] = better ? candidate : old;
+      const I mask = -static_cast<I>(better);
+      arg[j] = (arg[j] & ~mask) | (entry & mask);
     }
   }
 }
 
-template <Reduce R, typename T>
+template <Reduce R, typename T, typename I>
 void Rows(const Tensor& rowptr, const Tensor& col, const OptTensor& value, const Tensor& mat,
           Tensor& out, OptTensor& arg) {
   const int64_t rows = rowptr.numel() - 1;
@@ -78,10 +92,37 @@ void Rows(const Tensor& rowptr, const Tensor& col, const OptTensor& value, const
   const int64_t work_per_row = std::max<int64_t>(1, (nnz / std::max<int64_t>(rows, 1)) * n);
   const int64_t grain = std::max<int64_t>(1, 32768 / work_per_row);
   at::parallel_for(0, rows, grain, [&](int64_t first, int64_t last) {
-    for (int64_t i = first; i < last; ++i) {
-      Row<R, T>(ptr[i], ptr[i + 1], c, v, x, n, nnz, o + i * n, a != nullptr ? a + i * n : nullptr);
+    if constexpr (R == Reduce::kSum || R == Reduce::kMean) {
+      for (int64_t i = first; i < last; ++i) {
+        SumRow<R, T>(ptr[i], ptr[i + 1], c, v, x, n, o + i * n);
+      }
+    } else {
+      std::vector<I> chosen(n);
+      for (int64_t i = first; i < last; ++i) {
+        int64_t* row_arg = a + i * n;
+        if (ptr[i] == ptr[i + 1]) {  // an empty row: 0, and arg nnz as in torch_sparse
+          std::fill(o + i * n, o + (i + 1) * n, T(0));
+          std::fill(row_arg, row_arg + n, nnz);
+          continue;
+        }
+        ArgRow<R, T, I>(ptr[i], ptr[i + 1], c, v, x, n, o + i * n, chosen.data());
+        std::copy(chosen.begin(), chosen.end(), row_arg);
+      }
     }
   });
+}
+
+template <Reduce R, typename T>
+void Dispatch(const Tensor& rowptr, const Tensor& col, const OptTensor& value, const Tensor& mat,
+              Tensor& out, OptTensor& arg) {
+  using Narrow = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+  if constexpr (R == Reduce::kSum || R == Reduce::kMean) {  // no index
+    Rows<R, T, int64_t>(rowptr, col, value, mat, out, arg);
+  } else if (col.numel() > std::numeric_limits<Narrow>::max()) {
+    Rows<R, T, int64_t>(rowptr, col, value, mat, out, arg);
+  } else {
+    Rows<R, T, Narrow>(rowptr, col, value, mat, out, arg);
+  }
 }
 
 }  // namespace
@@ -118,10 +159,10 @@ std::tuple<Tensor, OptTensor> spmm_kernel(const Tensor& rowptr, const Tensor& co
   if (r == Reduce::kMax || r == Reduce::kMin) arg = at::empty(out.sizes(), c.options());
   AT_DISPATCH_FLOATING_TYPES(mat.scalar_type(), "torchsparse::spmm", [&] {
     switch (r) {
-      case Reduce::kSum: Rows<Reduce::kSum, scalar_t>(ptr, c, v, mat, out, arg); break;
-      case Reduce::kMean: Rows<Reduce::kMean, scalar_t>(ptr, c, v, mat, out, arg); break;
-      case Reduce::kMax: Rows<Reduce::kMax, scalar_t>(ptr, c, v, mat, out, arg); break;
-      case Reduce::kMin: Rows<Reduce::kMin, scalar_t>(ptr, c, v, mat, out, arg); break;
+      case Reduce::kSum: Dispatch<Reduce::kSum, scalar_t>(ptr, c, v, mat, out, arg); break;
+      case Reduce::kMean: Dispatch<Reduce::kMean, scalar_t>(ptr, c, v, mat, out, arg); break;
+      case Reduce::kMax: Dispatch<Reduce::kMax, scalar_t>(ptr, c, v, mat, out, arg); break;
+      case Reduce::kMin: Dispatch<Reduce::kMin, scalar_t>(ptr, c, v, mat, out, arg); break;
     }
   });
   return {out, arg};
