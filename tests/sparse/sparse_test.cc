@@ -12,6 +12,7 @@
 #include <torch/torch.h>
 
 #include "tests/runtime/runtime_testing.h"
+#include "tests/testing/script_objects.h"
 
 namespace tsb::testing {
 namespace {
@@ -58,9 +59,7 @@ TEST_F(SparseTest, PluginDescribesItself) {
   EXPECT_THAT(schema, HasSubstr("-> torchsparse.tensor_pair"));
   int32_t index = 0;
   TSB_ASSERT_OK(tsb_type_parse("torchsparse.spmm_result", &index));
-  tsb_type_info info{};
-  info.struct_size = sizeof(info);
-  TSB_ASSERT_OK(tsb_type_get_info(index, &info));
+  tsb_type_info info = InfoOf(index);
   ASSERT_EQ(info.num_fields, 2u);
   EXPECT_STREQ(info.field_names[0], "out");
   EXPECT_STREQ(info.field_names[1], "arg_out");
@@ -157,10 +156,7 @@ TEST_F(SparseTest, FunctionsReturnTheirRecords) {
   TSB_ASSERT_OK(tsb_str_new("sum", 3, reduce.out()));
   tsb_any args[] = {rowptr.v, col.v, value.v, dense.v, reduce.v};
   TSB_ASSERT_OK(tsb_function_call("torchsparse::spmm", args, 5, result.out()));
-  tsb_type_info info{};
-  info.struct_size = sizeof(info);
-  TSB_ASSERT_OK(tsb_type_get_info(result.v.type_index, &info));
-  EXPECT_STREQ(info.name, "torchsparse.spmm_result");
+  EXPECT_STREQ(InfoOf(result.v.type_index).name, "torchsparse.spmm_result");
   TSB_ASSERT_OK(tsb_get_field(result.get(), "out", out.out()));
   TSB_ASSERT_OK(tsb_get_field(result.get(), "arg_out", arg.out()));
   EXPECT_TRUE(torch::allclose(TensorOf(out.v), a.dense().mm(mat)));
@@ -169,16 +165,14 @@ TEST_F(SparseTest, FunctionsReturnTheirRecords) {
   Value idx(Boundary(torch::tensor({2, 0}, torch::kLong))), pair, first;
   tsb_any relabel_args[] = {col.v, idx.v};
   TSB_ASSERT_OK(tsb_function_call("torchsparse::relabel", relabel_args, 2, pair.out()));
-  TSB_ASSERT_OK(tsb_type_get_info(pair.v.type_index, &info));
-  EXPECT_STREQ(info.name, "torchsparse.tensor_pair");
+  EXPECT_STREQ(InfoOf(pair.v.type_index).name, "torchsparse.tensor_pair");
   TSB_ASSERT_OK(tsb_get_field(pair.get(), "first", first.out()));
   EXPECT_TRUE(torch::equal(TensorOf(first.v), torch::tensor({1, 2, 2, 0, 1, 0}, torch::kLong)));
 
   Value triple, third;
   tsb_any sample_args[] = {rowptr.v, col.v, idx.v, tsb_int(2), tsb_bool(0), tsb_int(7)};
   TSB_ASSERT_OK(tsb_function_call("torchsparse::sample_adj", sample_args, 6, triple.out()));
-  TSB_ASSERT_OK(tsb_type_get_info(triple.v.type_index, &info));
-  EXPECT_STREQ(info.name, "torchsparse.tensor_triple");
+  EXPECT_STREQ(InfoOf(triple.v.type_index).name, "torchsparse.tensor_triple");
   TSB_ASSERT_OK(tsb_get_field(triple.get(), "third", third.out()));
   EXPECT_EQ(TensorOf(third.v).numel(), 2);  // row 2 is empty, row 0 gives 2 of 3
 }
@@ -190,9 +184,7 @@ TEST_F(SparseTest, StorageMethodsFromTheHost) {
   TSB_ASSERT_OK(tsb_list_from_int64(sizes.data(), sizes.size(), shape.out()));
   TSB_ASSERT_OK(CallOp("torchsparse::storage_from_coo", {row.v, col.v, value.v, shape.v}, {},
                        storage.out()));
-  tsb_type_info info{};
-  info.struct_size = sizeof(info);
-  TSB_ASSERT_OK(tsb_type_get_info(storage.v.type_index, &info));
+  tsb_type_info info = InfoOf(storage.v.type_index);
   EXPECT_EQ(info.kind, TSB_KIND_CUSTOM_CLASS);
   EXPECT_STREQ(info.name, "__torch__.torch.classes.torchsparse.SparseStorage");
 
