@@ -1,0 +1,188 @@
+// Tensors cross as DLPack, zero copy both ways: torch._C._to_dlpack /
+// _from_dlpack on the Python side, tsb_tensor_{from,to}_dlpack on ours.
+// DLPack 0.6 has no bool: a bool tensor crosses as a uint8 view of the
+// same memory, viewed back as bool on the other side (still zero copy).
+#include <dlpack/dlpack.h>
+
+#include <algorithm>
+
+#include "host.h"
+
+namespace tsbpy {
+namespace {
+
+Torch g_torch;
+IdentityScope* g_scope = nullptr;
+const char* const kDLTensor = "dltensor";
+const char* const kUsedDLTensor = "used_dltensor";
+
+void DeleteUnusedCapsule(PyObject* capsule) {
+  if (!PyCapsule_IsValid(capsule, kDLTensor)) return;  // consumed
+  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kDLTensor));
+  if (managed != nullptr && managed->deleter != nullptr) managed->deleter(managed);
+}
+
+// The tsb value as a DLPack capsule; throws ConvertError (e.g. for bool).
+PyObject* ToCapsule(const tsb_any& v) {
+  DLManagedTensor* managed = nullptr;
+  CheckStatus(tsb_tensor_to_dlpack(&v, &managed));
+  PyObject* capsule = PyCapsule_New(managed, kDLTensor, DeleteUnusedCapsule);
+  if (capsule == nullptr) {
+    managed->deleter(managed);
+    throw PyErrorSet{};
+  }
+  return capsule;
+}
+
+// `aten::view(t, dtype)` through the ABI: a view of the same memory.
+void ViewAs(const tsb_any& t, int32_t scalar_type, tsb_any* out) {
+  tsb_any args[2] = {t, tsb_dtype(scalar_type)};
+  CheckStatus(tsb_op_call("aten::view", args, 2, nullptr, nullptr, 0, out));
+}
+
+constexpr int32_t kUInt8 = 0;
+constexpr int32_t kBool = 11;
+
+// A capsule (or a torch tensor) into a tsb tensor; the capsule is consumed.
+void FromCapsule(PyObject* capsule, tsb_any* out) {
+  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kDLTensor));
+  if (managed == nullptr) throw PyErrorSet{};  // not a DLPack capsule, or used
+  CheckStatus(tsb_tensor_from_dlpack(managed, out));
+  PyCapsule_SetName(capsule, kUsedDLTensor);  // the tensor owns it now
+}
+
+}  // namespace
+
+void InitTorch() {
+  Ref torch(PyImport_ImportModule("torch"));
+  if (torch.p == nullptr) {  // no torch: tensors stay DLPack capsules
+    PyErr_Clear();
+    return;
+  }
+  Ref c(Check(PyObject_GetAttrString(torch.p, "_C")));
+  g_torch.tensor_type = Check(PyObject_GetAttrString(torch.p, "Tensor"));
+  g_torch.to_dlpack = Check(PyObject_GetAttrString(c.p, "_to_dlpack"));
+  g_torch.from_dlpack = Check(PyObject_GetAttrString(c.p, "_from_dlpack"));
+  g_torch.device_ctor = Check(PyObject_GetAttrString(torch.p, "device"));
+  g_torch.bool_dtype = Check(PyObject_GetAttrString(torch.p, "bool"));
+  g_torch.uint8_dtype = Check(PyObject_GetAttrString(torch.p, "uint8"));
+  g_torch.dtype_type = Py_NewRef(reinterpret_cast<PyObject*>(Py_TYPE(g_torch.bool_dtype)));
+  Ref strided(Check(PyObject_GetAttrString(torch.p, "strided")));
+  g_torch.layout_type = Py_NewRef(reinterpret_cast<PyObject*>(Py_TYPE(strided.p)));
+  Ref contiguous(Check(PyObject_GetAttrString(torch.p, "contiguous_format")));
+  g_torch.memory_format_type = Py_NewRef(reinterpret_cast<PyObject*>(Py_TYPE(contiguous.p)));
+  Ref cpu(Check(PyObject_CallFunction(g_torch.device_ctor, "s", "cpu")));
+  g_torch.device_type = Py_NewRef(reinterpret_cast<PyObject*>(Py_TYPE(cpu.p)));
+  g_torch.torch_module = torch.release();
+  g_torch.available = true;
+}
+
+const Torch& GetTorch() { return g_torch; }
+
+bool IsTensor(PyObject* obj) {
+  if (g_torch.available && PyObject_TypeCheck(obj, reinterpret_cast<PyTypeObject*>(
+                                                       g_torch.tensor_type))) {
+    return true;
+  }
+  return PyCapsule_IsValid(obj, kDLTensor);
+}
+
+PyObject* TensorToPython(const tsb_any& v) {
+  for (IdentityScope* scope = g_scope; scope != nullptr; scope = scope->outer()) {
+    if (PyObject* same = scope->FindObject(v)) return Py_NewRef(same);
+  }
+  Ref result;
+  try {
+    Ref capsule(ToCapsule(v));
+    result.p = g_torch.available ? Check(PyObject_CallOneArg(g_torch.from_dlpack, capsule.p))
+                                 : capsule.release();
+  } catch (ConvertError&) {
+    if (!g_torch.available) throw;
+    Owned bytes;  // a bool tensor? Then as uint8, viewed back as bool.
+    tsb_any args[2] = {v, tsb_dtype(kUInt8)};
+    tsb_status* s = tsb_op_call("aten::view", args, 2, nullptr, nullptr, 0, bytes.out());
+    if (s != nullptr) {
+      tsb_status_free(s);
+      throw;
+    }
+    Ref capsule(ToCapsule(bytes.v));
+    Ref as_bytes(Check(PyObject_CallOneArg(g_torch.from_dlpack, capsule.p)));
+    result.p = Check(PyObject_CallMethod(as_bytes.p, "view", "O", g_torch.bool_dtype));
+  }
+  if (IdentityScope* keeper = IdentityScope::Keeper()) keeper->Remember(v, result.p);
+  return result.release();
+}
+
+void TensorFromPython(PyObject* obj, tsb_any* out) {
+  for (IdentityScope* scope = g_scope; scope != nullptr; scope = scope->outer()) {
+    if (const tsb_any* same = scope->FindHandle(obj)) {  // the same tensor again
+      *out = *same;
+      tsb_retain(out);
+      return;
+    }
+  }
+  if (!g_torch.available || PyCapsule_CheckExact(obj)) return FromCapsule(obj, out);
+  Ref dtype(Check(PyObject_GetAttrString(obj, "dtype")));
+  const bool is_bool = dtype.p == g_torch.bool_dtype;
+  Ref viewed;
+  if (is_bool) viewed.p = Check(PyObject_CallMethod(obj, "view", "O", g_torch.uint8_dtype));
+  Ref capsule(Check(PyObject_CallOneArg(g_torch.to_dlpack, is_bool ? viewed.p : obj)));
+  if (!is_bool) {
+    FromCapsule(capsule.p, out);
+  } else {
+    Owned bytes;
+    FromCapsule(capsule.p, bytes.out());
+    ViewAs(bytes.v, kBool, out);
+  }
+  if (g_scope != nullptr) g_scope->Remember(*out, obj);
+}
+
+// ------------------------------------------------------------ identity
+
+IdentityScope::IdentityScope() : outer_(g_scope) { g_scope = this; }
+
+IdentityScope::~IdentityScope() {
+  g_scope = outer_;
+  for (auto& [obj, handle] : by_object_) {
+    Py_DECREF(obj);
+    tsb_release(&handle);
+  }
+}
+
+IdentityScope* IdentityScope::Keeper() {
+  for (IdentityScope* scope = g_scope; scope != nullptr; scope = scope->outer_) {
+    if (scope->keep_outputs) return scope;
+  }
+  return nullptr;
+}
+
+void IdentityScope::Remember(const tsb_any& handle, PyObject* obj) {
+  uint64_t id = 0;
+  tsb_status* s = tsb_value_id(&handle, &id);
+  if (s != nullptr || id == 0) return tsb_status_free(s);
+  if (by_object_.count(obj) != 0) return;
+  tsb_any kept = handle;  // the id stays unique while the handle lives
+  tsb_retain(&kept);
+  by_object_.emplace(Py_NewRef(obj), kept);
+  by_id_.emplace(id, obj);
+}
+
+PyObject* IdentityScope::FindObject(const tsb_any& handle) const {
+  if (by_id_.empty()) return nullptr;
+  uint64_t id = 0;
+  tsb_status* s = tsb_value_id(&handle, &id);
+  if (s != nullptr) {
+    tsb_status_free(s);
+    return nullptr;
+  }
+  auto found = by_id_.find(id);
+  return found == by_id_.end() ? nullptr : found->second;
+}
+
+const tsb_any* IdentityScope::FindHandle(PyObject* obj) const {
+  if (by_object_.empty()) return nullptr;
+  auto found = by_object_.find(obj);
+  return found == by_object_.end() ? nullptr : &found->second;
+}
+
+}  // namespace tsbpy
