@@ -23,10 +23,13 @@ def modules():
 def assert_same(got, want, where="result"):
     """Structure, Python types, values; namedtuple names and fields; Enum
     classes by name and members; objects by their fields."""
-    if isinstance(want, torch._C.ScriptObject):
-        assert isinstance(got, tsbridge.Object), f"{where}: {type(got)} for a script object"
-        want_name = want._type().qualified_name().rsplit(".", 1)[-1]
+    if isinstance(got, tsbridge.Object):
+        # PyTorch gives an instance of the scripted Python class (in the
+        # process that scripted it) or a ScriptObject: compare by name and fields.
+        want_name = (want._type().qualified_name() if isinstance(want, torch._C.ScriptObject)
+                     else type(want).__qualname__).rsplit(".", 1)[-1]
         assert type(got).__name__ == want_name, where
+        assert type(got)._tsb_fields, where
         for field in type(got)._tsb_fields:
             assert_same(getattr(got, field), getattr(want, field), f"{where}.{field}")
         return

@@ -2,6 +2,7 @@
 #ifndef TSBRIDGE_PYTHON_CALLS_H_
 #define TSBRIDGE_PYTHON_CALLS_H_
 
+#define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 #include <string>

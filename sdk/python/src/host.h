@@ -6,6 +6,7 @@
 #ifndef TSBRIDGE_PYTHON_HOST_H_
 #define TSBRIDGE_PYTHON_HOST_H_
 
+#define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 #include <string>
