@@ -5,7 +5,6 @@
 // Python type and the callee's tsb_coerce converts it to the expected type
 // and reports a mismatch with its path.
 #include <cstring>
-#include <memory>
 #include <string>
 
 #include "host.h"
@@ -73,18 +72,18 @@ bool BulkList(PyObject* seq, int32_t element, tsb_any* out) {
   const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
   PyObject** src = PySequence_Fast_ITEMS(seq);
   if (element == TSB_TYPE_INT) {
-    std::unique_ptr<int64_t[]> buf(new int64_t[n > 0 ? n : 1]);
+    int64_t* buf = Scratch<int64_t>(static_cast<size_t>(n));
     for (Py_ssize_t i = 0; i < n; ++i) {
       if (!PyLong_CheckExact(src[i])) return false;
       int overflow = 0;
       buf[i] = PyLong_AsLongLongAndOverflow(src[i], &overflow);
       if (overflow != 0) return false;
     }
-    CheckStatus(tsb_list_from_int64(buf.get(), static_cast<size_t>(n), out));
+    CheckStatus(tsb_list_from_int64(buf, static_cast<size_t>(n), out));
     return true;
   }
   if (element == TSB_TYPE_FLOAT) {
-    std::unique_ptr<double[]> buf(new double[n > 0 ? n : 1]);
+    double* buf = Scratch<double>(static_cast<size_t>(n));
     for (Py_ssize_t i = 0; i < n; ++i) {
       if (PyFloat_CheckExact(src[i])) {
         buf[i] = PyFloat_AS_DOUBLE(src[i]);
@@ -92,16 +91,16 @@ bool BulkList(PyObject* seq, int32_t element, tsb_any* out) {
         return false;  // ints too: the callee widens them, as coercion says
       }
     }
-    CheckStatus(tsb_list_from_double(buf.get(), static_cast<size_t>(n), out));
+    CheckStatus(tsb_list_from_double(buf, static_cast<size_t>(n), out));
     return true;
   }
   if (element == TSB_TYPE_BOOL) {
-    std::unique_ptr<bool[]> buf(new bool[n > 0 ? n : 1]);
+    bool* buf = Scratch<bool>(static_cast<size_t>(n));
     for (Py_ssize_t i = 0; i < n; ++i) {
       if (!PyBool_Check(src[i])) return false;
       buf[i] = src[i] == Py_True;
     }
-    CheckStatus(tsb_list_from_bool(buf.get(), static_cast<size_t>(n), out));
+    CheckStatus(tsb_list_from_bool(buf, static_cast<size_t>(n), out));
     return true;
   }
   return false;

@@ -158,6 +158,15 @@ PyObject* ToPython(const tsb_any& v);
 // and leaves the coercion (and its error, with the path) to the callee.
 void FromPython(PyObject* obj, int32_t expected, tsb_any* out);
 
+// A buffer for bulk list copies, reused across calls (only with the GIL
+// held, never across a call back into Python): a fresh 8 MB buffer per
+// million ints costs page faults on every call.
+void* ScratchBytes(size_t bytes);
+template <typename T>
+T* Scratch(size_t n) {
+  return static_cast<T*>(ScratchBytes(n * sizeof(T)));
+}
+
 // Tensors through DLPack (tensors.cc).
 PyObject* TensorToPython(const tsb_any& v);
 bool IsTensor(PyObject* obj);  // a torch.Tensor or a DLPack capsule

@@ -122,16 +122,24 @@ void TensorFromPython(PyObject* obj, tsb_any* out) {
     }
   }
   if (!g_torch.available || PyCapsule_CheckExact(obj)) return FromCapsule(obj, out);
-  Ref dtype(Check(PyObject_GetAttrString(obj, "dtype")));
-  const bool is_bool = dtype.p == g_torch.bool_dtype;
-  Ref viewed;
-  if (is_bool) viewed.p = Check(PyObject_CallMethod(obj, "view", "O", g_torch.uint8_dtype));
-  Ref capsule(Check(PyObject_CallOneArg(g_torch.to_dlpack, is_bool ? viewed.p : obj)));
-  if (!is_bool) {
+  Ref capsule(PyObject_CallOneArg(g_torch.to_dlpack, obj));
+  if (capsule.p != nullptr) {
     FromCapsule(capsule.p, out);
-  } else {
+  } else {  // a bool tensor? Asking its dtype first would cost every tensor.
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    Ref dtype(PyObject_GetAttrString(obj, "dtype"));
+    if (dtype.p != g_torch.bool_dtype) {
+      PyErr_Restore(type, value, traceback);
+      throw PyErrorSet{};
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(traceback);
+    Ref viewed(Check(PyObject_CallMethod(obj, "view", "O", g_torch.uint8_dtype)));
+    Ref bytes_capsule(Check(PyObject_CallOneArg(g_torch.to_dlpack, viewed.p)));
     Owned bytes;
-    FromCapsule(capsule.p, bytes.out());
+    FromCapsule(bytes_capsule.p, bytes.out());
     ViewAs(bytes.v, kBool, out);
   }
   if (g_scope != nullptr) g_scope->Remember(*out, obj);

@@ -1,7 +1,7 @@
 // Boundary → Python, one converter per kind, chosen by the value's type
 // index (its dynamic type; abstract kinds never reach here). Lists of int,
 // float and bool come out with one bulk copy; dicts with one tsb_dict_items.
-#include <memory>
+#include <vector>
 #include <string>
 
 #include "host.h"
@@ -31,8 +31,8 @@ size_t Length(const tsb_any& v) {
 // Bulk copy into a buffer, then one Python object per element.
 template <typename T, typename Copy, typename Make>
 PyObject* BulkList(const tsb_any& v, size_t n, Copy copy, Make make) {
-  std::unique_ptr<T[]> buffer(new T[n > 0 ? n : 1]);
-  CheckStatus(copy(&v, buffer.get(), n));
+  T* buffer = Scratch<T>(n);
+  CheckStatus(copy(&v, buffer, n));
   Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
   for (size_t i = 0; i < n; ++i) {
     PyList_SET_ITEM(list.p, static_cast<Py_ssize_t>(i), Check(make(buffer[i])));
@@ -117,6 +117,12 @@ PyObject* EnumToPython(const TypeEntry& type, const tsb_any& v) {
 }
 
 }  // namespace
+
+void* ScratchBytes(size_t bytes) {
+  static std::vector<unsigned char> scratch;
+  if (scratch.size() < bytes || scratch.empty()) scratch.resize(bytes > 0 ? bytes : 1);
+  return scratch.data();
+}
 
 PyObject* ToPython(const tsb_any& v) {
   switch (v.type_index) {  // the fixed leaf indices first: no lookup
