@@ -79,22 +79,14 @@ PyObject* Init(PyObject*, PyObject* args) {
   });
 }
 
-PyObject* Load(PyObject*, PyObject* args) {
-  const char* path;
-  if (!PyArg_ParseTuple(args, "s", &path)) return nullptr;
+// load(path) and compile(source): a text in, a module capsule out.
+template <tsb_status* (*Make)(const char*, tsb_module**)>
+PyObject* NewModule(PyObject*, PyObject* args) {
+  const char* text;
+  if (!PyArg_ParseTuple(args, "s", &text)) return nullptr;
   return Entry([&]() -> PyObject* {
     tsb_module* m = nullptr;
-    Raise(tsb_module_load(path, &m));
-    return ModuleCapsule(m);
-  });
-}
-
-PyObject* Compile(PyObject*, PyObject* args) {
-  const char* source;
-  if (!PyArg_ParseTuple(args, "s", &source)) return nullptr;
-  return Entry([&]() -> PyObject* {
-    tsb_module* m = nullptr;
-    Raise(tsb_module_compile(source, &m));
+    Raise(Make(text, &m));
     return ModuleCapsule(m);
   });
 }
@@ -335,8 +327,8 @@ PyObject* Version(PyObject*, PyObject*) { return Text(tsb_version_string()); }
 
 PyMethodDef g_functions[] = {
     {"_init", Init, METH_VARARGS, "_init(errors_module, types_module) -> torch available"},
-    {"load", Load, METH_VARARGS, "load(path) -> module capsule"},
-    {"compile", Compile, METH_VARARGS, "compile(source) -> module capsule"},
+    {"load", NewModule<tsb_module_load>, METH_VARARGS, "load(path) -> module capsule"},
+    {"compile", NewModule<tsb_module_compile>, METH_VARARGS, "compile(source) -> module capsule"},
     {"save", Save, METH_VARARGS, "save(module, path)"},
     {"methods", Methods, METH_O, "methods(module) -> [schema dict]"},
     {"method_caller", NewMethodCaller, METH_VARARGS, "method_caller(module, name)"},

@@ -118,23 +118,26 @@ def trace(fn, example_inputs):
     return Module(_native.trace(fn, tuple(example_inputs)), "<traced>")
 
 
-class _Namespace:
-    """``tsbridge.ops.<namespace>``: operators (and plugin functions) by name."""
+class _Lazy:
+    """Attributes made on first access by ``make(prefix + name)``, then kept:
+    ``tsbridge.ops`` (namespaces) and ``tsbridge.ops.aten`` (operators)."""
 
-    def __init__(self, name):
-        self._name = name
+    def __init__(self, label, make, prefix=""):
+        self._label = label
+        self._make = make
+        self._prefix = prefix
         self._cache = {}
 
-    def __getattr__(self, op):
-        if op.startswith("__"):
-            raise AttributeError(op)
-        found = self._cache.get(op)
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        found = self._cache.get(name)
         if found is None:
-            found = self._cache[op] = _operator(f"{self._name}::{op}")
+            found = self._cache[name] = self._make(self._prefix + name)
         return found
 
     def __repr__(self):
-        return f"<tsbridge.ops.{self._name}>"
+        return f"<{self._label}>"
 
 
 def _operator(qualified):
@@ -155,20 +158,7 @@ def _operator(qualified):
                      qualified, schema)
 
 
-class _Ops:
-    def __init__(self):
-        self._namespaces = {}
-
-    def __getattr__(self, namespace):
-        if namespace.startswith("__"):
-            raise AttributeError(namespace)
-        ns = self._namespaces.get(namespace)
-        if ns is None:
-            ns = self._namespaces[namespace] = _Namespace(namespace)
-        return ns
-
-
-ops = _Ops()
+ops = _Lazy("tsbridge.ops", lambda ns: _Lazy(f"tsbridge.ops.{ns}", _operator, ns + "::"))
 
 
 class Plugin:
