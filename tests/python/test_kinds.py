@@ -142,3 +142,29 @@ print('ok')
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=dict(os.environ))
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
+
+
+def test_threads_share_classes_and_results(modules):
+    """Calls release the GIL: several threads call one module at once."""
+    import threading
+    _, m = modules["more"]
+    classes, errors = set(), []
+
+    def work(k):
+        try:
+            for i in range(50):
+                pairs = m.pairs(2)
+                classes.add(type(pairs[0]))
+                out = m.str_tensors({"a": torch.full((2,), float(k))})
+                assert out["a!"].tolist() == [2.0 * k] * 2
+                assert m.ints([i, k]) == [2 * i, 2 * k]
+        except Exception as e:  # reported below: a thread cannot fail the test itself
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert len(classes) == 1

@@ -184,7 +184,7 @@ void Untyped(PyObject* obj, tsb_any* out) {
     StrFromPython(obj, out);
   } else if (IsTensor(obj)) {
     TensorFromPython(obj, out);
-  } else if (TorchEnumFromPython(obj, out) || FromOwnClass(obj, out)) {
+  } else if (TorchEnumFromPython(obj, out)) {
     return;
   } else if (PyTuple_Check(obj)) {
     Ref index(PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(obj)),
@@ -202,6 +202,8 @@ void Untyped(PyObject* obj, tsb_any* out) {
     ListFromPython(obj, TSB_TYPE_ANY, out);
   } else if (PyDict_Check(obj)) {
     DictFromPython(obj, TSB_TYPE_ANY, TSB_TYPE_ANY, out);
+  } else if (FromOwnClass(obj, out)) {  // our objects, Enum members
+    return;
   } else {
     throw ConvertError{TSB_ERR_TYPE, "",
                        "cannot convert Python " + PythonTypeName(obj) +

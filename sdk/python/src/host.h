@@ -133,6 +133,10 @@ struct TypeEntry {
   PyObject* cls = nullptr;          // NamedTuple, Enum or Object class
   std::vector<PyObject*> members;   // Enum: the member objects, by field order
   std::vector<tsb_any> member_values;  // Enum: each member as a boundary value
+  TypeEntry() = default;
+  TypeEntry(const TypeEntry&) = delete;
+  TypeEntry& operator=(const TypeEntry&) = delete;
+  ~TypeEntry();  // with the GIL held
 };
 // The entry of a type index; throws ConvertError for an unknown index.
 const TypeEntry& Type(int32_t index);

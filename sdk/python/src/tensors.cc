@@ -12,7 +12,7 @@ namespace tsbpy {
 namespace {
 
 Torch g_torch;
-IdentityScope* g_scope = nullptr;
+thread_local IdentityScope* g_scope = nullptr;  // calls run without the GIL
 const char* const kDLTensor = "dltensor";
 const char* const kUsedDLTensor = "used_dltensor";
 

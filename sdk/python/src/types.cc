@@ -4,6 +4,7 @@
 // class on every call; the registry's stable indices let us build one.
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "host.h"
@@ -65,11 +66,11 @@ void MakeEnum(TypeEntry& t) {
   }
 }
 
-TypeEntry* MakeEntry(int32_t index) {
+std::unique_ptr<TypeEntry> MakeEntry(int32_t index) {
   tsb_type_info info{};
   info.struct_size = sizeof(info);
   CheckStatus(tsb_type_get_info(index, &info));
-  auto* t = new TypeEntry;
+  auto t = std::make_unique<TypeEntry>();
   t->index = index;
   t->kind = info.kind;
   t->annotation = info.annotation ? info.annotation : "";
@@ -116,18 +117,20 @@ const TypeEntry& Type(int32_t index) {
     return *g_types[index];
   }
   if (index < 0) throw ConvertError{TSB_ERR_NOT_FOUND, "", "unknown type index " + std::to_string(index)};
+  // Building runs Python code (the class factories), during which another
+  // thread may build the same entry: the first one published wins, so every
+  // thread sees one class per type.
+  std::unique_ptr<TypeEntry> t = MakeEntry(index);
+  if (t->kind == TSB_KIND_ENUM) MakeEnum(*t);
   if (static_cast<size_t>(index) >= g_types.size()) g_types.resize(index + 1, nullptr);
-  TypeEntry* t = MakeEntry(index);
-  g_types[index] = t;  // before the Enum's members, whose values convert by type
-  if (t->kind == TSB_KIND_ENUM) {
-    try {
-      MakeEnum(*t);
-    } catch (...) {
-      g_types[index] = nullptr;  // retried next time; the entry leaks, rarely
-      throw;
-    }
-  }
-  return *t;
+  if (g_types[index] == nullptr) g_types[index] = t.release();
+  return *g_types[index];
+}
+
+TypeEntry::~TypeEntry() {
+  Py_XDECREF(cls);
+  for (PyObject* m : members) Py_DECREF(m);
+  for (tsb_any& v : member_values) tsb_release(&v);
 }
 
 PyObject* WrapObject(const TypeEntry& type, tsb_any handle) {
