@@ -65,6 +65,15 @@ def test_same_tensor_comes_back_as_the_same_object(modules):
     assert view.shape == (1, 3) and view.data_ptr() == x.data_ptr()  # zero copy
 
 
+def test_other_dlpack_producers_enter_as_tensors():
+    import numpy
+    array = numpy.arange(4, dtype=numpy.float32)
+    t = tsbridge.convert(array, "Tensor")
+    assert isinstance(t, torch.Tensor) and t.tolist() == [0.0, 1.0, 2.0, 3.0]
+    array[0] = 7  # zero copy: the tensor sees it
+    assert t[0].item() == 7.0
+
+
 def test_bool_tensors_cross(modules):
     _, m = modules["more"]
     pos, neg = m.masks(torch.tensor([True, False]))

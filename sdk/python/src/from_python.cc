@@ -204,6 +204,9 @@ void Untyped(PyObject* obj, tsb_any* out) {
     DictFromPython(obj, TSB_TYPE_ANY, TSB_TYPE_ANY, out);
   } else if (FromOwnClass(obj, out)) {  // our objects, Enum members
     return;
+  } else if (PyObject_HasAttrString(obj, "__dlpack__")) {  // numpy, cupy, ...
+    Ref capsule(Check(PyObject_CallMethod(obj, "__dlpack__", nullptr)));
+    TensorFromPython(capsule.p, out);
   } else {
     throw ConvertError{TSB_ERR_TYPE, "",
                        "cannot convert Python " + PythonTypeName(obj) +

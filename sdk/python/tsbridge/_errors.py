@@ -59,3 +59,6 @@ BY_CODE = {cls.code: cls for cls in (
     InvalidArgumentError, TypeMismatchError, OutOfRangeError, NotFoundError,
     UnsupportedError, TorchError, NoMemoryError, AlreadyExistsError, InternalError)}
 BY_CODE["default"] = InternalError
+
+for _cls in (Error, *BY_CODE.values()):
+    _cls.__module__ = "tsbridge"  # tracebacks say tsbridge.TypeMismatchError
