@@ -4,7 +4,8 @@
 #include <ATen/Context.h>
 
 #include <memory>
-#include <vector>
+
+#include "absl/container/inlined_vector.h"
 
 #include "absl/strings/str_cat.h"
 #include "core/abi/arguments.h"
@@ -96,8 +97,8 @@ at::Tensor Import(DLManagedTensor* managed) {
 // in the DLPack copy only, as LibTorch 1.13 normalizes them (gh-83069).
 struct Exported {
   at::Tensor tensor;
-  std::vector<int64_t> shape;
-  std::vector<int64_t> strides;
+  absl::InlinedVector<int64_t, 6> shape;  // one allocation per export, usually
+  absl::InlinedVector<int64_t, 6> strides;
   DLManagedTensor managed;
 };
 
@@ -110,8 +111,8 @@ DLManagedTensor* Export(const at::Tensor& t) {
   device.device_id = t.is_cuda() ? t.get_device() : 0;
   auto exported = std::make_unique<Exported>();
   exported->tensor = t;
-  exported->shape = t.sizes().vec();
-  exported->strides = t.strides().vec();
+  exported->shape.assign(t.sizes().begin(), t.sizes().end());
+  exported->strides.assign(t.strides().begin(), t.strides().end());
   for (size_t i = 0; i < exported->shape.size(); ++i) {
     if (exported->shape[i] < 2) exported->strides[i] = 1;
   }

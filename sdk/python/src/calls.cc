@@ -26,18 +26,18 @@ struct Args {
 // operator: the overload is chosen by the arguments' own types).
 void ConvertArgs(const Signature* sig, const std::string& callee, PyObject* const* args,
                  size_t nargs, PyObject* kwnames, Args& out) {
-  out.positional.items.resize(nargs, tsb_make_inline(TSB_TYPE_INVALID, 0));
+  out.positional.resize(nargs);
   for (size_t i = 0; i < nargs; ++i) {
     const bool known = sig != nullptr && i < sig->num_positional;
     try {
-      FromPython(args[i], known ? sig->types[i] : TSB_TYPE_ANY, &out.positional.items[i]);
+      FromPython(args[i], known ? sig->types[i] : TSB_TYPE_ANY, &out.positional[i]);
     } catch (ConvertError& e) {
       Rethrow(e, callee + "(): argument " +
                      (known ? "'" + sig->names[i] + "'" : std::to_string(i)));
     }
   }
   const size_t nkw = kwnames ? static_cast<size_t>(PyTuple_GET_SIZE(kwnames)) : 0;
-  out.keyword.items.resize(nkw, tsb_make_inline(TSB_TYPE_INVALID, 0));
+  out.keyword.resize(nkw);
   for (size_t k = 0; k < nkw; ++k) {
     const char* name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
     if (name == nullptr) throw PyErrorSet{};
@@ -49,7 +49,7 @@ void ConvertArgs(const Signature* sig, const std::string& callee, PyObject* cons
       }
     }
     try {
-      FromPython(args[nargs + k], type, &out.keyword.items[k]);
+      FromPython(args[nargs + k], type, &out.keyword[k]);
     } catch (ConvertError& e) {
       Rethrow(e, callee + "(): argument '" + name + "'");
     }
@@ -91,8 +91,8 @@ PyObject* CallCaller(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
     IdentityScope scope;
     Args a;
     ConvertArgs(c->has_sig ? &c->sig : nullptr, c->name, args, nargs, kwnames, a);
-    const tsb_any* pos = a.positional.items.data();
-    const tsb_any* kw = a.keyword.items.data();
+    const tsb_any* pos = a.positional.data();
+    const tsb_any* kw = a.keyword.data();
     const char* const* names = a.names.data();
     const size_t nkw = a.names.size();
     if (c->module != nullptr) {
@@ -216,8 +216,8 @@ PyObject* CallObject(const tsb_any& object, const std::string& method, PyObject*
   Args a;
   ConvertArgs(nullptr, method, args, nargs, kwnames, a);
   return Finish([&](tsb_any* out) {
-    return tsb_object_call(&object, method.c_str(), a.positional.items.data(), nargs,
-                           a.names.data(), a.keyword.items.data(), a.names.size(), out);
+    return tsb_object_call(&object, method.c_str(), a.positional.data(), nargs,
+                           a.names.data(), a.keyword.data(), a.names.size(), out);
   });
 }
 
@@ -227,10 +227,10 @@ PyObject* Trace(PyObject* fn, PyObject* example_inputs) {
   scope.keep_outputs = true;  // fn must hand the tracer's tensors back
   OwnedVec inputs;
   const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.p);
-  inputs.items.resize(static_cast<size_t>(n), tsb_make_inline(TSB_TYPE_INVALID, 0));
+  inputs.resize(static_cast<size_t>(n));
   for (Py_ssize_t i = 0; i < n; ++i) {
     try {
-      FromPython(PySequence_Fast_GET_ITEM(seq.p, i), TSB_TYPE_ANY, &inputs.items[i]);
+      FromPython(PySequence_Fast_GET_ITEM(seq.p, i), TSB_TYPE_ANY, &inputs[i]);
     } catch (ConvertError& e) {
       Rethrow(e, "example input " + std::to_string(i));
     }
@@ -238,8 +238,8 @@ PyObject* Trace(PyObject* fn, PyObject* example_inputs) {
   TraceState state{fn};
   tsb_module* module = nullptr;
   // The GIL stays held: the tracer calls back into Python on this thread.
-  tsb_status* status = tsb_trace(TraceCallback, &state, inputs.items.data(),
-                                 inputs.items.size(), &module);
+  tsb_status* status = tsb_trace(TraceCallback, &state, inputs.data(),
+                                 inputs.size(), &module);
   if (state.type != nullptr) {  // the function's own exception, unchanged
     tsb_status_free(status);
     PyErr_Restore(state.type, state.value, state.traceback);

@@ -46,10 +46,10 @@ void IntFromPython(PyObject* obj, tsb_any* out) {
 void Items(PyObject* seq, int32_t element, OwnedVec& items) {
   const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
   PyObject** src = PySequence_Fast_ITEMS(seq);
-  items.items.resize(static_cast<size_t>(n), tsb_make_inline(TSB_TYPE_INVALID, 0));
+  items.resize(static_cast<size_t>(n));
   for (Py_ssize_t i = 0; i < n; ++i) {
     try {
-      FromPython(src[i], element, &items.items[i]);
+      FromPython(src[i], element, &items[i]);
     } catch (ConvertError& e) {
       Rethrow(e, "[" + std::to_string(i) + "]");
     }
@@ -57,11 +57,11 @@ void Items(PyObject* seq, int32_t element, OwnedVec& items) {
 }
 
 // One type index when every item has it, else Any (for untyped containers).
-int32_t CommonType(const std::vector<tsb_any>& items) {
-  if (items.empty()) return TSB_TYPE_ANY;
+int32_t CommonType(OwnedVec& items) {
+  if (items.size() == 0) return TSB_TYPE_ANY;
   const int32_t first = items[0].type_index;
-  for (const tsb_any& v : items) {
-    if (v.type_index != first) return TSB_TYPE_ANY;
+  for (size_t i = 1; i < items.size(); ++i) {
+    if (items[i].type_index != first) return TSB_TYPE_ANY;
   }
   return first;
 }
@@ -112,13 +112,13 @@ void ListFromPython(PyObject* obj, int32_t element, tsb_any* out) {
   OwnedVec items;
   Items(seq.p, element, items);
   if (element == TSB_TYPE_ANY) {  // untyped: the items' own type if common
-    const int32_t common = CommonType(items.items);
+    const int32_t common = CommonType(items);
     if (common == TSB_TYPE_INT || common == TSB_TYPE_FLOAT || common == TSB_TYPE_BOOL) {
       if (BulkList(seq.p, common, out)) return;
     }
     element = common;
   }
-  CheckStatus(tsb_list_new(element, items.items.data(), items.items.size(), out));
+  CheckStatus(tsb_list_new(element, items.data(), items.size(), out));
 }
 
 void TupleFromPython(PyObject* obj, const TypeEntry* type, tsb_any* out) {
@@ -127,10 +127,10 @@ void TupleFromPython(PyObject* obj, const TypeEntry* type, tsb_any* out) {
   const size_t n = static_cast<size_t>(PySequence_Fast_GET_SIZE(seq.p));
   if (type != nullptr && type->contained.size() == n) {
     PyObject** src = PySequence_Fast_ITEMS(seq.p);
-    items.items.resize(n, tsb_make_inline(TSB_TYPE_INVALID, 0));
+    items.resize(n);
     for (size_t i = 0; i < n; ++i) {
       try {
-        FromPython(src[i], type->contained[i], &items.items[i]);
+        FromPython(src[i], type->contained[i], &items[i]);
       } catch (ConvertError& e) {
         Rethrow(e, type->kind == TSB_KIND_NAMEDTUPLE
                        ? std::string("field '") + type->fields[i] + "'"
@@ -140,7 +140,7 @@ void TupleFromPython(PyObject* obj, const TypeEntry* type, tsb_any* out) {
   } else {
     Items(seq.p, TSB_TYPE_ANY, items);
   }
-  CheckStatus(tsb_tuple_new(items.items.data(), n, out));
+  CheckStatus(tsb_tuple_new(items.data(), n, out));
 }
 
 void DictFromPython(PyObject* obj, int32_t key_type, int32_t value_type, tsb_any* out) {
@@ -150,21 +150,21 @@ void DictFromPython(PyObject* obj, int32_t key_type, int32_t value_type, tsb_any
   Py_ssize_t pos = 0, i = 0;
   while (PyDict_Next(obj, &pos, &key, &value)) {
     try {
-      FromPython(key, key_type, &keys.items[i]);
+      FromPython(key, key_type, &keys[i]);
     } catch (ConvertError& e) {
       Rethrow(e, "[" + std::to_string(i) + "] (a key)");
     }
     try {
-      FromPython(value, value_type, &values.items[i]);
+      FromPython(value, value_type, &values[i]);
     } catch (ConvertError& e) {
       Ref repr(PyObject_Repr(key));
       Rethrow(e, std::string("key ") + (repr.p ? PyUnicode_AsUTF8(repr.p) : "?"));
     }
     ++i;
   }
-  if (key_type == TSB_TYPE_ANY) key_type = CommonType(keys.items);
-  if (value_type == TSB_TYPE_ANY) value_type = CommonType(values.items);
-  CheckStatus(tsb_dict_new(key_type, value_type, keys.items.data(), values.items.data(),
+  if (key_type == TSB_TYPE_ANY) key_type = CommonType(keys);
+  if (value_type == TSB_TYPE_ANY) value_type = CommonType(values);
+  CheckStatus(tsb_dict_new(key_type, value_type, keys.data(), values.data(),
                            static_cast<size_t>(n), out));
 }
 

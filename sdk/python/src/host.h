@@ -33,14 +33,37 @@ struct Owned {
   tsb_any release() { tsb_any r = v; v = tsb_make_inline(TSB_TYPE_INVALID, 0); return r; }
 };
 
-// A vector of boundary references, all released at the end.
-struct OwnedVec {
-  std::vector<tsb_any> items;
+// A vector of boundary references, all released at the end; up to 8 live
+// inline, since a call's arguments are usually few (no allocation per call).
+class OwnedVec {
+ public:
   OwnedVec() = default;
-  explicit OwnedVec(size_t n) : items(n, tsb_make_inline(TSB_TYPE_INVALID, 0)) {}
+  explicit OwnedVec(size_t n) { resize(n); }
   OwnedVec(const OwnedVec&) = delete;
   OwnedVec& operator=(const OwnedVec&) = delete;
-  ~OwnedVec() { for (tsb_any& v : items) tsb_release(&v); }
+  ~OwnedVec() {
+    for (size_t i = 0; i < size_; ++i) tsb_release(&data_[i]);
+  }
+  // Sizes an empty vector: n invalid (nothing to release) values.
+  void resize(size_t n) {
+    if (n > kInline) {
+      heap_.assign(n, tsb_make_inline(TSB_TYPE_INVALID, 0));
+      data_ = heap_.data();
+    } else {
+      for (size_t i = 0; i < n; ++i) inline_[i] = tsb_make_inline(TSB_TYPE_INVALID, 0);
+    }
+    size_ = n;
+  }
+  tsb_any* data() { return data_; }
+  size_t size() const { return size_; }
+  tsb_any& operator[](size_t i) { return data_[i]; }
+
+ private:
+  static constexpr size_t kInline = 8;
+  tsb_any inline_[kInline];
+  std::vector<tsb_any> heap_;
+  tsb_any* data_ = inline_;
+  size_t size_ = 0;
 };
 
 // A strong Python reference.
@@ -199,8 +222,17 @@ class IdentityScope {
   IdentityScope* outer() const { return outer_; }
 
  private:
-  std::unordered_map<PyObject*, tsb_any> by_object_;  // strong references
-  std::unordered_map<uint64_t, PyObject*> by_id_;
+  struct Entry {
+    uint64_t id;
+    PyObject* obj;   // a strong reference
+    tsb_any handle;  // a reference: keeps the id unique
+  };
+  void Index() const;  // brings the maps up to date (only for many entries)
+  static constexpr size_t kLinear = 16;  // below: a linear search, no map
+  std::vector<Entry> entries_;
+  mutable std::unordered_map<uint64_t, size_t> by_id_;
+  mutable std::unordered_map<PyObject*, size_t> by_object_;
+  mutable size_t indexed_ = 0;
   IdentityScope* outer_;
 };
 

@@ -151,9 +151,9 @@ IdentityScope::IdentityScope() : outer_(g_scope) { g_scope = this; }
 
 IdentityScope::~IdentityScope() {
   g_scope = outer_;
-  for (auto& [obj, handle] : by_object_) {
-    Py_DECREF(obj);
-    tsb_release(&handle);
+  for (Entry& e : entries_) {
+    Py_DECREF(e.obj);
+    tsb_release(&e.handle);
   }
 }
 
@@ -168,29 +168,48 @@ void IdentityScope::Remember(const tsb_any& handle, PyObject* obj) {
   uint64_t id = 0;
   tsb_status* s = tsb_value_id(&handle, &id);
   if (s != nullptr || id == 0) return tsb_status_free(s);
-  if (by_object_.count(obj) != 0) return;
-  tsb_any kept = handle;  // the id stays unique while the handle lives
+  if (FindHandle(obj) != nullptr) return;
+  tsb_any kept = handle;
   tsb_retain(&kept);
-  by_object_.emplace(Py_NewRef(obj), kept);
-  by_id_.emplace(id, obj);
+  entries_.push_back({id, Py_NewRef(obj), kept});
+}
+
+void IdentityScope::Index() const {
+  for (; indexed_ < entries_.size(); ++indexed_) {
+    by_id_.emplace(entries_[indexed_].id, indexed_);
+    by_object_.emplace(entries_[indexed_].obj, indexed_);
+  }
 }
 
 PyObject* IdentityScope::FindObject(const tsb_any& handle) const {
-  if (by_id_.empty()) return nullptr;
+  if (entries_.empty()) return nullptr;
   uint64_t id = 0;
   tsb_status* s = tsb_value_id(&handle, &id);
   if (s != nullptr) {
     tsb_status_free(s);
     return nullptr;
   }
+  if (entries_.size() <= kLinear) {
+    for (const Entry& e : entries_) {
+      if (e.id == id) return e.obj;
+    }
+    return nullptr;
+  }
+  Index();
   auto found = by_id_.find(id);
-  return found == by_id_.end() ? nullptr : found->second;
+  return found == by_id_.end() ? nullptr : entries_[found->second].obj;
 }
 
 const tsb_any* IdentityScope::FindHandle(PyObject* obj) const {
-  if (by_object_.empty()) return nullptr;
+  if (entries_.size() <= kLinear) {
+    for (const Entry& e : entries_) {
+      if (e.obj == obj) return &e.handle;
+    }
+    return nullptr;
+  }
+  Index();
   auto found = by_object_.find(obj);
-  return found == by_object_.end() ? nullptr : &found->second;
+  return found == by_object_.end() ? nullptr : &entries_[found->second].handle;
 }
 
 }  // namespace tsbpy

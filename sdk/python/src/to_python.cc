@@ -88,13 +88,13 @@ PyObject* NamedTupleToPython(const TypeEntry& type, const tsb_any& v) {
 PyObject* DictToPython(const tsb_any& v) {
   const size_t n = Length(v);
   OwnedVec keys(n), values(n);
-  CheckStatus(tsb_dict_items(&v, keys.items.data(), values.items.data(), n));
+  CheckStatus(tsb_dict_items(&v, keys.data(), values.data(), n));
   Ref dict(Check(PyDict_New()));
   for (size_t i = 0; i < n; ++i) {
-    Ref key(ToPython(keys.items[i]));
+    Ref key(ToPython(keys[i]));
     Ref value;
     try {
-      value.p = ToPython(values.items[i]);
+      value.p = ToPython(values[i]);
     } catch (ConvertError& e) {
       Ref repr(PyObject_Repr(key.p));
       Rethrow(e, std::string("key ") + (repr.p ? PyUnicode_AsUTF8(repr.p) : "?"));
