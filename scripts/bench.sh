@@ -13,3 +13,7 @@ for binary in "$BUILD"/bench/*_benchmark; do
     --benchmark_out="$out/$name.json" --benchmark_out_format=json >/dev/null
 done
 /usr/bin/python3 "$ROOT/bench/ratios.py" --markdown "$out"/*.json
+# The Python host against PyTorch's own TorchScript calls (docs/python.md).
+if [[ -d "$BUILD/python/tsbridge" ]]; then
+  PYTHONPATH="$BUILD/python" /usr/bin/python3 "$ROOT/bench/python_host_bench.py" --markdown
+fi

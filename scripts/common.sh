@@ -11,6 +11,7 @@ TSB_PACKAGES=(
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-torch
+  python3-dev python3-pytest python3-setuptools python3-pip python3-wheel
 )
 
 install_missing() {

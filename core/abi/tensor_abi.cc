@@ -3,6 +3,10 @@
 #include <ATen/DLConvertor.h>
 #include <ATen/Context.h>
 
+#include <memory>
+
+#include "absl/container/inlined_vector.h"
+
 #include "absl/strings/str_cat.h"
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
@@ -87,6 +91,44 @@ at::Tensor Import(DLManagedTensor* managed) {
   return empty;
 }
 
+// at::toDLPack without its as_strided view: that dispatcher call was most
+// of an export's cost (docs/python.md, the bench). The exported struct keeps
+// the tensor itself alive; strides of dimensions of size 0 or 1 are set to 1
+// in the DLPack copy only, as LibTorch 1.13 normalizes them (gh-83069).
+struct Exported {
+  at::Tensor tensor;
+  absl::InlinedVector<int64_t, 6> shape;  // one allocation per export, usually
+  absl::InlinedVector<int64_t, 6> strides;
+  DLManagedTensor managed;
+};
+
+DLManagedTensor* Export(const at::Tensor& t) {
+  const DLDataType dtype = at::getDLDataType(t);  // throws for bool, first
+  // at::getDLContext is not exported by Debian's LibTorch: CPU and CUDA here.
+  if (!t.is_cpu() && !t.is_cuda()) return at::toDLPack(t);
+  DLDevice device;
+  device.device_type = t.is_cuda() ? kDLCUDA : kDLCPU;
+  device.device_id = t.is_cuda() ? t.get_device() : 0;
+  auto exported = std::make_unique<Exported>();
+  exported->tensor = t;
+  exported->shape.assign(t.sizes().begin(), t.sizes().end());
+  exported->strides.assign(t.strides().begin(), t.strides().end());
+  for (size_t i = 0; i < exported->shape.size(); ++i) {
+    if (exported->shape[i] < 2) exported->strides[i] = 1;
+  }
+  DLManagedTensor& m = exported->managed;
+  m.manager_ctx = exported.get();
+  m.deleter = [](DLManagedTensor* self) { delete static_cast<Exported*>(self->manager_ctx); };
+  m.dl_tensor.data = t.data_ptr();
+  m.dl_tensor.device = device;
+  m.dl_tensor.ndim = static_cast<int32_t>(t.dim());
+  m.dl_tensor.dtype = dtype;
+  m.dl_tensor.shape = exported->shape.data();
+  m.dl_tensor.strides = exported->strides.data();
+  m.dl_tensor.byte_offset = 0;
+  return &exported.release()->managed;
+}
+
 }  // namespace
 
 extern "C" {
@@ -100,7 +142,7 @@ tsb_status* tsb_tensor_to_dlpack(const tsb_any* tensor, struct DLManagedTensor**
     if (!t.defined()) {
       return absl::InvalidArgumentError("an undefined Tensor has no DLPack form");
     }
-    *out = at::toDLPack(t);
+    *out = Export(t);
     return absl::OkStatus();
   });
 }

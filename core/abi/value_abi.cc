@@ -158,6 +158,19 @@ tsb_status* tsb_repr(const tsb_any* v, char** out) {
   });
 }
 
+tsb_status* tsb_value_id(const tsb_any* v, uint64_t* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::abi::ValueArg(v, "v"));
+    // The TensorImpl (or list, dict, object) the IValue points to; inline
+    // values, strings the host lent and scalars have none.
+    *out = tsb::IsHandle(*v) && iv.isPtrType() && !iv.isString()
+               ? reinterpret_cast<uintptr_t>(iv.internalToPointer())
+               : 0;
+    return absl::OkStatus();
+  });
+}
+
 void tsb_string_free(char* s) { std::free(s); }
 
 }  // extern "C"

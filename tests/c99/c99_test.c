@@ -381,6 +381,42 @@ static void test_dlpack(void) {
   EXPECT(g_deleter_calls == 1 && tsb_live_handles() == live);
 }
 
+/* tsb_value_id: equal for values sharing one object, 0 for inline ones. */
+static void test_value_id(void) {
+  static const int64_t data[] = {1, 2};
+  tsb_any a, b, copy, same, other, item;
+  int32_t list_of_int, list_of_float;
+  uint64_t id_a = 0, id_b = 0, id = 7;
+
+  EXPECT_OK(tsb_list_from_int64(data, 2, &a));
+  EXPECT_OK(tsb_list_from_int64(data, 2, &b));
+  EXPECT_OK(tsb_value_id(&a, &id_a));
+  EXPECT_OK(tsb_value_id(&b, &id_b));
+  EXPECT(id_a != 0 && id_b != 0 && id_a != id_b); /* equal lists, two objects */
+  copy = a;
+  tsb_retain(&copy);
+  EXPECT_OK(tsb_value_id(&copy, &id));
+  EXPECT(id == id_a);
+  /* Coercion to the type it has shares the list; to another type copies. */
+  EXPECT_OK(tsb_type_parse("List[int]", &list_of_int));
+  EXPECT_OK(tsb_type_parse("List[float]", &list_of_float));
+  EXPECT_OK(tsb_coerce(&a, list_of_int, &same));
+  EXPECT_OK(tsb_value_id(&same, &id));
+  EXPECT(id == id_a);
+  EXPECT_OK(tsb_coerce(&a, list_of_float, &other));
+  EXPECT_OK(tsb_value_id(&other, &id));
+  EXPECT(id != id_a && id != 0);
+  EXPECT_OK(tsb_list_get(&a, 0, &item));
+  EXPECT_OK(tsb_value_id(&item, &id));
+  EXPECT(id == 0); /* an inline int */
+  EXPECT_FAILS(tsb_value_id(&a, NULL), TSB_ERR_INVALID_ARGUMENT);
+  tsb_release(&a);
+  tsb_release(&b);
+  tsb_release(&copy);
+  tsb_release(&same);
+  tsb_release(&other);
+}
+
 int main(void) {
   test_version();
   test_scalars_inline();
@@ -393,6 +429,7 @@ int main(void) {
   test_out_of_range();
   test_type_info();
   test_dlpack();
+  test_value_id();
   EXPECT(tsb_live_handles() == 0);
   printf("%d passed, %d failed\n", g_passed, g_failed);
   return g_failed > 0 ? 1 : 0;

@@ -240,6 +240,14 @@ TSB_API void tsb_retain(const tsb_any* v);
 /* Drops the reference *v holds, if any, and resets *v to TSB_TYPE_INVALID
  * so a second release is harmless. NULL is ignored. */
 TSB_API void tsb_release(tsb_any* v);
+/* Identity of the object a handle refers to, for hosts that map boundary
+ * values back to their own objects (a tensor a callee returns unchanged
+ * comes back as the host object that went in, as PyTorch does): two values
+ * have the same non-zero id iff they share one object (the same tensor,
+ * ignoring views; the same list, dict, tuple, object) while either lives.
+ * 0 for inline values and for str (immutable: identity does not matter).
+ * Added in 0.1. */
+TSB_API tsb_status* tsb_value_id(const tsb_any* v, uint64_t* out);
 /* Number of live handles in the process (a leak check for tests). */
 TSB_API int64_t tsb_live_handles(void);
 

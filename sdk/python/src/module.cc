@@ -1,0 +1,363 @@
+// tsbridge._native: the extension module. The Python package (tsbridge/)
+// builds the public API on these functions; conversion lives in
+// to_python.cc and from_python.cc, calls in calls.cc.
+#include <cstring>
+#include <string>
+
+#include "calls.h"
+#include "host.h"
+
+namespace tsbpy {
+namespace {
+
+PyObject* Text(const char* s) {
+  return Check(PyUnicode_DecodeUTF8(s ? s : "", static_cast<Py_ssize_t>(s ? strlen(s) : 0),
+                                    "replace"));
+}
+
+// Raises the status (if any) as tsbridge's exception.
+void Raise(tsb_status* status) {
+  if (status == nullptr) return;
+  SetStatusError(status);
+  throw PyErrorSet{};
+}
+
+PyObject* ArgumentDict(const tsb_argument_info& a) {
+  Ref d(Check(PyDict_New()));
+  auto set = [&](const char* key, PyObject* value) {
+    Ref v(Check(value));
+    if (PyDict_SetItemString(d.p, key, v.p) < 0) throw PyErrorSet{};
+  };
+  set("name", Text(a.name));
+  set("annotation", Text(a.annotation));
+  set("type_index", PyLong_FromLong(a.type_index));
+  set("has_default", PyBool_FromLong(a.has_default));
+  set("kwarg_only", PyBool_FromLong(a.kwarg_only));
+  set("default_json", a.default_json ? Text(a.default_json) : Py_NewRef(Py_None));
+  return d.release();
+}
+
+PyObject* ArgumentList(const tsb_argument_info* args, size_t n) {
+  Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
+  for (size_t i = 0; i < n; ++i) PyList_SET_ITEM(list.p, i, ArgumentDict(args[i]));
+  return list.release();
+}
+
+PyObject* SchemaDict(const tsb_schema_info& s) {
+  return Check(Py_BuildValue("{s:N,s:N,s:N,s:N,s:N}", "name", Text(s.name), "overload_name",
+                             Text(s.overload_name), "schema", Text(s.schema), "arguments",
+                             ArgumentList(s.arguments, s.num_arguments), "returns",
+                             ArgumentList(s.returns, s.num_returns)));
+}
+
+tsb_schema_info FindMethod(tsb_module* m, const char* name, std::vector<tsb_schema_info>* all) {
+  size_t n = 0;
+  Raise(tsb_module_num_methods(m, &n));
+  tsb_schema_info found{};
+  for (size_t i = 0; i < n; ++i) {
+    tsb_schema_info info{};
+    info.struct_size = sizeof(info);
+    Raise(tsb_module_method(m, i, &info));
+    if (all != nullptr) all->push_back(info);
+    if (name != nullptr && std::string(name) == info.name) found = info;
+  }
+  return found;
+}
+
+// ------------------------------------------------------------- functions
+
+PyObject* Init(PyObject*, PyObject* args) {
+  PyObject *errors, *types;
+  if (!PyArg_ParseTuple(args, "OO", &errors, &types)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    InitErrors(errors);
+    InitTypes(types);
+    InitTorch();
+    Raise(tsb_plugin_load_bundled());  // Tuple, NamedTuple, Optional, Union
+    Raise(tsb_plugin_load_from_env());
+    return Py_NewRef(GetTorch().available ? Py_True : Py_False);
+  });
+}
+
+// load(path) and compile(source): a text in, a module capsule out.
+template <tsb_status* (*Make)(const char*, tsb_module**)>
+PyObject* NewModule(PyObject*, PyObject* args) {
+  const char* text;
+  if (!PyArg_ParseTuple(args, "s", &text)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    tsb_module* m = nullptr;
+    Raise(Make(text, &m));
+    return ModuleCapsule(m);
+  });
+}
+
+PyObject* Save(PyObject*, PyObject* args) {
+  PyObject* capsule;
+  const char* path;
+  if (!PyArg_ParseTuple(args, "Os", &capsule, &path)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    Raise(tsb_module_save(ModuleFromCapsule(capsule), path));
+    Py_RETURN_NONE;
+  });
+}
+
+PyObject* Methods(PyObject*, PyObject* capsule) {
+  return Entry([&]() -> PyObject* {
+    std::vector<tsb_schema_info> all;
+    FindMethod(ModuleFromCapsule(capsule), nullptr, &all);
+    Ref list(Check(PyList_New(0)));
+    for (const auto& info : all) {
+      Ref d(SchemaDict(info));
+      if (PyList_Append(list.p, d.p) < 0) throw PyErrorSet{};
+    }
+    return list.release();
+  });
+}
+
+PyObject* NewMethodCaller(PyObject*, PyObject* args) {
+  PyObject* capsule;
+  const char* name;
+  if (!PyArg_ParseTuple(args, "Os", &capsule, &name)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    tsb_schema_info info = FindMethod(ModuleFromCapsule(capsule), name, nullptr);
+    Signature sig;
+    for (size_t i = 0; i < info.num_arguments; ++i) {
+      sig.names.push_back(info.arguments[i].name);
+      sig.types.push_back(info.arguments[i].type_index);
+      if (!info.arguments[i].kwarg_only) sig.num_positional = i + 1;
+    }
+    return MethodCaller(capsule, name, std::move(sig));
+  });
+}
+
+PyObject* OpOverloads(PyObject*, PyObject* args) {
+  const char* name;
+  if (!PyArg_ParseTuple(args, "s", &name)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    size_t n = 0;
+    Raise(tsb_op_num_overloads(name, &n));
+    Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
+    for (size_t i = 0; i < n; ++i) {
+      tsb_schema_info info{};
+      info.struct_size = sizeof(info);
+      Raise(tsb_op_overload(name, i, &info));
+      PyList_SET_ITEM(list.p, i, SchemaDict(info));
+    }
+    return list.release();
+  });
+}
+
+PyObject* FunctionSchema(PyObject*, PyObject* args) {
+  const char* name;
+  if (!PyArg_ParseTuple(args, "s", &name)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    const char* schema = nullptr;
+    Raise(tsb_function_schema(name, &schema));
+    return Text(schema);
+  });
+}
+
+PyObject* NewOpCaller(PyObject*, PyObject* args) {
+  const char* name;
+  int is_function;
+  if (!PyArg_ParseTuple(args, "sp", &name, &is_function)) return nullptr;
+  return Entry([&]() -> PyObject* { return OpCaller(name, is_function != 0); });
+}
+
+const tsb_any& HandleArg(PyObject* capsule) {
+  auto* v = static_cast<const tsb_any*>(PyCapsule_GetPointer(capsule, "tsbridge.value"));
+  if (v == nullptr) throw PyErrorSet{};
+  return *v;
+}
+
+// object_call(value, method, *args, **kwargs)
+PyObject* ObjectCall(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (nargs < 2 || !PyUnicode_Check(args[1])) {
+    PyErr_SetString(PyExc_TypeError, "object_call(value, method, *args, **kwargs)");
+    return nullptr;
+  }
+  return Entry([&]() -> PyObject* {
+    return CallObject(HandleArg(args[0]), PyUnicode_AsUTF8(args[1]), args + 2,
+                      static_cast<size_t>(nargs - 2), kwnames);
+  });
+}
+
+PyObject* GetField(PyObject*, PyObject* args) {
+  PyObject* capsule;
+  const char* name;
+  if (!PyArg_ParseTuple(args, "Os", &capsule, &name)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    Owned field;
+    Raise(tsb_get_field(&HandleArg(capsule), name, field.out()));
+    return ToPython(field.v);
+  });
+}
+
+PyObject* ValueRepr(PyObject*, PyObject* capsule) {
+  return Entry([&]() -> PyObject* {
+    char* text = nullptr;
+    Raise(tsb_repr(&HandleArg(capsule), &text));
+    Ref s(Text(text));
+    tsb_string_free(text);
+    return s.release();
+  });
+}
+
+PyObject* ValueId(PyObject*, PyObject* capsule) {
+  return Entry([&]() -> PyObject* {
+    uint64_t id = 0;
+    Raise(tsb_value_id(&HandleArg(capsule), &id));
+    return PyLong_FromUnsignedLongLong(id);
+  });
+}
+
+PyObject* LoadPlugin(PyObject*, PyObject* args) {
+  const char* path;
+  if (!PyArg_ParseTuple(args, "s", &path)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    int32_t id = -1;
+    Raise(tsb_plugin_load(path, &id));
+    return PyLong_FromLong(id);
+  });
+}
+
+PyObject* StringList(const char* const* items, size_t n) {
+  Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
+  for (size_t i = 0; i < n; ++i) PyList_SET_ITEM(list.p, i, Text(items[i]));
+  return list.release();
+}
+
+PyObject* PluginInfo(PyObject*, PyObject* args) {
+  int id;
+  if (!PyArg_ParseTuple(args, "i", &id)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    tsb_plugin_info info{};
+    info.struct_size = sizeof(info);
+    Raise(tsb_plugin_get_info(id, &info));
+    return Check(Py_BuildValue(
+        "{s:i,s:N,s:N,s:N,s:N,s:N,s:N,s:N}", "id", id, "name", Text(info.name), "version",
+        Text(info.version), "path", Text(info.path), "platform_tag", Text(info.platform_tag),
+        "kinds", StringList(info.kinds, info.num_kinds), "types",
+        StringList(info.types, info.num_types), "functions",
+        StringList(info.functions, info.num_functions)));
+  });
+}
+
+PyObject* PluginCount(PyObject*, PyObject*) { return PyLong_FromLong(tsb_plugin_count()); }
+
+PyObject* TraceFn(PyObject*, PyObject* args) {
+  PyObject *fn, *inputs;
+  if (!PyArg_ParseTuple(args, "OO", &fn, &inputs)) return nullptr;
+  return Entry([&]() -> PyObject* { return Trace(fn, inputs); });
+}
+
+PyObject* ParseType(PyObject*, PyObject* args) {
+  const char* text;
+  if (!PyArg_ParseTuple(args, "s", &text)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    int32_t index = TSB_TYPE_INVALID;
+    Raise(tsb_type_parse(text, &index));
+    return PyLong_FromLong(index);
+  });
+}
+
+PyObject* TypeInfo(PyObject*, PyObject* args) {
+  int index;
+  if (!PyArg_ParseTuple(args, "i", &index)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    const TypeEntry& t = Type(index);
+    Ref contained(Check(PyList_New(0)));
+    for (int32_t c : t.contained) {
+      if (PyList_Append(contained.p, Ref(PyLong_FromLong(c)).p) < 0) throw PyErrorSet{};
+    }
+    return Check(Py_BuildValue("{s:i,s:i,s:N,s:N,s:N,s:N,s:O}", "index", index, "kind",
+                               static_cast<int>(t.kind), "annotation", Text(t.annotation.c_str()),
+                               "name", Text(t.name.c_str()), "contained", contained.release(),
+                               "fields", StringList(t.fields.data(), t.fields.size()), "cls",
+                               t.cls ? t.cls : Py_None));
+  });
+}
+
+// convert(obj, type_index): Python → boundary (coerced) → Python.
+PyObject* Convert(PyObject*, PyObject* args) {
+  PyObject* obj;
+  int index;
+  if (!PyArg_ParseTuple(args, "Oi", &obj, &index)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    IdentityScope scope;
+    Owned built, coerced;
+    FromPython(obj, index, built.out());
+    CheckStatus(tsb_coerce(&built.v, index, coerced.out()));
+    return ToPython(coerced.v);
+  });
+}
+
+PyObject* ToJson(PyObject*, PyObject* args) {
+  PyObject* obj;
+  int index;
+  if (!PyArg_ParseTuple(args, "Oi", &obj, &index)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    Owned built, coerced;
+    FromPython(obj, index, built.out());
+    CheckStatus(tsb_coerce(&built.v, index, coerced.out()));
+    char* text = nullptr;
+    Raise(tsb_to_json(&coerced.v, &text));
+    Ref s(Text(text));
+    tsb_string_free(text);
+    return s.release();
+  });
+}
+
+PyObject* FromJson(PyObject*, PyObject* args) {
+  const char* json;
+  int index;
+  if (!PyArg_ParseTuple(args, "si", &json, &index)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    Owned v;
+    Raise(tsb_from_json(json, index, v.out()));
+    return ToPython(v.v);
+  });
+}
+
+PyObject* LiveHandles(PyObject*, PyObject*) { return PyLong_FromLongLong(tsb_live_handles()); }
+PyObject* Version(PyObject*, PyObject*) { return Text(tsb_version_string()); }
+
+#define TSB_FASTCALL(f) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(f))
+
+PyMethodDef g_functions[] = {
+    {"_init", Init, METH_VARARGS, "_init(errors_module, types_module) -> torch available"},
+    {"load", NewModule<tsb_module_load>, METH_VARARGS, "load(path) -> module capsule"},
+    {"compile", NewModule<tsb_module_compile>, METH_VARARGS, "compile(source) -> module capsule"},
+    {"save", Save, METH_VARARGS, "save(module, path)"},
+    {"methods", Methods, METH_O, "methods(module) -> [schema dict]"},
+    {"method_caller", NewMethodCaller, METH_VARARGS, "method_caller(module, name)"},
+    {"op_overloads", OpOverloads, METH_VARARGS, "op_overloads('ns::op') -> [schema dict]"},
+    {"function_schema", FunctionSchema, METH_VARARGS, "function_schema('ns::f') -> str"},
+    {"op_caller", NewOpCaller, METH_VARARGS, "op_caller(name, is_function)"},
+    {"object_call", TSB_FASTCALL(ObjectCall), METH_FASTCALL | METH_KEYWORDS,
+     "object_call(value, method, *args, **kwargs)"},
+    {"get_field", GetField, METH_VARARGS, "get_field(value, name)"},
+    {"value_repr", ValueRepr, METH_O, "value_repr(value) -> str"},
+    {"value_id", ValueId, METH_O, "value_id(value) -> int"},
+    {"load_plugin", LoadPlugin, METH_VARARGS, "load_plugin(path) -> id"},
+    {"plugin_info", PluginInfo, METH_VARARGS, "plugin_info(id) -> dict"},
+    {"plugin_count", PluginCount, METH_NOARGS, "plugin_count() -> int"},
+    {"trace", TraceFn, METH_VARARGS, "trace(fn, example_inputs) -> module capsule"},
+    {"parse_type", ParseType, METH_VARARGS, "parse_type(annotation) -> type index"},
+    {"type_info", TypeInfo, METH_VARARGS, "type_info(index) -> dict"},
+    {"convert", Convert, METH_VARARGS, "convert(obj, type_index) -> obj"},
+    {"to_json", ToJson, METH_VARARGS, "to_json(obj, type_index) -> str"},
+    {"from_json", FromJson, METH_VARARGS, "from_json(text, type_index) -> obj"},
+    {"live_handles", LiveHandles, METH_NOARGS, "live_handles() -> int"},
+    {"version", Version, METH_NOARGS, "version() -> str"},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyModuleDef g_module = {PyModuleDef_HEAD_INIT, "_native",
+                        "tsbridge's extension: the C ABI of tsbridge.h, seen from Python.", -1,
+                        g_functions};
+
+}  // namespace
+}  // namespace tsbpy
+
+PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&tsbpy::g_module); }

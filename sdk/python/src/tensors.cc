@@ -1,0 +1,215 @@
+// Tensors cross as DLPack, zero copy both ways: torch._C._to_dlpack /
+// _from_dlpack on the Python side, tsb_tensor_{from,to}_dlpack on ours.
+// DLPack 0.6 has no bool: a bool tensor crosses as a uint8 view of the
+// same memory, viewed back as bool on the other side (still zero copy).
+#include <dlpack/dlpack.h>
+
+#include <algorithm>
+
+#include "host.h"
+
+namespace tsbpy {
+namespace {
+
+Torch g_torch;
+thread_local IdentityScope* g_scope = nullptr;  // calls run without the GIL
+const char* const kDLTensor = "dltensor";
+const char* const kUsedDLTensor = "used_dltensor";
+
+void DeleteUnusedCapsule(PyObject* capsule) {
+  if (!PyCapsule_IsValid(capsule, kDLTensor)) return;  // consumed
+  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kDLTensor));
+  if (managed != nullptr && managed->deleter != nullptr) managed->deleter(managed);
+}
+
+// The tsb value as a DLPack capsule; throws ConvertError (e.g. for bool).
+PyObject* ToCapsule(const tsb_any& v) {
+  DLManagedTensor* managed = nullptr;
+  CheckStatus(tsb_tensor_to_dlpack(&v, &managed));
+  PyObject* capsule = PyCapsule_New(managed, kDLTensor, DeleteUnusedCapsule);
+  if (capsule == nullptr) {
+    managed->deleter(managed);
+    throw PyErrorSet{};
+  }
+  return capsule;
+}
+
+// `aten::view(t, dtype)` through the ABI: a view of the same memory.
+void ViewAs(const tsb_any& t, int32_t scalar_type, tsb_any* out) {
+  tsb_any args[2] = {t, tsb_dtype(scalar_type)};
+  CheckStatus(tsb_op_call("aten::view", args, 2, nullptr, nullptr, 0, out));
+}
+
+constexpr int32_t kUInt8 = 0;
+constexpr int32_t kBool = 11;
+
+// A capsule (or a torch tensor) into a tsb tensor; the capsule is consumed.
+void FromCapsule(PyObject* capsule, tsb_any* out) {
+  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kDLTensor));
+  if (managed == nullptr) throw PyErrorSet{};  // not a DLPack capsule, or used
+  CheckStatus(tsb_tensor_from_dlpack(managed, out));
+  PyCapsule_SetName(capsule, kUsedDLTensor);  // the tensor owns it now
+}
+
+}  // namespace
+
+void InitTorch() {
+  Ref torch(PyImport_ImportModule("torch"));
+  if (torch.p == nullptr) {  // no torch: tensors stay DLPack capsules
+    PyErr_Clear();
+    return;
+  }
+  Ref c(Check(PyObject_GetAttrString(torch.p, "_C")));
+  g_torch.tensor_type = Check(PyObject_GetAttrString(torch.p, "Tensor"));
+  g_torch.to_dlpack = Check(PyObject_GetAttrString(c.p, "_to_dlpack"));
+  g_torch.from_dlpack = Check(PyObject_GetAttrString(c.p, "_from_dlpack"));
+  g_torch.device_ctor = Check(PyObject_GetAttrString(torch.p, "device"));
+  g_torch.bool_dtype = Check(PyObject_GetAttrString(torch.p, "bool"));
+  g_torch.uint8_dtype = Check(PyObject_GetAttrString(torch.p, "uint8"));
+  g_torch.dtype_type = Py_NewRef(reinterpret_cast<PyObject*>(Py_TYPE(g_torch.bool_dtype)));
+  Ref strided(Check(PyObject_GetAttrString(torch.p, "strided")));
+  g_torch.layout_type = Py_NewRef(reinterpret_cast<PyObject*>(Py_TYPE(strided.p)));
+  Ref contiguous(Check(PyObject_GetAttrString(torch.p, "contiguous_format")));
+  g_torch.memory_format_type = Py_NewRef(reinterpret_cast<PyObject*>(Py_TYPE(contiguous.p)));
+  Ref cpu(Check(PyObject_CallFunction(g_torch.device_ctor, "s", "cpu")));
+  g_torch.device_type = Py_NewRef(reinterpret_cast<PyObject*>(Py_TYPE(cpu.p)));
+  g_torch.torch_module = torch.release();
+  g_torch.available = true;
+}
+
+const Torch& GetTorch() { return g_torch; }
+
+bool IsTensor(PyObject* obj) {
+  if (g_torch.available && PyObject_TypeCheck(obj, reinterpret_cast<PyTypeObject*>(
+                                                       g_torch.tensor_type))) {
+    return true;
+  }
+  return PyCapsule_IsValid(obj, kDLTensor);
+}
+
+PyObject* TensorToPython(const tsb_any& v) {
+  for (IdentityScope* scope = g_scope; scope != nullptr; scope = scope->outer()) {
+    if (PyObject* same = scope->FindObject(v)) return Py_NewRef(same);
+  }
+  Ref result;
+  try {
+    Ref capsule(ToCapsule(v));
+    result.p = g_torch.available ? Check(PyObject_CallOneArg(g_torch.from_dlpack, capsule.p))
+                                 : capsule.release();
+  } catch (ConvertError&) {
+    if (!g_torch.available) throw;
+    Owned bytes;  // a bool tensor? Then as uint8, viewed back as bool.
+    tsb_any args[2] = {v, tsb_dtype(kUInt8)};
+    tsb_status* s = tsb_op_call("aten::view", args, 2, nullptr, nullptr, 0, bytes.out());
+    if (s != nullptr) {
+      tsb_status_free(s);
+      throw;
+    }
+    Ref capsule(ToCapsule(bytes.v));
+    Ref as_bytes(Check(PyObject_CallOneArg(g_torch.from_dlpack, capsule.p)));
+    result.p = Check(PyObject_CallMethod(as_bytes.p, "view", "O", g_torch.bool_dtype));
+  }
+  if (IdentityScope* keeper = IdentityScope::Keeper()) keeper->Remember(v, result.p);
+  return result.release();
+}
+
+void TensorFromPython(PyObject* obj, tsb_any* out) {
+  for (IdentityScope* scope = g_scope; scope != nullptr; scope = scope->outer()) {
+    if (const tsb_any* same = scope->FindHandle(obj)) {  // the same tensor again
+      *out = *same;
+      tsb_retain(out);
+      return;
+    }
+  }
+  if (!g_torch.available || PyCapsule_CheckExact(obj)) return FromCapsule(obj, out);
+  Ref capsule(PyObject_CallOneArg(g_torch.to_dlpack, obj));
+  if (capsule.p != nullptr) {
+    FromCapsule(capsule.p, out);
+  } else {  // a bool tensor? Asking its dtype first would cost every tensor.
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    Ref dtype(PyObject_GetAttrString(obj, "dtype"));
+    if (dtype.p != g_torch.bool_dtype) {
+      PyErr_Restore(type, value, traceback);
+      throw PyErrorSet{};
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(traceback);
+    Ref viewed(Check(PyObject_CallMethod(obj, "view", "O", g_torch.uint8_dtype)));
+    Ref bytes_capsule(Check(PyObject_CallOneArg(g_torch.to_dlpack, viewed.p)));
+    Owned bytes;
+    FromCapsule(bytes_capsule.p, bytes.out());
+    ViewAs(bytes.v, kBool, out);
+  }
+  if (g_scope != nullptr) g_scope->Remember(*out, obj);
+}
+
+// ------------------------------------------------------------ identity
+
+IdentityScope::IdentityScope() : outer_(g_scope) { g_scope = this; }
+
+IdentityScope::~IdentityScope() {
+  g_scope = outer_;
+  for (Entry& e : entries_) {
+    Py_DECREF(e.obj);
+    tsb_release(&e.handle);
+  }
+}
+
+IdentityScope* IdentityScope::Keeper() {
+  for (IdentityScope* scope = g_scope; scope != nullptr; scope = scope->outer_) {
+    if (scope->keep_outputs) return scope;
+  }
+  return nullptr;
+}
+
+void IdentityScope::Remember(const tsb_any& handle, PyObject* obj) {
+  uint64_t id = 0;
+  tsb_status* s = tsb_value_id(&handle, &id);
+  if (s != nullptr || id == 0) return tsb_status_free(s);
+  if (FindHandle(obj) != nullptr) return;
+  tsb_any kept = handle;
+  tsb_retain(&kept);
+  entries_.push_back({id, Py_NewRef(obj), kept});
+}
+
+void IdentityScope::Index() const {
+  for (; indexed_ < entries_.size(); ++indexed_) {
+    by_id_.emplace(entries_[indexed_].id, indexed_);
+    by_object_.emplace(entries_[indexed_].obj, indexed_);
+  }
+}
+
+PyObject* IdentityScope::FindObject(const tsb_any& handle) const {
+  if (entries_.empty()) return nullptr;
+  uint64_t id = 0;
+  tsb_status* s = tsb_value_id(&handle, &id);
+  if (s != nullptr) {
+    tsb_status_free(s);
+    return nullptr;
+  }
+  if (entries_.size() <= kLinear) {
+    for (const Entry& e : entries_) {
+      if (e.id == id) return e.obj;
+    }
+    return nullptr;
+  }
+  Index();
+  auto found = by_id_.find(id);
+  return found == by_id_.end() ? nullptr : entries_[found->second].obj;
+}
+
+const tsb_any* IdentityScope::FindHandle(PyObject* obj) const {
+  if (entries_.size() <= kLinear) {
+    for (const Entry& e : entries_) {
+      if (e.obj == obj) return &e.handle;
+    }
+    return nullptr;
+  }
+  Index();
+  auto found = by_object_.find(obj);
+  return found == by_object_.end() ? nullptr : &entries_[found->second].handle;
+}
+
+}  // namespace tsbpy

@@ -1,0 +1,233 @@
+// The per-type-index cache: type infos and the Python classes of named
+// types (NamedTuple, Enum, objects), made once by tsbridge._types and then
+// returned for every value of the type. PyTorch builds a new namedtuple
+// class on every call; the registry's stable indices let us build one.
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "host.h"
+
+namespace tsbpy {
+namespace {
+
+std::vector<TypeEntry*> g_types;            // by type index; never freed
+PyObject* g_make_namedtuple = nullptr;      // tsbridge._types factories
+PyObject* g_make_enum = nullptr;
+PyObject* g_make_object_class = nullptr;
+PyObject* g_object_base = nullptr;          // tsbridge._types.Object
+PyObject* g_enum_base = nullptr;            // enum.Enum
+PyObject* g_value_attr = nullptr;           // "_tsb_value"
+PyObject* g_type_attr = nullptr;            // "_tsb_type_index"
+std::map<std::pair<int32_t, int64_t>, PyObject*> g_torch_enums;  // boundary → Python
+PyObject* g_torch_enum_codes = nullptr;     // dict: Python → (type index, code)
+
+const char* const kValueCapsule = "tsbridge.value";
+
+std::string ShortName(const std::string& qualified) {
+  const size_t dot = qualified.rfind('.');
+  return dot == std::string::npos ? qualified : qualified.substr(dot + 1);
+}
+
+PyObject* Str(const std::string& s) {
+  return Check(PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace"));
+}
+
+PyObject* FieldList(const TypeEntry& t) {
+  Ref list(Check(PyList_New(static_cast<Py_ssize_t>(t.fields.size()))));
+  for (size_t i = 0; i < t.fields.size(); ++i) {
+    PyList_SET_ITEM(list.p, static_cast<Py_ssize_t>(i), Check(PyUnicode_FromString(t.fields[i])));
+  }
+  return list.release();
+}
+
+// Builds the Enum class: each member's value read through the ABI.
+void MakeEnum(TypeEntry& t) {
+  Ref members(Check(PyList_New(0)));
+  for (const char* member : t.fields) {
+    Owned name, value;
+    CheckStatus(tsb_str_new(member, std::strlen(member), name.out()));
+    tsb_any as_enum;
+    CheckStatus(tsb_coerce(&name.v, t.index, &as_enum));
+    t.member_values.push_back(as_enum);  // kept for the life of the process
+    CheckStatus(tsb_get_enum(&as_enum, nullptr, value.out()));
+    Ref py_value(ToPython(value.v));
+    Ref pair(Check(Py_BuildValue("(sO)", member, py_value.p)));
+    if (PyList_Append(members.p, pair.p) < 0) throw PyErrorSet{};
+  }
+  Ref name(Str(t.name)), short_name(Str(ShortName(t.name)));
+  t.cls = Check(PyObject_CallFunction(g_make_enum, "iOOO", t.index, name.p, short_name.p,
+                                      members.p));
+  Ref by_name(Check(PyObject_GetAttrString(t.cls, "__members__")));
+  for (const char* member : t.fields) {
+    PyObject* m = Check(PyMapping_GetItemString(by_name.p, member));
+    t.members.push_back(m);
+  }
+}
+
+std::unique_ptr<TypeEntry> MakeEntry(int32_t index) {
+  tsb_type_info info{};
+  info.struct_size = sizeof(info);
+  CheckStatus(tsb_type_get_info(index, &info));
+  auto t = std::make_unique<TypeEntry>();
+  t->index = index;
+  t->kind = info.kind;
+  t->annotation = info.annotation ? info.annotation : "";
+  t->name = info.name ? info.name : "";
+  t->contained.assign(info.contained, info.contained + info.num_contained);
+  if (info.field_names != nullptr) {
+    t->fields.assign(info.field_names, info.field_names + info.num_fields);
+  }
+  const std::string& qualified = t->name.empty() ? t->annotation : t->name;
+  if (t->kind == TSB_KIND_NAMEDTUPLE) {
+    Ref name(Str(qualified)), short_name(Str(ShortName(qualified))), fields(FieldList(*t));
+    t->cls = Check(PyObject_CallFunction(g_make_namedtuple, "iOOO", index, name.p,
+                                         short_name.p, fields.p));
+  } else if (t->kind == TSB_KIND_OBJECT || t->kind == TSB_KIND_CUSTOM_CLASS) {
+    Ref name(Str(qualified)), short_name(Str(ShortName(qualified))), fields(FieldList(*t));
+    t->cls = Check(PyObject_CallFunction(g_make_object_class, "iOOiO", index, name.p,
+                                         short_name.p, static_cast<int>(t->kind), fields.p));
+  }
+  return t;
+}
+
+void FreeValueCapsule(PyObject* capsule) {
+  auto* v = static_cast<tsb_any*>(PyCapsule_GetPointer(capsule, kValueCapsule));
+  if (v == nullptr) return PyErr_Clear();
+  tsb_release(v);
+  delete v;
+}
+
+}  // namespace
+
+void InitTypes(PyObject* types_module) {
+  g_make_namedtuple = Check(PyObject_GetAttrString(types_module, "make_namedtuple"));
+  g_make_enum = Check(PyObject_GetAttrString(types_module, "make_enum"));
+  g_make_object_class = Check(PyObject_GetAttrString(types_module, "make_object_class"));
+  g_object_base = Check(PyObject_GetAttrString(types_module, "Object"));
+  g_enum_base = Check(PyObject_GetAttrString(types_module, "Enum"));
+  g_value_attr = Check(PyUnicode_InternFromString("_tsb_value"));
+  g_type_attr = Check(PyUnicode_InternFromString("_tsb_type_index"));
+  g_torch_enum_codes = Check(PyDict_New());
+}
+
+const TypeEntry& Type(int32_t index) {
+  if (index >= 0 && static_cast<size_t>(index) < g_types.size() && g_types[index]) {
+    return *g_types[index];
+  }
+  if (index < 0) throw ConvertError{TSB_ERR_NOT_FOUND, "", "unknown type index " + std::to_string(index)};
+  // Building runs Python code (the class factories), during which another
+  // thread may build the same entry: the first one published wins, so every
+  // thread sees one class per type.
+  std::unique_ptr<TypeEntry> t = MakeEntry(index);
+  if (t->kind == TSB_KIND_ENUM) MakeEnum(*t);
+  if (static_cast<size_t>(index) >= g_types.size()) g_types.resize(index + 1, nullptr);
+  if (g_types[index] == nullptr) g_types[index] = t.release();
+  return *g_types[index];
+}
+
+TypeEntry::~TypeEntry() {
+  Py_XDECREF(cls);
+  for (PyObject* m : members) Py_DECREF(m);
+  for (tsb_any& v : member_values) tsb_release(&v);
+}
+
+PyObject* WrapObject(const TypeEntry& type, tsb_any handle) {
+  auto* held = new tsb_any(handle);
+  PyObject* capsule = PyCapsule_New(held, kValueCapsule, FreeValueCapsule);
+  if (capsule == nullptr) {
+    tsb_release(held);
+    delete held;
+    throw PyErrorSet{};
+  }
+  Ref c(capsule);
+  return Check(PyObject_CallMethod(type.cls, "_tsb_wrap", "O", c.p));
+}
+
+const tsb_any* ObjectHandle(PyObject* obj) {
+  if (PyObject_IsInstance(obj, g_object_base) != 1) return nullptr;
+  Ref capsule(PyObject_GetAttr(obj, g_value_attr));
+  if (capsule.p == nullptr) throw PyErrorSet{};
+  return static_cast<const tsb_any*>(PyCapsule_GetPointer(capsule.p, kValueCapsule));
+}
+
+bool FromOwnClass(PyObject* obj, tsb_any* out) {
+  if (const tsb_any* h = ObjectHandle(obj)) {  // the capsule keeps it alive
+    *out = *h;
+    tsb_retain(out);
+    return true;
+  }
+  if (PyObject_IsInstance(obj, g_enum_base) != 1) return false;
+  Ref index(PyObject_GetAttr(reinterpret_cast<PyObject*>(Py_TYPE(obj)), g_type_attr));
+  if (index.p == nullptr) {  // a Python Enum of the user's: by member name
+    PyErr_Clear();
+    Ref name(Check(PyObject_GetAttrString(obj, "name")));
+    Py_ssize_t len = 0;
+    const char* s = PyUnicode_AsUTF8AndSize(name.p, &len);
+    if (s == nullptr) throw PyErrorSet{};
+    CheckStatus(tsb_str_new(s, static_cast<size_t>(len), out));
+    return true;
+  }
+  const TypeEntry& t = Type(static_cast<int32_t>(PyLong_AsLong(index.p)));
+  for (size_t i = 0; i < t.members.size(); ++i) {
+    if (t.members[i] == obj) {
+      *out = t.member_values[i];
+      tsb_retain(out);
+      return true;
+    }
+  }
+  return false;
+}
+
+PyObject* TorchEnumToPython(int32_t type_index, int64_t code) {
+  auto found = g_torch_enums.find({type_index, code});
+  if (found != g_torch_enums.end()) return Py_NewRef(found->second);
+  // The name from the JSON form ("float32", "cuda:0"), then torch's object.
+  char* json = nullptr;
+  tsb_any v = tsb_make_inline(type_index, code);
+  CheckStatus(tsb_to_json(&v, &json));
+  std::string name(json);
+  tsb_string_free(json);
+  if (name.size() >= 2 && name.front() == '"') name = name.substr(1, name.size() - 2);
+  const Torch& torch = GetTorch();
+  Ref obj;
+  if (!torch.available) {
+    obj.p = Str(name);
+  } else if (type_index == TSB_TYPE_DEVICE) {
+    obj.p = Check(PyObject_CallFunction(torch.device_ctor, "s", name.c_str()));
+  } else {
+    obj.p = Check(PyObject_GetAttrString(torch.torch_module, name.c_str()));
+  }
+  g_torch_enums[{type_index, code}] = Py_NewRef(obj.p);
+  return obj.release();
+}
+
+bool TorchEnumFromPython(PyObject* obj, tsb_any* out) {
+  const Torch& torch = GetTorch();
+  if (!torch.available) return false;
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(obj));
+  int32_t index;
+  if (type == torch.dtype_type) index = TSB_TYPE_DTYPE;
+  else if (type == torch.device_type) index = TSB_TYPE_DEVICE;
+  else if (type == torch.layout_type) index = TSB_TYPE_LAYOUT;
+  else if (type == torch.memory_format_type) index = TSB_TYPE_MEMORY_FORMAT;
+  else return false;
+  PyObject* code = PyDict_GetItemWithError(g_torch_enum_codes, obj);
+  if (code != nullptr) {
+    *out = tsb_make_inline(index, PyLong_AsLongLong(code));
+    return true;
+  }
+  if (PyErr_Occurred()) throw PyErrorSet{};
+  Ref text(Check(PyObject_Str(obj)));  // "torch.float32", "cuda:0"
+  Ref json(Check(PyUnicode_FromFormat("\"%U\"", text.p)));
+  Owned v;
+  CheckStatus(tsb_from_json(PyUnicode_AsUTF8(json.p), index, v.out()));
+  if (PyDict_SetItem(g_torch_enum_codes, obj, Ref(PyLong_FromLongLong(v.v.u.i)).p) < 0) {
+    throw PyErrorSet{};
+  }
+  *out = v.release();
+  return true;
+}
+
+}  // namespace tsbpy

@@ -1,0 +1,24 @@
+# The Python host's tests (sdk/python, docs/python.md), run by ctest with
+# Debian's python3-pytest on ${TSB_PYTHON}. Included from tests/CMakeLists.txt.
+if(NOT TARGET tsbridge_python)
+  return()  # not built (no Python headers): sdk/python said why
+endif()
+
+# Its sources include tsbridge.h and no LibTorch or core header.
+add_test(NAME python_includes
+  COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_includes.py
+          ${PROJECT_SOURCE_DIR}/sdk/python/src)
+
+# The corpus against PyTorch, the kinds, the API; -p no:cacheprovider keeps
+# pytest from writing into the source tree.
+add_test(NAME python_host
+  COMMAND ${TSB_PYTHON} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_LIST_DIR})
+set_tests_properties(python_host PROPERTIES
+  ENVIRONMENT "PYTHONPATH=${TSB_PYTHON_DIR};TSB_PY_TEST_WORK=${CMAKE_CURRENT_BINARY_DIR}/python_work"
+  TIMEOUT 600)
+
+# pip installs the built package into a fresh directory, without network.
+add_test(NAME python_install
+  COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/install_check.py ${TSB_PYTHON_DIR}
+          ${CMAKE_CURRENT_BINARY_DIR}/python_install)
+set_tests_properties(python_install PROPERTIES TIMEOUT 300)

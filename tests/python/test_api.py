@@ -1,0 +1,126 @@
+"""The API around the conversions: signatures, operators, compile, trace,
+plugins, and errors that carry the boundary path."""
+import inspect
+import pydoc
+
+import pytest
+import torch
+
+import tsbridge
+import corpus
+
+
+def test_signature_and_help(modules):
+    _, m = modules["more"]
+    sig = inspect.signature(m.floats)
+    assert list(sig.parameters) == ["xs", "scale"]
+    assert sig.parameters["scale"].default == 0.5
+    assert sig.parameters["xs"].annotation == "List[float]"
+    assert sig.return_annotation == "List[float]"
+    text = pydoc.render_doc(m.floats, renderer=pydoc.plaintext)
+    assert "floats(xs: 'List[float]', scale: 'float' = 0.5)" in text
+    assert "-> float[]" in text  # the schema, as LibTorch prints it
+    assert m.floats([1.0, 2.0], scale=2.0) == [2.0, 4.0]
+
+
+def test_module_call_and_forward(modules):
+    _, m = modules["more"]
+    a, b = m(torch.zeros(2))
+    assert a.tolist() == [1.0, 1.0] and b.tolist() == [0.0, 0.0]
+    assert "floats" in m.method_names
+
+
+def test_operators_by_name():
+    a, b = torch.ones(2), torch.full((2,), 3.0)
+    assert tsbridge.ops.aten.add(a, b, alpha=2).tolist() == [7.0, 7.0]
+    assert tsbridge.ops.aten.add(1, 2) == 3
+    result = tsbridge.ops.aten.max(torch.tensor([[1.0, 5.0], [7.0, 2.0]]), 1)
+    assert result._fields == ("values", "indices")
+    assert result.values.tolist() == [5.0, 7.0] and result.indices.tolist() == [1, 0]
+    assert type(result) is type(tsbridge.ops.aten.max(torch.ones(2, 2), 0))
+    assert "aten::add.Tensor" in tsbridge.ops.aten.add.__doc__
+    with pytest.raises(AttributeError, match="no operator or plugin function"):
+        tsbridge.ops.aten.no_such_op
+    with pytest.raises(tsbridge.Error, match="no overload of aten::add accepts"):
+        tsbridge.ops.aten.add(a, "x")
+
+
+def test_compile_save_and_reload(tmp_path):
+    m = tsbridge.compile("def twice(self, a: int, b: int = 1) -> int:\n    return a * 2 + b\n")
+    assert m.twice(4) == 9 and m.twice(4, b=0) == 8
+    m.save(tmp_path / "c.pt")
+    assert tsbridge.load(tmp_path / "c.pt").twice(1) == 3
+    assert torch.jit.load(str(tmp_path / "c.pt")).twice(1) == 3
+    with pytest.raises(tsbridge.TorchError):
+        tsbridge.compile("def broken(self) -> int:\n    return undefined_name\n")
+
+
+def test_trace_records_operators(tmp_path):
+    def fn(x, y):
+        return tsbridge.ops.aten.add(tsbridge.ops.aten.mul(x, y), 1.0)
+
+    traced = tsbridge.trace(fn, [torch.ones(2), torch.full((2,), 2.0)])
+    x, y = torch.arange(3.0), torch.full((3,), 3.0)
+    assert traced(x, y).tolist() == (x * y + 1).tolist()
+    traced.save(tmp_path / "t.pt")
+    assert torch.jit.load(str(tmp_path / "t.pt"))(x, y).tolist() == (x * y + 1).tolist()
+
+
+def test_trace_passes_the_function_error_through():
+    def fn(x):
+        raise KeyError("inside")
+
+    with pytest.raises(KeyError, match="inside"):
+        tsbridge.trace(fn, [torch.ones(1)])
+
+
+def test_plugins():
+    names = [p.name for p in tsbridge.plugins()]
+    assert "tuple" in " ".join(names) and "optional" in " ".join(names)
+    again = tsbridge.load_plugin(tsbridge.plugins()[0].path)  # a no-op
+    assert again.name == tsbridge.plugins()[0].name
+    with pytest.raises(tsbridge.Error) as e:
+        tsbridge.load_plugin("/nonexistent/plugin.so")
+    assert "/nonexistent/plugin.so" in str(e.value)
+
+
+def test_error_raised_by_torchscript(modules):
+    _, m = modules["more"]
+    with pytest.raises(tsbridge.TorchError, match="k must not be negative") as e:
+        m.fail(-1)
+    assert str(e.value).startswith("fail(): ")
+    assert isinstance(e.value, RuntimeError)
+
+
+def test_type_error_carries_the_path(modules):
+    _, m = modules["more"]
+    with pytest.raises(tsbridge.TypeMismatchError) as e:
+        m.ints([1, "x"])
+    assert str(e.value) == "ints(): argument 'xs' → [1]: expected int, got str \"x\""
+    assert e.value.path == "ints(): argument 'xs' → [1]"
+    assert e.value.detail == "expected int, got str \"x\""
+    bad = corpus.Wrapped(corpus.base.Point("not a float", None), {})
+    with pytest.raises(tsbridge.TypeMismatchError) as e:
+        m.wrapped(bad)
+    assert e.value.path == "wrapped(): argument 'w' → field 'inner' → field 'x'"
+    assert isinstance(e.value, TypeError)
+
+
+def test_host_side_error_carries_the_path(modules):
+    _, m = modules["more"]
+    with pytest.raises(tsbridge.TypeMismatchError) as e:
+        m.nested({1: [("a", {1, 2})]})
+    assert str(e.value).startswith("nested(): argument 'x' → key 1 → [0] → [1]: "
+                                   "cannot convert Python set")
+    with pytest.raises(tsbridge.TypeMismatchError, match="out of range for int"):
+        m.ints([2**70])
+
+
+def test_binding_errors(modules):
+    _, m = modules["more"]
+    with pytest.raises(tsbridge.Error, match="unknown keyword argument 'nope'"):
+        m.floats([1.0], nope=1)
+    with pytest.raises(tsbridge.Error, match="missing argument 'xs'"):
+        m.floats()
+    with pytest.raises(tsbridge.NotFoundError):
+        tsbridge.load("/nonexistent/module.pt")
