@@ -14,12 +14,21 @@
 namespace tsb::runtime {
 namespace {
 
+bool MentionsSymInt(const c10::TypePtr& type) {
+  if (type->kind() == c10::TypeKind::SymIntType) return true;
+  for (const c10::TypePtr& t : type->containedTypes()) {
+    if (MentionsSymInt(t)) return true;
+  }
+  return false;
+}
+
 Param MakeParam(const c10::Argument& arg) {
   Param p;
   p.name = arg.name();
   // real_type: a dtype parameter is `ScalarType` to the host, though
-  // LibTorch's interpreter carries it as an int (type()).
-  p.type = arg.real_type();
+  // LibTorch's interpreter carries it as an int (type()). SymInt is the
+  // exception: its kernels take plain ints, and type() says int there.
+  p.type = MentionsSymInt(arg.real_type()) ? arg.type() : arg.real_type();
   p.default_value = arg.default_value();
   p.kwarg_only = arg.kwarg_only();
   p.generic = p.type->hasFreeVariables();

@@ -141,6 +141,23 @@ TEST_F(OperatorTest, MaxReturnsATensorOrANamedTuple) {
   EXPECT_TRUE(at::allclose(TensorOf(both.v), at::tensor({3.0, 5.0, 7.0, 3.0}).view({2, 2})));
 }
 
+// SymInt parameters (aten::view's size, aten::ones') take plain ints, as
+// TorchScript passes them.
+TEST_F(OperatorTest, SymIntParametersTakeInts) {
+  Value x(Boundary(at::arange(6.0)));
+  int64_t dims[] = {2, 3};
+  Value size, viewed, ones;
+  TSB_ASSERT_OK(tsb_list_from_int64(dims, 2, size.out()));
+  TSB_ASSERT_OK(CallOp("aten::view", {x.v, size.v}, {}, viewed.out()));
+  EXPECT_EQ(TensorOf(viewed.v).sizes(), at::IntArrayRef({2, 3}));
+  TSB_ASSERT_OK(CallOp("aten::ones", {size.v}, {}, ones.out()));
+  EXPECT_TRUE(at::equal(TensorOf(ones.v), at::ones({2, 3})));
+  tsb_schema_info info{};
+  ASSERT_TRUE(FindOverload("aten::view", "", &info));
+  EXPECT_STREQ(info.arguments[1].annotation, "List[int]");
+  EXPECT_NE(info.arguments[1].type_index, TSB_TYPE_INVALID);
+}
+
 TEST_F(OperatorTest, PrefersExactTypesThenSubtypesThenConversions) {
   Value out;
   TSB_ASSERT_OK(CallOp("tsb_test::pick", {tsb_int(1)}, {}, out.out()));
