@@ -11,6 +11,7 @@ TSB_PACKAGES=(
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-torch
+  clang libclang-rt-14-dev  # the sanitizer stage and libFuzzer (scripts/sanitize.sh)
 )
 
 install_missing() {

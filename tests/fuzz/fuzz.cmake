@@ -1,0 +1,31 @@
+# libFuzzer targets (TSB_FUZZ, clang; the sanitizer stage builds them with
+# address and undefined) and one bounded run of each as a ctest test. The
+# seed corpora are written at build time by make_seeds.py.
+set(TSB_FUZZ_SECONDS 30 CACHE STRING "How long ctest runs each fuzz target")
+set(TSB_FUZZ_DIR ${CMAKE_CURRENT_BINARY_DIR}/fuzz)
+add_custom_command(
+  OUTPUT ${TSB_FUZZ_DIR}/seeds/json/seed00
+  COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/make_seeds.py ${TSB_FUZZ_DIR}/seeds
+  DEPENDS ${CMAKE_CURRENT_LIST_DIR}/make_seeds.py
+  COMMENT "Writing the fuzz seed corpora"
+  VERBATIM)
+add_custom_target(tsb_fuzz_seeds DEPENDS ${TSB_FUZZ_DIR}/seeds/json/seed00)
+
+foreach(name json type_string pickle abi_sequence)
+  set(target tsb_fuzz_${name})
+  add_executable(${target} ${CMAKE_CURRENT_LIST_DIR}/${name}_fuzzer.cc)
+  target_link_libraries(${target} PRIVATE tsbridge)
+  target_link_options(${target} PRIVATE -fsanitize=fuzzer)
+  add_dependencies(${target} tsb_fuzz_seeds tsbridge_plugin_tuple tsbridge_plugin_optional)
+  # New inputs go to corpus/<name>; crashes to artifacts/ (each becomes a
+  # test in fuzz_regression_test.cc).
+  file(MAKE_DIRECTORY ${TSB_FUZZ_DIR}/corpus/${name} ${TSB_FUZZ_DIR}/artifacts)
+  add_test(NAME fuzz_${name}
+    COMMAND ${target} -max_total_time=${TSB_FUZZ_SECONDS} -timeout=20 -print_final_stats=1
+            -artifact_prefix=${TSB_FUZZ_DIR}/artifacts/${name}-
+            ${TSB_FUZZ_DIR}/corpus/${name} ${TSB_FUZZ_DIR}/seeds/${name})
+  set_tests_properties(fuzz_${name} PROPERTIES LABELS fuzz
+                       TIMEOUT 300)
+endforeach()
+# The pickle target writes archives with LibTorch's own zip writer.
+target_link_libraries(tsb_fuzz_pickle PRIVATE torch)
