@@ -4,6 +4,12 @@ list(JOIN TSB_SANITIZE "," tsb_sanitizers)
 add_compile_options(-fsanitize=${tsb_sanitizers} -fno-omit-frame-pointer
                     -fno-sanitize-recover=all)
 add_link_options(-fsanitize=${tsb_sanitizers})
+if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
+  # A C program linking the C++ core needs the runtime's C++ handlers too,
+  # and they need libstdc++.
+  add_link_options($<$<LINK_LANGUAGE:C>:-fsanitize-link-c++-runtime>
+                   $<$<LINK_LANGUAGE:C>:-lstdc++>)
+endif()
 if("undefined" IN_LIST TSB_SANITIZE)
   # Plugins are built with hidden visibility, so a class's type_info is not
   # unique across libraries: the vptr check would flag every such cast.

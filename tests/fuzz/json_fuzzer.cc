@@ -50,8 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // What tsbridge wrote, it reads back, and writes the same again.
     const std::string first = ToJson(value);
     tsb_any again{};
-    tsb_status* s = tsb_from_json(first.c_str(), type, &again);
-    if (s != nullptr || ToJson(again) != first) std::abort();
+    tsb_status* reread = tsb_from_json(first.c_str(), type, &again);
+    if (reread != nullptr || ToJson(again) != first) std::abort();
     tsb_release(&again);
     tsb_release(&value);
   }

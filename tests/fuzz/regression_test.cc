@@ -1,0 +1,61 @@
+// Every input the fuzz targets (tests/fuzz/*_fuzzer.cc) crashed on, fed to
+// the library the way the target fed it: each must now give a status.
+#include <string>
+
+#include <caffe2/serialize/inline_container.h>
+#include <gtest/gtest.h>
+
+#include "core/binary/pickle_scan.h"
+#include "tests/testing/abi_test.h"
+
+namespace tsb::testing {
+namespace {
+
+// A torch.save archive whose data.pkl is `pickle`, as pickle_fuzzer.cc's 'P'
+// inputs are.
+std::string Archive(const std::string& pickle) {
+  std::string out;
+  caffe2::serialize::PyTorchStreamWriter writer([&](const void* buf, size_t n) -> size_t {
+    out.append(static_cast<const char*>(buf), n);
+    return n;
+  });
+  writer.writeRecord("data.pkl", pickle.data(), pickle.size());
+  writer.writeEndOfFile();
+  return out;
+}
+
+class FuzzRegressionTest : public AbiTest {
+ protected:
+  // The pickle loads to a status whose detail names `words`.
+  void ExpectRejected(const std::string& pickle, const std::string& words) {
+    const std::string bytes = Archive(pickle);
+    tsb_any out{};
+    Status s(tsb_pickle_load(bytes.data(), bytes.size(), &out));
+    ASSERT_NE(s.get(), nullptr);
+    EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(tsb_status_message(s.get())).find(words), std::string::npos)
+        << tsb_status_message(s.get());
+  }
+};
+
+// pickle fuzzer, crash-5b3bb463: LONG_BINPUT 0x6f745374 made LibTorch's
+// unpickler resize its memo table to 30 GB.
+TEST_F(FuzzRegressionTest, PickleMemoIndexPastTheEnd) {
+  ExpectRejected(std::string("\x80\x02J\xf9ShortStorag\xff\xff\xff.", 19),
+                 "memo index past the end");
+}
+
+// The same unbounded size through a string length (BINUNICODE of 4 GB).
+TEST_F(FuzzRegressionTest, PickleLengthPastTheEnd) {
+  ExpectRejected(std::string("\x80\x02X\xff\xff\xff\xff" "ab.", 10), "length past the end");
+}
+
+TEST(PickleScanTest, AcceptsWhatPicklersWrite) {
+  // [1, "ab"] as Python's protocol 2 writes it, memo entries 0 and 1.
+  const std::string list("\x80\x02]q\x00(K\x01X\x02\x00\x00\x00" "abq\x01" "e.", 19);
+  EXPECT_TRUE(ScanPickle(list.data(), list.size()).ok());
+  EXPECT_FALSE(ScanPickle(list.data(), 7).ok());  // cut before BININT1's argument
+}
+
+}  // namespace
+}  // namespace tsb::testing
