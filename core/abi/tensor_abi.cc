@@ -100,6 +100,9 @@ tsb_status* tsb_tensor_to_dlpack(const tsb_any* tensor, struct DLManagedTensor**
     if (!t.defined()) {
       return absl::InvalidArgumentError("an undefined Tensor has no DLPack form");
     }
+    // LibTorch 1.13's toDLPack leaks what it allocated when its dtype check
+    // throws (a bool tensor): run that check first (found by LeakSanitizer).
+    (void)at::getDLDataType(t);
     *out = at::toDLPack(t);
     return absl::OkStatus();
   });
