@@ -16,8 +16,7 @@ configure_and_build -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DTSB_FUZZ_SECONDS="${TSB_FUZZ_SECONDS:-30}"
 
 supp="$ROOT/tests/reliability/sanitizers"
-# alloc_dealloc_mismatch=0: see lsan.supp's header in docs/reliability.md.
-export ASAN_OPTIONS="detect_leaks=1:alloc_dealloc_mismatch=0:strict_init_order=1:detect_stack_use_after_return=1"
+export ASAN_OPTIONS="detect_leaks=1:strict_init_order=1:detect_stack_use_after_return=1"
 export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp"
 cd "$BUILD"

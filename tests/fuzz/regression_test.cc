@@ -50,6 +50,13 @@ TEST_F(FuzzRegressionTest, PickleLengthPastTheEnd) {
   ExpectRejected(std::string("\x80\x02X\xff\xff\xff\xff" "ab.", 10), "length past the end");
 }
 
+// pickle fuzzer, crash-5c2914a0: TUPLE3 with one item on the stack made
+// LibTorch's unpickler read before its stack (SEGV).
+TEST_F(FuzzRegressionTest, PickleStackUnderflow) {
+  ExpectRejected(std::string("\x80\x02]q\x00(K\x87\x87\x87\x87.", 12), "stack underflow");
+  ExpectRejected(std::string("\x80\x02K\x01" "e.", 6), "no MARK before it");
+}
+
 TEST(PickleScanTest, AcceptsWhatPicklersWrite) {
   // [1, "ab"] as Python's protocol 2 writes it, memo entries 0 and 1.
   const std::string list("\x80\x02]q\x00(K\x01X\x02\x00\x00\x00" "abq\x01" "e.", 19);
