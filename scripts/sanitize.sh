@@ -12,8 +12,7 @@ configure_and_build -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
   "-DTSB_SANITIZE=address;undefined" -DTSB_FUZZ=ON \
-  -DTSB_BUILD_BENCH=OFF -DTSB_BUILD_APPS=OFF -DTSB_TSAN_TESTS=OFF \
-  -DTSB_FUZZ_SECONDS="${TSB_FUZZ_SECONDS:-30}"
+  -DTSB_BUILD_BENCH=OFF -DTSB_BUILD_APPS=OFF -DTSB_TSAN_TESTS=OFF
 
 supp="$ROOT/tests/reliability/sanitizers"
 export ASAN_OPTIONS="detect_leaks=1:strict_init_order=1:detect_stack_use_after_return=1"
