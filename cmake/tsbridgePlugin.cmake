@@ -17,9 +17,11 @@ function(tsbridge_add_plugin NAME)
     tsbridge::tsbridge torch Boost::headers absl::status absl::statusor absl::strings
     absl::flat_hash_map ${ARG_LIBRARIES})
   target_compile_features(${NAME} PRIVATE cxx_std_20)
-  target_link_options(${NAME} PRIVATE
-    "LINKER:--version-script=${TSBRIDGE_PLUGIN_EXPORTS}"
-    "LINKER:-z,defs")
+  target_link_options(${NAME} PRIVATE "LINKER:--version-script=${TSBRIDGE_PLUGIN_EXPORTS}")
+  # A sanitizer build leaves the runtime's symbols to the executable.
+  if(NOT TSB_SANITIZE)
+    target_link_options(${NAME} PRIVATE "LINKER:-z,defs")
+  endif()
   set_target_properties(${NAME} PROPERTIES
     PREFIX ""
     CXX_VISIBILITY_PRESET hidden

@@ -1,10 +1,41 @@
 #include "core/binary/pickle.h"
 
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include <caffe2/serialize/inline_container.h>
+#include <caffe2/serialize/read_adapter_interface.h>
+#include <torch/csrc/jit/serialization/import_read.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
 #include "absl/strings/str_cat.h"
+#include "core/binary/pickle_scan.h"
 
 namespace tsb {
+namespace {
+
+// The archive's bytes for LibTorch's zip reader. LibTorch's own adapters
+// (MemoryReadAdapter, pickle_load's VectorReader) copy whatever range miniz
+// asks for; a corrupt archive asks past the end (found by the pickle
+// fuzzer). This one copies what exists and reports the short read.
+class BoundedReadAdapter final : public caffe2::serialize::ReadAdapterInterface {
+ public:
+  BoundedReadAdapter(const char* data, size_t size) : data_(data), size_(size) {}
+  size_t size() const override { return size_; }
+  size_t read(uint64_t pos, void* buf, size_t n, const char*) const override {
+    if (pos >= size_) return 0;
+    n = std::min<size_t>(n, size_ - pos);
+    std::memcpy(buf, data_ + pos, n);
+    return n;
+  }
+
+ private:
+  const char* data_;
+  size_t size_;
+};
+
+}  // namespace
 
 absl::StatusOr<std::vector<char>> PickleSave(const c10::IValue& value) {
   try {
@@ -16,10 +47,16 @@ absl::StatusOr<std::vector<char>> PickleSave(const c10::IValue& value) {
 }
 
 absl::StatusOr<c10::IValue> PickleLoad(const char* data, size_t size) {
-  // pickle_load takes a vector; one copy of the bytes is the price of its API.
-  std::vector<char> bytes(data, data + size);
   try {
-    return torch::jit::pickle_load(bytes);
+    // What torch::jit::pickle_load does, with a bounded reader, and with
+    // data.pkl checked before LibTorch's unpickler runs it.
+    caffe2::serialize::PyTorchStreamReader reader(
+        std::make_shared<BoundedReadAdapter>(data, size));
+    auto [pickle, pickle_size] = reader.getRecord("data.pkl");
+    absl::Status scan = ScanPickle(static_cast<const char*>(pickle.get()), pickle_size);
+    if (!scan.ok()) return scan;
+    return torch::jit::readArchiveAndTensors("data", "", "", c10::nullopt, c10::nullopt,
+                                             c10::nullopt, reader);
   } catch (const c10::Error& e) {
     return absl::InvalidArgumentError(absl::StrCat(
         "not a value torch.save wrote (zip format): ", e.what_without_backtrace()));

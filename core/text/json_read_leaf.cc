@@ -35,7 +35,9 @@ absl::Status CheckKeys(const Json& json, absl::string_view what,
       return TypeError(absl::StrCat(what, " object without key \"", key, "\""));
     }
   }
-  for (const auto& [key, unused] : json.items()) {
+  for (const auto& item : json.items()) {
+    // Not a structured binding: clang 14 cannot capture one in a lambda.
+    const std::string& key = item.key();
     auto is = [&](const char* k) { return key == k; };
     if (std::none_of(required.begin(), required.end(), is) &&
         std::none_of(optional.begin(), optional.end(), is)) {

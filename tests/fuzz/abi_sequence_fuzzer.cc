@@ -29,13 +29,30 @@ struct Bytes {
   int64_t Int() { return static_cast<int8_t>(Next()); }
 };
 
-void Keep(std::vector<tsb_any>& stack, tsb_status* status, const tsb_any& value) {
-  if (status == nullptr) {
-    stack.push_back(value);
-  } else {
-    tsb_status_free(status);
+// Values share their parts, so a few steps could build a value whose walk is
+// exponential (a list of itself, twice, ...): each value's weight bounds the
+// nodes a walk visits, and no container may exceed kMaxWeight.
+constexpr size_t kMaxWeight = 4096;
+
+struct Stack {
+  std::vector<tsb_any> values;
+  std::vector<size_t> weights;  // parallel to values
+
+  void Push(const tsb_any& value, size_t weight) {
+    values.push_back(value);
+    weights.push_back(weight);
   }
-}
+  void Keep(tsb_status* status, const tsb_any& value, size_t weight) {
+    if (status == nullptr) Push(value, weight);
+    else tsb_status_free(status);
+  }
+  // 1 + the weights of the top n values.
+  size_t WeightOfTop(size_t n) const {
+    size_t sum = 1;
+    for (size_t i = values.size() - n; i < values.size(); ++i) sum += weights[i];
+    return sum;
+  }
+};
 
 }  // namespace
 
@@ -47,60 +64,67 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)plugins_loaded;
   const int64_t live_before = tsb_live_handles();
   Bytes in{data, size};
-  std::vector<tsb_any> stack;
+  Stack stack;
+  std::vector<tsb_any>& values = stack.values;
   for (int steps = 0; in.size > 0 && steps < 64; ++steps) {
     tsb_any out{};
-    const size_t top = stack.size();
+    const size_t top = values.size();
     switch (in.Next() % 10) {
-      case 0: stack.push_back(tsb_int(in.Int())); break;
-      case 1: stack.push_back(tsb_float(in.Int() / 4.0)); break;
-      case 2: stack.push_back(tsb_bool(in.Next() & 1)); break;
-      case 3: stack.push_back(tsb_none()); break;
+      case 0: stack.Push(tsb_int(in.Int()), 1); break;
+      case 1: stack.Push(tsb_float(in.Int() / 4.0), 1); break;
+      case 2: stack.Push(tsb_bool(in.Next() & 1), 1); break;
+      case 3: stack.Push(tsb_none(), 1); break;
       case 4: {
         char text[4] = {static_cast<char>('a' + in.Next() % 26), '\0'};
-        Keep(stack, tsb_str_new(text, 1, &out), out);
+        stack.Keep(tsb_str_new(text, 1, &out), out, 1);
         break;
       }
       case 5: {  // a List[Any] or a Tuple of the top n values
         size_t n = top == 0 ? 0 : in.Next() % (top + 1);
-        tsb_status* s = (in.Next() & 1) ? tsb_list_new(TSB_TYPE_ANY, stack.data() + top - n, n, &out)
-                                         : tsb_tuple_new(stack.data() + top - n, n, &out);
-        Keep(stack, s, out);
+        const bool list = in.Next() & 1;
+        if (stack.WeightOfTop(n) > kMaxWeight) break;
+        tsb_status* s = list ? tsb_list_new(TSB_TYPE_ANY, values.data() + top - n, n, &out)
+                             : tsb_tuple_new(values.data() + top - n, n, &out);
+        stack.Keep(s, out, stack.WeightOfTop(n));
         break;
       }
       case 6: {  // a Dict from the top 2n values
         size_t n = top / 2 == 0 ? 0 : in.Next() % (top / 2 + 1);
-        Keep(stack, tsb_dict_new(TSB_TYPE_ANY, TSB_TYPE_ANY, stack.data() + top - 2 * n,
-                                 stack.data() + top - n, n, &out), out);
+        if (stack.WeightOfTop(2 * n) > kMaxWeight) break;
+        stack.Keep(tsb_dict_new(TSB_TYPE_ANY, TSB_TYPE_ANY, values.data() + top - 2 * n,
+                                values.data() + top - n, n, &out),
+                   out, stack.WeightOfTop(2 * n));
         break;
       }
       case 7: {  // coerce the top to a type
         if (top == 0) break;
         int32_t type = TSB_TYPE_INVALID;
         tsb_status* s = tsb_type_parse(kTypes[in.Next() % kNumTypes], &type);
-        if (s == nullptr) s = tsb_coerce(&stack[top - 1], type, &out);
-        Keep(stack, s, out);
+        if (s == nullptr) s = tsb_coerce(&values[top - 1], type, &out);
+        stack.Keep(s, out, stack.weights[top - 1]);
         break;
       }
       case 8: {  // read the top back: length, an element, a repr
         if (top == 0) break;
         size_t n = 0;
-        tsb_status_free(tsb_len(&stack[top - 1], &n));
-        Keep(stack, tsb_list_get(&stack[top - 1], in.Next(), &out), out);
+        tsb_status_free(tsb_len(&values[top - 1], &n));
+        stack.Keep(tsb_list_get(&values[top - 1], in.Next(), &out), out,
+                   stack.weights[top - 1]);
         char* repr = nullptr;
-        if (tsb_status* s = tsb_repr(&stack[top - 1], &repr)) tsb_status_free(s);
+        if (tsb_status* s = tsb_repr(&values[top - 1], &repr)) tsb_status_free(s);
         else tsb_string_free(repr);
         break;
       }
       case 9:  // release the top
         if (top > 0) {
-          tsb_release(&stack.back());
-          stack.pop_back();
+          tsb_release(&values.back());
+          values.pop_back();
+          stack.weights.pop_back();
         }
         break;
     }
   }
-  for (tsb_any& value : stack) tsb_release(&value);
+  for (tsb_any& value : values) tsb_release(&value);
   if (tsb_live_handles() != live_before) std::abort();  // a leak is a finding
   return 0;
 }

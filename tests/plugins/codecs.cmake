@@ -10,7 +10,7 @@ add_executable(tsbridge_plugin_tests
   ${CMAKE_CURRENT_LIST_DIR}/object_optional_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../testing/abi_test.cc
 )
-target_link_libraries(tsbridge_plugin_tests PRIVATE tsbridge_internal GTest::gtest_main)
+target_link_libraries(tsbridge_plugin_tests PRIVATE tsbridge_internal tsb_test_main)
 target_compile_definitions(tsbridge_plugin_tests PRIVATE
   TSB_TUPLE_PLUGIN_PATH="$<TARGET_FILE:tsbridge_plugin_tuple>"
   TSB_OPTIONAL_PLUGIN_PATH="$<TARGET_FILE:tsbridge_plugin_optional>")

@@ -22,6 +22,6 @@ file(WRITE ${TSB_FIXTURE_DIR}/not_a_library/libfixture_not_a_library.so
 
 add_executable(tsbridge_loader_tests plugins/loader_test.cc testing/abi_test.cc)
 target_compile_definitions(tsbridge_loader_tests PRIVATE TSB_FIXTURE_DIR="${TSB_FIXTURE_DIR}")
-target_link_libraries(tsbridge_loader_tests PRIVATE tsbridge_internal GTest::gtest_main)
+target_link_libraries(tsbridge_loader_tests PRIVATE tsbridge_internal tsb_test_main)
 add_dependencies(tsbridge_loader_tests ${tsb_fixture_targets})
-gtest_discover_tests(tsbridge_loader_tests DISCOVERY_MODE PRE_TEST)
+gtest_discover_tests(tsbridge_loader_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)

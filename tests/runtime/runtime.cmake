@@ -25,7 +25,7 @@ add_executable(tsbridge_runtime_tests
   ${CMAKE_CURRENT_LIST_DIR}/../testing/abi_test.cc
 )
 target_link_libraries(tsbridge_runtime_tests PRIVATE tsbridge_internal GTest::gmock
-                      GTest::gtest_main)
+                      tsb_test_main)
 target_compile_definitions(tsbridge_runtime_tests PRIVATE
   TSB_RUNTIME_FIXTURES="${TSB_RUNTIME_FIXTURES}"
   TSB_PYTHON="${TSB_PYTHON}")

@@ -1,0 +1,24 @@
+// Checks a pickle program before LibTorch 1.13's unpickler runs it. That
+// unpickler sizes its memo table by the index a PUT names and its strings by
+// the length an opcode claims, before reading them, so a few bytes could make
+// it allocate gigabytes; and it pops its stack without checking, so TUPLE3 on
+// one item reads out of bounds. Both found by tests/fuzz/pickle_fuzzer.cc.
+#ifndef TSBRIDGE_CORE_BINARY_PICKLE_SCAN_H_
+#define TSBRIDGE_CORE_BINARY_PICKLE_SCAN_H_
+
+#include <cstddef>
+
+#include "absl/status/status.h"
+
+namespace tsb {
+
+// OK when every length fits in the bytes left, every memo index is smaller
+// than the program (a pickler numbers its memo entries from 0, one PUT at a
+// time), and no opcode pops more than the stack holds above its top MARK
+// (CPython's rule). Opcodes it does not know end the scan: LibTorch rejects
+// them itself.
+absl::Status ScanPickle(const char* data, size_t size);
+
+}  // namespace tsb
+
+#endif  // TSBRIDGE_CORE_BINARY_PICKLE_SCAN_H_

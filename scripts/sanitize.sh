@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The sanitizer stage (docs/reliability.md): the test suite built with clang
+# under AddressSanitizer (with LeakSanitizer) and UndefinedBehaviorSanitizer,
+# plus the libFuzzer targets, in build-asan/; then ctest on that build.
+# scripts/test.sh runs it after the main stage.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+install_missing
+BUILD="${TSB_ASAN_BUILD_DIR:-$ROOT/build-asan}"
+# Lean: no benchmarks, no command line or examples, no ThreadSanitizer copy,
+# no Python host (an instrumented extension needs an instrumented interpreter).
+# -O1 and line tables only: readable stacks at a fraction of the compile time.
+configure_and_build -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
+  "-DTSB_SANITIZE=address;undefined" -DTSB_FUZZ=ON \
+  -DTSB_BUILD_BENCH=OFF -DTSB_BUILD_APPS=OFF -DTSB_BUILD_PYTHON=OFF -DTSB_TSAN_TESTS=OFF
+
+supp="$ROOT/tests/reliability/sanitizers"
+export ASAN_OPTIONS="detect_leaks=1:strict_init_order=1:detect_stack_use_after_return=1"
+export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp"
+cd "$BUILD"
+# Not run here: checks of sources, symbols or the compiler itself, which no
+# sanitizer instruments (docs/reliability.md lists them).
+ctest --output-on-failure -j "${TSB_JOBS:-2}" -E '^(no_escape|c99_header)$'

@@ -1,0 +1,45 @@
+# libFuzzer targets (TSB_FUZZ, clang; the sanitizer stage builds them with
+# address and undefined) and one bounded run of each as a ctest test. The
+# seed corpora are written at build time by make_seeds.py.
+#
+# The ctest runs are deterministic: a fixed seed and a fixed number of runs
+# (10-30 s each here), so a CI failure replays locally; TSB_FUZZ_SECONDS
+# caps a slow machine. Longer, seeded-at-random runs are a local job
+# (docs/reliability.md).
+set(TSB_FUZZ_SECONDS 60 CACHE STRING "At most this long per fuzz target in ctest")
+set(TSB_FUZZ_SEED 1 CACHE STRING "libFuzzer seed of the ctest runs")
+set(TSB_FUZZ_DIR ${CMAKE_CURRENT_BINARY_DIR}/fuzz)
+add_custom_command(
+  OUTPUT ${TSB_FUZZ_DIR}/seeds/json/seed00
+  COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/make_seeds.py ${TSB_FUZZ_DIR}/seeds
+  DEPENDS ${CMAKE_CURRENT_LIST_DIR}/make_seeds.py
+  COMMENT "Writing the fuzz seed corpora"
+  VERBATIM)
+add_custom_target(tsb_fuzz_seeds DEPENDS ${TSB_FUZZ_DIR}/seeds/json/seed00)
+
+foreach(spec json:30000 type_string:20000 pickle:10000 abi_sequence:100000)
+  string(REPLACE ":" ";" spec ${spec})
+  list(GET spec 0 name)
+  list(GET spec 1 runs)
+  set(target tsb_fuzz_${name})
+  add_executable(${target} ${CMAKE_CURRENT_LIST_DIR}/${name}_fuzzer.cc)
+  target_link_libraries(${target} PRIVATE tsbridge)
+  target_link_options(${target} PRIVATE -fsanitize=fuzzer)
+  add_dependencies(${target} tsb_fuzz_seeds tsbridge_plugin_tuple tsbridge_plugin_optional)
+  # New inputs go to corpus/<name>; crashes to artifacts/ (each becomes a
+  # test in regression_test.cc).
+  file(MAKE_DIRECTORY ${TSB_FUZZ_DIR}/corpus/${name} ${TSB_FUZZ_DIR}/artifacts)
+  add_test(NAME fuzz_${name}
+    COMMAND ${target} -seed=${TSB_FUZZ_SEED} -runs=${runs} -max_total_time=${TSB_FUZZ_SECONDS}
+            -timeout=60 -print_final_stats=1
+            -artifact_prefix=${TSB_FUZZ_DIR}/artifacts/${name}-
+            ${TSB_FUZZ_DIR}/corpus/${name} ${TSB_FUZZ_DIR}/seeds/${name})
+  set_tests_properties(fuzz_${name} PROPERTIES LABELS fuzz
+                       TIMEOUT 300)
+endforeach()
+# The pickle target writes archives with LibTorch's own zip writer. LibTorch
+# has no frame pointers: only the slow unwinder shows the LibTorch frame
+# that lsan.supp names.
+target_link_libraries(tsb_fuzz_pickle PRIVATE torch)
+set_tests_properties(fuzz_pickle PROPERTIES
+  ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::fast_unwind_on_malloc=0")

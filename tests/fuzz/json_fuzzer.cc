@@ -1,0 +1,60 @@
+// libFuzzer: JSON text to a value of an expected type. The input is
+// "<type string>\n<json>": the type is parsed like any host's, then the JSON
+// read against it. Whatever the input: a value or a status, and a value
+// that reads must write back to JSON that reads again to the same text.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "tsbridge/tsbridge.h"
+
+namespace {
+
+// Writes `value` as JSON; empty if that fails (a status is fine, a crash not).
+std::string ToJson(const tsb_any& value) {
+  char* text = nullptr;
+  if (tsb_status* s = tsb_to_json(&value, &text)) {
+    tsb_status_free(s);
+    return {};
+  }
+  std::string out(text);
+  tsb_string_free(text);
+  return out;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static bool plugins_loaded = [] {
+    tsb_status_free(tsb_plugin_load_bundled());  // Tuple, Optional, Union, records
+    return true;
+  }();
+  (void)plugins_loaded;
+  const char* begin = reinterpret_cast<const char*>(data);
+  const char* newline = static_cast<const char*>(std::memchr(begin, '\n', size));
+  if (newline == nullptr) return 0;
+  const std::string type_string(begin, newline);
+  const std::string json(newline + 1, begin + size);  // NUL-terminated copy
+  int32_t type = TSB_TYPE_INVALID;
+  if (tsb_status* s = tsb_type_parse(type_string.c_str(), &type)) {
+    tsb_status_free(s);
+    return 0;
+  }
+  const int64_t live_before = tsb_live_handles();
+  tsb_any value{};
+  if (tsb_status* s = tsb_from_json(json.c_str(), type, &value)) {
+    tsb_status_free(s);
+  } else {
+    // What tsbridge wrote, it reads back, and writes the same again.
+    const std::string first = ToJson(value);
+    tsb_any again{};
+    tsb_status* reread = tsb_from_json(first.c_str(), type, &again);
+    if (reread != nullptr || ToJson(again) != first) std::abort();
+    tsb_release(&again);
+    tsb_release(&value);
+  }
+  if (tsb_live_handles() != live_before) std::abort();  // a leak is a finding
+  return 0;
+}

@@ -1,0 +1,72 @@
+"""Writes the seed corpora of the fuzz targets (tests/fuzz/*_fuzzer.cc).
+
+Every seed is made here, from values written in this file: JSON and type
+strings as text, pickles by PyTorch's own writers. Usage: make_seeds.py OUT.
+"""
+import io
+import os
+import pickle
+import sys
+
+# (expected type, JSON) pairs: the json target reads "<type>\n<json>".
+JSON = [
+    ("int", "3"), ("float", "2.5"), ("bool", "true"), ("str", '"hi"'), ("None", "null"),
+    ("complex", '{"real": 1.0, "imag": -2.0}'), ("Device", '"cpu"'),
+    ("ScalarType", '"float32"'), ("Layout", '"strided"'),
+    ("Tensor", '{"dtype": "float32", "shape": [2, 2], "data": [1, 2, 3, 4]}'),
+    ("Tensor", '{"dtype": "int64", "shape": [], "data": [7]}'),
+    ("List[int]", "[1, 2, 3]"), ("List[List[float]]", "[[1.5], [], [2]]"),
+    ("Dict[str, List[int]]", '{"a": [1], "b": []}'),
+    ("Dict[int, str]", '[[1, "a"], [2, "b"]]'),
+    ("Tuple[int, str, Optional[float]]", '[1, "x", null]'),
+    ("Optional[List[str]]", '["a", "b"]'), ("Union[int, str]", '"u"'),
+    ("Any", '[1, "two", 3.0]'), ("Scalar", "1.25"), ("List[Any]", '[{"a": 1}, null]'),
+    ("tsbridge.tensor_pair",
+     '{"first": {"dtype": "float32", "shape": [1], "data": [1]},'
+     ' "second": {"dtype": "float32", "shape": [1], "data": [2]}}'),
+]
+
+TYPES = [
+    "int", "Tensor", "List[int]", "Dict[str, Tensor]", "Tuple[int, Optional[str]]",
+    "Union[int, float, None]", "int[]", "Dict(str, Tensor)", "Tensor?", "Future[int]",
+    "List[Tuple[Dict[int, List[float]], str]]", "NamedTuple", "Optional[Optional[int]]",
+    "tsbridge.tensor_pair", "Tuple[()]", "Dict[Tensor, int]", "__torch__.Foo",
+]
+
+# Values both pickle seeds carry: what LibTorch's unpickler accepts.
+VALUES = [1, -7, 2.5, True, None, "text", [1, 2, 3], [1.0, 2.0], {"a": 1, "b": 2},
+          (1, "x"), [[1], [2, 3]], {"k": [True, False]}, [], {}]
+
+# Host ABI call sequences (abi_sequence_fuzzer.cc reads one byte per step).
+ABI = [bytes([0, 5, 1, 9, 7, 8, 8, 0]), bytes([4, 1, 4, 2, 6, 1, 7, 12, 8, 0, 9]),
+       bytes([0, 3, 0, 4, 5, 3, 1, 7, 19, 8, 1, 9, 9])]
+
+
+def write(directory, name, data):
+    os.makedirs(directory, exist_ok=True)
+    mode = "w" if isinstance(data, str) else "wb"
+    with open(os.path.join(directory, name), mode) as f:
+        f.write(data)
+
+
+def main():
+    out = sys.argv[1]
+    for i, (type_string, json) in enumerate(JSON):
+        write(os.path.join(out, "json"), f"seed{i:02d}", f"{type_string}\n{json}")
+    for i, type_string in enumerate(TYPES):
+        write(os.path.join(out, "type_string"), f"seed{i:02d}", type_string)
+    for i, data in enumerate(ABI):
+        write(os.path.join(out, "abi_sequence"), f"seed{i:02d}", data)
+    import torch  # only the pickle seeds need it
+    values = VALUES + [torch.arange(4.0), {"t": torch.ones(2, dtype=torch.int64)}]
+    for i, value in enumerate(values):
+        archive = io.BytesIO()
+        torch.save(value, archive)
+        write(os.path.join(out, "pickle"), f"zip{i:02d}", b"Z" + archive.getvalue())
+        if i < len(VALUES):  # tensors need their storage records: archive only
+            write(os.path.join(out, "pickle"), f"raw{i:02d}",
+                  b"P" + pickle.dumps(value, protocol=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+// Every input the fuzz targets (tests/fuzz/*_fuzzer.cc) crashed on, fed to
+// the library the way the target fed it: each must now give a status.
+#include <string>
+
+#include <caffe2/serialize/inline_container.h>
+#include <gtest/gtest.h>
+
+#include "core/binary/pickle_scan.h"
+#include "tests/testing/abi_test.h"
+
+namespace tsb::testing {
+namespace {
+
+// A torch.save archive whose data.pkl is `pickle`, as pickle_fuzzer.cc's 'P'
+// inputs are.
+std::string Archive(const std::string& pickle) {
+  std::string out;
+  caffe2::serialize::PyTorchStreamWriter writer([&](const void* buf, size_t n) -> size_t {
+    out.append(static_cast<const char*>(buf), n);
+    return n;
+  });
+  writer.writeRecord("data.pkl", pickle.data(), pickle.size());
+  writer.writeEndOfFile();
+  return out;
+}
+
+class FuzzRegressionTest : public AbiTest {
+ protected:
+  // The pickle loads to a status whose detail names `words`.
+  void ExpectRejected(const std::string& pickle, const std::string& words) {
+    const std::string bytes = Archive(pickle);
+    tsb_any out{};
+    Status s(tsb_pickle_load(bytes.data(), bytes.size(), &out));
+    ASSERT_NE(s.get(), nullptr);
+    EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(tsb_status_message(s.get())).find(words), std::string::npos)
+        << tsb_status_message(s.get());
+  }
+};
+
+// pickle fuzzer, crash-5b3bb463: LONG_BINPUT 0x6f745374 made LibTorch's
+// unpickler resize its memo table to 30 GB.
+TEST_F(FuzzRegressionTest, PickleMemoIndexPastTheEnd) {
+  ExpectRejected(std::string("\x80\x02J\xf9ShortStorag\xff\xff\xff.", 19),
+                 "memo index past the end");
+}
+
+// The same unbounded size through a string length (BINUNICODE of 4 GB).
+TEST_F(FuzzRegressionTest, PickleLengthPastTheEnd) {
+  ExpectRejected(std::string("\x80\x02X\xff\xff\xff\xff" "ab.", 10), "length past the end");
+}
+
+// pickle fuzzer, crash-5c2914a0: TUPLE3 with one item on the stack made
+// LibTorch's unpickler read before its stack (SEGV).
+TEST_F(FuzzRegressionTest, PickleStackUnderflow) {
+  ExpectRejected(std::string("\x80\x02]q\x00(K\x87\x87\x87\x87.", 12), "stack underflow");
+  ExpectRejected(std::string("\x80\x02K\x01" "e.", 6), "no MARK before it");
+}
+
+// pickle fuzzer, crash-68fbfbf1: a torch.save archive whose directory points
+// past its end. LibTorch's in-memory read adapters copy whatever range the
+// zip reader asks for (a heap overflow under ASan); tsbridge's is bounded.
+TEST_F(FuzzRegressionTest, ArchiveReadPastItsEnd) {
+  static const char kArchive[] =
+    "\x50\x4b\x03\x04\x00\x00\x08\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+    "\x00\x00\x10\x00\x12\x00\x61\x72\x63\x68\x69\x76\x65\x2f\x64\x61\x74\x61\x2e\x70\x6b\x6c\x46\x42"
+    "\x0e\x00\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x80\x02\x5d\x71\x00\x28\x47\x3f"
+    "\xf0\x00\x00\x9c\x00\x00\x00\x47\x40\x00\x00\x00\x00\x00\x00\x00\x65\x2e\x50\x4b\x07\x08\xc5\x71"
+    "\xb1\x41\x1a\x00\x00\x00\x1a\x00\x00\x00\x50\x4b\x03\x04\x00\x00\x08\x08\x00\x00\x00\x00\x00\x00"
+    "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x0f\x00\x29\x00\x61\x72\x63\x68\x69\x76\x65\x2f"
+    "\x76\x65\x72\x73\x69\x6f\x6e\x46\x42\x25\x00\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a"
+    "\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a"
+    "\x33\x0a\x50\x4b\x07\x08\xd1\x9e\x67\x55\x02\x00\x00\x00\x02\x00\x00\x00\x50\x4b\x01\x02\x00\x00"
+    "\xff\x00\x08\x08\x00\x00\x00\x00\x00\x00\xc5\x71\xb1\x41\x1a\x00\x00\x00\x1a\x00\x00\x00\x10\x00"
+    "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x61\x72\x63\x68\x69\x76\x65\x2f"
+    "\x64\x61\x74\x61\x2e\x70\x6b\x6c\x50\x4b\x01\x02\x00\x00\x00\x00\x08\x08\x00\x00\x00\x00\x00\x00"
+    "\xd1\x9e\x67\x55\x02\x00\x00\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x00\x02\x00"
+    "\x00\x00\x0f\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x6a\x00\x00\x00\x61\x72\x63\x68"
+    "\x69\x76\x65\x2f\x76\x65\x72\x73\x69\x6f\x6e\x50\x4b\x06\x06\x2c\x00\x00\x00\x00\x00\x00\x00\x1e"
+    "\x03\x2d\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00"
+    "\x00\x00\x00\x7b\x00\x00\x00\x00\x00\x00\x00\xd2\x00\x00\x00\x00\x00\x00\x21\x4e\x00\x00\x5a\x5a"
+    "\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x80\x02\x00\x00\x50\x4b\x05\x06\x00\x00\x00\x00\x02\x00\x02\x00"
+    "\x7b\x00\x00\x00\xd2\x00\x00\x00\x00\x00";
+  tsb_any out{};
+  Status s(tsb_pickle_load(kArchive, sizeof(kArchive) - 1, &out));
+  ASSERT_NE(s.get(), nullptr);
+  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
+}
+
+TEST(PickleScanTest, AcceptsWhatPicklersWrite) {
+  // [1, "ab"] as Python's protocol 2 writes it, memo entries 0 and 1.
+  const std::string list("\x80\x02]q\x00(K\x01X\x02\x00\x00\x00" "abq\x01" "e.", 19);
+  EXPECT_TRUE(ScanPickle(list.data(), list.size()).ok());
+  EXPECT_FALSE(ScanPickle(list.data(), 7).ok());  // cut before BININT1's argument
+}
+
+}  // namespace
+}  // namespace tsb::testing
