@@ -18,7 +18,8 @@ enum class Reduce { kSum, kMean, kMax, kMin };
 
 // The row loops are built twice, for AVX2 and for the baseline x86-64, and
 // the loader picks one for the CPU (an ifunc), as LibTorch's own kernels do.
-#if defined(__x86_64__) && defined(__GNUC__)
+// gcc only: clang (the sanitizer stage) has no target_clones on templates.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define TSB_SPARSE_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define TSB_SPARSE_CLONES
@@ -34,8 +35,8 @@ Reduce ReduceOf(const std::string& reduce) {
 // One output row of sum or mean: out[0, n) from the entries [begin, end).
 // __restrict lets the compiler vectorise the j loops.
 template <Reduce R, typename T>
-TSB_SPARSE_CLONES void SumRow(int64_t begin, int64_t end, const int64_t* col, const T* value, const T* mat,
-            int64_t n, T* __restrict out) {
+TSB_SPARSE_CLONES void SumRow(int64_t begin, int64_t end, const int64_t* col,
+                              const T* value, const T* mat, int64_t n, T* __restrict out) {
   for (int64_t j = 0; j < n; ++j) out[j] = T(0);
   for (int64_t e = begin; e < end; ++e) {
     const T w = value != nullptr ? value[e] : T(1);
@@ -53,8 +54,9 @@ TSB_SPARSE_CLONES void SumRow(int64_t begin, int64_t end, const int64_t* col, co
 // the two selects only when the lanes have one width. Masks, not `?:`, for
 // the same reason.
 template <Reduce R, typename T, typename I>
-TSB_SPARSE_CLONES void ArgRow(int64_t begin, int64_t end, const int64_t* col, const T* value, const T* mat,
-            int64_t n, T* __restrict out, I* __restrict arg) {
+TSB_SPARSE_CLONES void ArgRow(int64_t begin, int64_t end, const int64_t* col,
+                              const T* value, const T* mat, int64_t n, T* __restrict out,
+                              I* __restrict arg) {
   const T w0 = value != nullptr ? value[begin] : T(1);
   const T* __restrict x0 = mat + col[begin] * n;
   for (int64_t j = 0; j < n; ++j) {
