@@ -1,9 +1,9 @@
 // Dict[str, Tensor] of 100 entries: IValue -> boundary -> IValue, against a
 // plain C++ copy of the same dict (c10::Dict::copy, which inserts every entry
 // into a new dict). Two round trips:
-//  - coerce:  tsb_coerce to the parsed "Dict[str, Tensor]"; the dict already
+//  - coerce:  tsb_any_coerce to the parsed "Dict[str, Tensor]"; the dict already
 //             has that type, so the result shares it (no entry is touched);
-//  - rebuild: what a host binding does: tsb_dict_items, then tsb_dict_new from
+//  - rebuild: what a host binding does: tsb_dict_get_items, then tsb_dict_new from
 //             the 100 keys and values, every entry crossing twice.
 // Tensors never copy in either: only the dicts and the str keys are rebuilt.
 #include <cstdint>
@@ -25,7 +25,7 @@ const char* const kBaseline = "dict/copy";
 
 bool Ok(benchmark::State& state, tsb_status* s) {
   if (s == nullptr) return true;
-  state.SkipWithError(tsb_status_message(s));
+  state.SkipWithError(tsb_status_get_message(s));
   tsb_status_free(s);
   return false;
 }
@@ -49,17 +49,17 @@ int32_t g_dict_type = TSB_TYPE_INVALID;
 absl::Status Rebuild(c10::IValue* out) {
   tsb_any dict;
   if (absl::Status st = tsb::ToBoundary(g_dict, &dict); !st.ok()) return st;
-  tsb_any keys[kEntries], values[kEntries], rebuilt = tsb_none();
+  tsb_any keys[kEntries], values[kEntries], rebuilt = tsb_any_none();
   size_t n = 0;
   absl::Status result;
-  tsb_status* s = tsb_len(&dict, &n);
-  if (s == nullptr && n != kEntries) result = absl::InternalError("tsb_len is wrong");
-  if (s == nullptr && result.ok()) s = tsb_dict_items(&dict, keys, values, n);
+  tsb_status* s = tsb_any_len(&dict, &n);
+  if (s == nullptr && n != kEntries) result = absl::InternalError("tsb_any_len is wrong");
+  if (s == nullptr && result.ok()) s = tsb_dict_get_items(&dict, keys, values, n);
   if (s == nullptr && result.ok()) {
     s = tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_TENSOR, keys, values, n, &rebuilt);
     for (size_t i = 0; i < n; ++i) {
-      tsb_release(&keys[i]);
-      tsb_release(&values[i]);
+      tsb_any_release(&keys[i]);
+      tsb_any_release(&values[i]);
     }
   }
   if (s == nullptr && result.ok()) {
@@ -68,26 +68,26 @@ absl::Status Rebuild(c10::IValue* out) {
     result = iv.status();
   }
   if (s != nullptr) {
-    result = absl::InternalError(tsb_status_message(s));
+    result = absl::InternalError(tsb_status_get_message(s));
     tsb_status_free(s);
   }
-  tsb_release(&rebuilt);
-  tsb_release(&dict);
+  tsb_any_release(&rebuilt);
+  tsb_any_release(&dict);
   return result;
 }
 
 absl::Status Coerce(c10::IValue* out) {
   tsb_any dict, coerced;
   if (absl::Status st = tsb::ToBoundary(g_dict, &dict); !st.ok()) return st;
-  tsb_status* s = tsb_coerce(&dict, g_dict_type, &coerced);
-  tsb_release(&dict);
+  tsb_status* s = tsb_any_coerce(&dict, g_dict_type, &coerced);
+  tsb_any_release(&dict);
   if (s != nullptr) {
-    absl::Status st = absl::InternalError(tsb_status_message(s));
+    absl::Status st = absl::InternalError(tsb_status_get_message(s));
     tsb_status_free(s);
     return st;
   }
   absl::StatusOr<c10::IValue> iv = tsb::ToIValue(coerced);
-  tsb_release(&coerced);
+  tsb_any_release(&coerced);
   if (iv.ok()) *out = *std::move(iv);
   return iv.status();
 }
@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   if (tsb_status* s = tsb_type_parse("Dict[str, Tensor]", &g_dict_type)) {
-    std::fprintf(stderr, "setup failed: %s\n", tsb_status_message(s));
+    std::fprintf(stderr, "setup failed: %s\n", tsb_status_get_message(s));
     tsb_status_free(s);
     return 1;
   }
@@ -154,7 +154,7 @@ int main(int argc, char** argv) {
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  if (int64_t live = tsb_live_handles(); live != 0) {
+  if (int64_t live = tsb_handle_count(); live != 0) {
     std::fprintf(stderr, "WARNING: %lld boundary handles leaked\n", static_cast<long long>(live));
     return 1;
   }

@@ -21,8 +21,8 @@
 //                to the registered type (the registry is looked up by type
 //                index, and the tuple and optional plugins' codecs run). The
 //                host then walks the value through the C ABI alone,
-//                dispatching on tsb_type_kind: tsb_len, tsb_list_get,
-//                tsb_dict_items, tsb_get_int/float/str, and tsb_release on
+//                dispatching on tsb_type_get_kind: tsb_any_len, tsb_list_get,
+//                tsb_dict_get_items, tsb_int_get/float/str, and tsb_any_release on
 //                every handle it got.
 //       static:  the code a hand-written binding (lantern, torchexport) has
 //                for this one type. It builds the IValue directly
@@ -35,17 +35,17 @@
 //  in:  from the host's leaves (tensor handles, inline scalars, C strings)
 //       to the C++ value.
 //       generic: the C builders (tsb_tuple_new, or tsb_list_new then
-//                tsb_dict_new), tsb_coerce to the registered type,
+//                tsb_dict_new), tsb_any_coerce to the registered type,
 //                tsb::ToIValue, then Codec<T>::FromIValue. The dict is built
 //                typed, with the element types from the type info a host
 //                caches. dict_str_list_opt/in/generic_untyped builds it as
 //                List[Any] and Dict[str, Any] and leaves the typing to
-//                tsb_coerce, as a host without type info would.
+//                tsb_any_coerce, as a host without type info would.
 //       static:  build the IValue directly from the leaves, wrap it in one
 //                handle, then unpack it straight into T.
 //
 // Both sides use the same handles (tsb_object, made by the same function) and
-// release them with tsb_release. The difference between the two rows of a
+// release them with tsb_any_release. The difference between the two rows of a
 // pair is what genericity costs: registry lookups, virtual codec calls, type
 // checks and coercion, the guard and argument checks on every C call, status
 // plumbing, and the handles for inner containers that a generic walk needs
@@ -144,7 +144,7 @@ struct Sink {
       absl::StatusOr<c10::IValue> iv = tsb::ToIValue(*handle);
       trace->push_back(iv.ok() && iv->isTensor() ? TensorId(iv->toTensor()) : "not a tensor");
     }
-    tsb_release(handle);
+    tsb_any_release(handle);
   }
   static std::string TensorId(const Tensor& t) {
     char id[40];
@@ -158,24 +158,24 @@ struct Sink {
 // error; nothing leaks on either path.
 tsb_status* Walk(tsb_any* v, Sink& sink) {
   tsb_status* s = nullptr;
-  switch (tsb_type_kind(v->type_index)) {
+  switch (tsb_type_get_kind(v->type_index)) {
     case TSB_KIND_NONE:
       sink.None();
       break;
     case TSB_KIND_INT: {
       int64_t i = 0;
-      if (!(s = tsb_get_int(v, &i))) sink.Int(i);
+      if (!(s = tsb_int_get(v, &i))) sink.Int(i);
       break;
     }
     case TSB_KIND_FLOAT: {
       double d = 0;
-      if (!(s = tsb_get_float(v, &d))) sink.Float(d);
+      if (!(s = tsb_float_get(v, &d))) sink.Float(d);
       break;
     }
     case TSB_KIND_STR: {
       const char* data = nullptr;
       size_t len = 0;
-      if (!(s = tsb_get_str(v, &data, &len))) sink.Str(data, len);
+      if (!(s = tsb_str_get(v, &data, &len))) sink.Str(data, len);
       break;
     }
     case TSB_KIND_TENSOR:
@@ -185,7 +185,7 @@ tsb_status* Walk(tsb_any* v, Sink& sink) {
     case TSB_KIND_TUPLE:
     case TSB_KIND_NAMEDTUPLE: {
       size_t n = 0;
-      s = tsb_len(v, &n);
+      s = tsb_any_len(v, &n);
       for (size_t i = 0; s == nullptr && i < n; ++i) {
         tsb_any item;
         if (!(s = tsb_list_get(v, i, &item))) s = Walk(&item, sink);
@@ -195,15 +195,15 @@ tsb_status* Walk(tsb_any* v, Sink& sink) {
     case TSB_KIND_DICT: {
       size_t n = 0;
       tsb_any keys[kMaxItems], values[kMaxItems];
-      s = tsb_len(v, &n);
+      s = tsb_any_len(v, &n);
       if (s == nullptr && n > kMaxItems) s = tsb_status_new(TSB_ERR_OUT_OF_RANGE, "dict too big");
-      if (s == nullptr) s = tsb_dict_items(v, keys, values, n);
+      if (s == nullptr) s = tsb_dict_get_items(v, keys, values, n);
       if (s == nullptr) {
         for (size_t i = 0; i < n; ++i) {
           if (s == nullptr) s = Walk(&keys[i], sink);
           if (s == nullptr) s = Walk(&values[i], sink);
-          tsb_release(&keys[i]);  // no-ops unless a walk failed first
-          tsb_release(&values[i]);
+          tsb_any_release(&keys[i]);  // no-ops unless a walk failed first
+          tsb_any_release(&values[i]);
         }
       }
       break;
@@ -211,7 +211,7 @@ tsb_status* Walk(tsb_any* v, Sink& sink) {
     default:
       s = tsb_status_new(TSB_ERR_UNSUPPORTED, "the host walker does not know this kind");
   }
-  tsb_release(v);
+  tsb_any_release(v);
   return s;
 }
 
@@ -219,7 +219,7 @@ tsb_status* Walk(tsb_any* v, Sink& sink) {
 
 absl::Status StatusOf(tsb_status* s) {
   if (s == nullptr) return absl::OkStatus();
-  absl::Status st = absl::InternalError(tsb_status_message(s));
+  absl::Status st = absl::InternalError(tsb_status_get_message(s));
   tsb_status_free(s);
   return st;
 }
@@ -234,20 +234,20 @@ absl::Status GenericOut(const T& value, int32_t registered, Sink& sink) {
   return StatusOf(Walk(&boundary, sink));
 }
 
-// A built value -> tsb_coerce to the registered type -> C++. Takes *built.
+// A built value -> tsb_any_coerce to the registered type -> C++. Takes *built.
 template <typename T>
 absl::StatusOr<T> GenericFinish(tsb_any* built, int32_t registered) {
   tsb_any coerced;
-  tsb_status* s = tsb_coerce(built, registered, &coerced);
-  tsb_release(built);
+  tsb_status* s = tsb_any_coerce(built, registered, &coerced);
+  tsb_any_release(built);
   TSB_RETURN_IF_ERROR(StatusOf(s));
   absl::StatusOr<c10::IValue> iv = tsb::ToIValue(coerced);
   absl::StatusOr<T> result = iv.ok() ? tsb::Codec<T>::FromIValue(*iv) : iv.status();
-  tsb_release(&coerced);
+  tsb_any_release(&coerced);
   return result;
 }
 
-// A record from its leaves: tsb_tuple_new, then tsb_coerce names it.
+// A record from its leaves: tsb_tuple_new, then tsb_any_coerce names it.
 template <typename T>
 absl::StatusOr<T> GenericRecordIn(const tsb_any* leaves, size_t n, int32_t registered) {
   tsb_any tuple;
@@ -257,13 +257,13 @@ absl::StatusOr<T> GenericRecordIn(const tsb_any* leaves, size_t n, int32_t regis
 
 // The dict from its leaves: one tsb_list_new per key, then tsb_dict_new.
 // Typed: element type Optional[Tensor], value type List[Optional[Tensor]].
-// Untyped: List[Any] and Dict[str, Any], typed by tsb_coerce alone.
+// Untyped: List[Any] and Dict[str, Any], typed by tsb_any_coerce alone.
 absl::StatusOr<Dict> GenericDictIn(bool typed) {
   tsb_any keys[kKeys], lists[kKeys];
   size_t built = 0;
   tsb_status* s = nullptr;
   for (; built < kKeys; ++built) {
-    keys[built] = tsb_borrowed_str(g_keys[built].c_str());
+    keys[built] = tsb_any_borrowed_str(g_keys[built].c_str());
     s = tsb_list_new(typed ? g_opt_index : TSB_TYPE_ANY, g_dict_leaves[built], kElements,
                      &lists[built]);
     if (s != nullptr) break;
@@ -273,7 +273,7 @@ absl::StatusOr<Dict> GenericDictIn(bool typed) {
     s = tsb_dict_new(TSB_TYPE_STR, typed ? g_list_index : TSB_TYPE_ANY, keys, lists, kKeys,
                      &dict);
   }
-  for (size_t i = 0; i < built; ++i) tsb_release(&lists[i]);
+  for (size_t i = 0; i < built; ++i) tsb_any_release(&lists[i]);
   TSB_RETURN_IF_ERROR(StatusOf(s));
   return GenericFinish<Dict>(&dict, g_dict_index);
 }
@@ -316,14 +316,14 @@ void StaticPairRead(tsb_any* h, Sink& sink) {
   const auto& elements = h->u.obj->value.toTupleRef().elements();
   TensorLeaf(elements[0], sink);
   TensorLeaf(elements[1], sink);
-  tsb_release(h);
+  tsb_any_release(h);
 }
 void StaticStatsRead(tsb_any* h, Sink& sink) {
   const auto& elements = h->u.obj->value.toTupleRef().elements();
   sink.Int(elements[0].toInt());
   sink.Float(elements[1].toDouble());
   TensorLeaf(elements[2], sink);
-  tsb_release(h);
+  tsb_any_release(h);
 }
 void StaticDictRead(tsb_any* h, Sink& sink) {
   for (const auto& entry : h->u.obj->value.toGenericDict()) {
@@ -337,7 +337,7 @@ void StaticDictRead(tsb_any* h, Sink& sink) {
       }
     }
   }
-  tsb_release(h);
+  tsb_any_release(h);
 }
 
 // The way in: the IValue built directly from the host's leaves, in the
@@ -350,7 +350,7 @@ Pair StaticPairIn() {
                         {LeafValue(g_pair_leaves[0]), LeafValue(g_pair_leaves[1])}, g_pair_type)));
   const auto& elements = h.u.obj->value.toTupleRef().elements();
   Pair result(elements[0].toTensor(), elements[1].toTensor());
-  tsb_release(&h);
+  tsb_any_release(&h);
   return result;
 }
 Stats StaticStatsIn() {
@@ -362,7 +362,7 @@ Stats StaticStatsIn() {
           g_stats_type)));
   const auto& elements = h.u.obj->value.toTupleRef().elements();
   Stats result{elements[0].toInt(), elements[1].toDouble(), elements[2].toTensor()};
-  tsb_release(&h);
+  tsb_any_release(&h);
   return result;
 }
 Dict StaticDictIn() {
@@ -386,7 +386,7 @@ Dict StaticDictIn() {
     }
     result.emplace(entry.key().toStringRef(), std::move(items));
   }
-  tsb_release(&h);
+  tsb_any_release(&h);
   return result;
 }
 
@@ -528,7 +528,7 @@ void AddType(const std::string& type, const T* value, int32_t registered,
 
 bool Parse(const char* annotation, int32_t* out) {
   if (tsb_status* s = tsb_type_parse(annotation, out)) {
-    std::fprintf(stderr, "setup failed: %s\n", tsb_status_message(s));
+    std::fprintf(stderr, "setup failed: %s\n", tsb_status_get_message(s));
     tsb_status_free(s);
     return false;
   }
@@ -541,7 +541,7 @@ bool SetUp() {
   for (const char* path :
        {TSB_TUPLE_PLUGIN_PATH, TSB_OPTIONAL_PLUGIN_PATH, TSB_BENCH_RECORDS_PLUGIN}) {
     if (tsb_status* s = tsb_plugin_load(path, nullptr)) {
-      std::fprintf(stderr, "setup failed: %s\n", tsb_status_message(s));
+      std::fprintf(stderr, "setup failed: %s\n", tsb_status_get_message(s));
       tsb_status_free(s);
       return false;
     }
@@ -582,13 +582,13 @@ bool SetUp() {
   }
   g_pair_leaves[0] = TensorHandle(std::get<0>(g_pair));
   g_pair_leaves[1] = TensorHandle(std::get<1>(g_pair));
-  g_stats_leaves[0] = tsb_int(g_stats.count);
-  g_stats_leaves[1] = tsb_float(g_stats.mean);
+  g_stats_leaves[0] = tsb_any_int(g_stats.count);
+  g_stats_leaves[1] = tsb_any_float(g_stats.mean);
   g_stats_leaves[2] = TensorHandle(g_stats.values);
   for (size_t k = 0; k < kKeys; ++k) {
     const OptList& items = g_dict.at(g_keys[k]);
     for (size_t i = 0; i < kElements; ++i) {
-      g_dict_leaves[k][i] = items[i] ? TensorHandle(*items[i]) : tsb_none();
+      g_dict_leaves[k][i] = items[i] ? TensorHandle(*items[i]) : tsb_any_none();
     }
   }
 
@@ -604,10 +604,10 @@ bool SetUp() {
 }
 
 void TearDown() {
-  for (tsb_any& leaf : g_pair_leaves) tsb_release(&leaf);
-  for (tsb_any& leaf : g_stats_leaves) tsb_release(&leaf);
+  for (tsb_any& leaf : g_pair_leaves) tsb_any_release(&leaf);
+  for (tsb_any& leaf : g_stats_leaves) tsb_any_release(&leaf);
   for (auto& row : g_dict_leaves) {
-    for (tsb_any& leaf : row) tsb_release(&leaf);
+    for (tsb_any& leaf : row) tsb_any_release(&leaf);
   }
 }
 
@@ -630,7 +630,7 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   TearDown();
-  if (int64_t live = tsb_live_handles(); live != 0) {
+  if (int64_t live = tsb_handle_count(); live != 0) {
     std::fprintf(stderr, "WARNING: %lld boundary handles leaked\n", static_cast<long long>(live));
     return 1;
   }

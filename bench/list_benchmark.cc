@@ -21,7 +21,7 @@ constexpr size_t kN = size_t{1} << 20;
 // A failed call must abort the benchmark loudly, never time an error path.
 bool Ok(benchmark::State& state, tsb_status* s) {
   if (s == nullptr) return true;
-  state.SkipWithError(tsb_status_message(s));
+  state.SkipWithError(tsb_status_get_message(s));
   tsb_status_free(s);
   return false;
 }
@@ -31,16 +31,16 @@ struct Ops;
 template <>
 struct Ops<int64_t> {
   static constexpr const char* kName = "int64";
-  static tsb_status* From(const int64_t* d, size_t n, tsb_any* o) { return tsb_list_from_int64(d, n, o); }
-  static tsb_status* Copy(const tsb_any* l, int64_t* o, size_t n) { return tsb_list_copy_int64(l, o, n); }
-  static tsb_status* Get(const tsb_any* v, int64_t* o) { return tsb_get_int(v, o); }
+  static tsb_status* From(const int64_t* d, size_t n, tsb_any* o) { return tsb_list_new_int(d, n, o); }
+  static tsb_status* Copy(const tsb_any* l, int64_t* o, size_t n) { return tsb_list_copy_int(l, o, n); }
+  static tsb_status* Get(const tsb_any* v, int64_t* o) { return tsb_int_get(v, o); }
 };
 template <>
 struct Ops<double> {
   static constexpr const char* kName = "float64";
-  static tsb_status* From(const double* d, size_t n, tsb_any* o) { return tsb_list_from_double(d, n, o); }
-  static tsb_status* Copy(const tsb_any* l, double* o, size_t n) { return tsb_list_copy_double(l, o, n); }
-  static tsb_status* Get(const tsb_any* v, double* o) { return tsb_get_float(v, o); }
+  static tsb_status* From(const double* d, size_t n, tsb_any* o) { return tsb_list_new_float(d, n, o); }
+  static tsb_status* Copy(const tsb_any* l, double* o, size_t n) { return tsb_list_copy_float(l, o, n); }
+  static tsb_status* Get(const tsb_any* v, double* o) { return tsb_float_get(v, o); }
 };
 
 // Short runs keep the whole set under two minutes on 2 cores.
@@ -55,7 +55,7 @@ void Add(const std::string& name, F&& fn) {
 template <typename T>
 struct Fixture {
   std::vector<T> host = std::vector<T>(kN);
-  tsb_any list = tsb_none();
+  tsb_any list = tsb_any_none();
 };
 Fixture<int64_t> g_int;
 Fixture<double> g_float;
@@ -98,7 +98,7 @@ void Register(Fixture<T>& f) {
         tsb_any item;
         if (!Ok(state, tsb_list_get(&f.list, i, &item))) return;
         tsb_status* s = Ops<T>::Get(&item, &out[i]);
-        tsb_release(&item);  // a no-op for inline scalars, but a host cannot know that
+        tsb_any_release(&item);  // a no-op for inline scalars, but a host cannot know that
         if (!Ok(state, s)) return;
       }
       benchmark::DoNotOptimize(out.data());
@@ -115,7 +115,7 @@ void Register(Fixture<T>& f) {
       tsb_any list;
       if (!Ok(state, Ops<T>::From(f.host.data(), kN, &list))) return;
       benchmark::DoNotOptimize(list);
-      tsb_release(&list);
+      tsb_any_release(&list);
     }
     state.SetBytesProcessed(state.iterations() * bytes);
     state.SetLabel(vs.c_str());
@@ -127,7 +127,7 @@ bool Build(Fixture<T>& f) {
   std::iota(f.host.begin(), f.host.end(), T{0});
   tsb_status* s = Ops<T>::From(f.host.data(), kN, &f.list);
   if (s == nullptr) return true;
-  std::fprintf(stderr, "setup failed: %s\n", tsb_status_message(s));
+  std::fprintf(stderr, "setup failed: %s\n", tsb_status_get_message(s));
   tsb_status_free(s);
   return false;
 }
@@ -142,10 +142,10 @@ int main(int argc, char** argv) {
   Register(g_float);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  tsb_release(&g_int.list);
-  tsb_release(&g_float.list);
+  tsb_any_release(&g_int.list);
+  tsb_any_release(&g_float.list);
   // A benchmark that leaks handles measures the wrong thing.
-  if (int64_t live = tsb_live_handles(); live != 0) {
+  if (int64_t live = tsb_handle_count(); live != 0) {
     std::fprintf(stderr, "WARNING: %lld boundary handles leaked\n", static_cast<long long>(live));
     return 1;
   }

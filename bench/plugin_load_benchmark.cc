@@ -111,7 +111,7 @@ std::string FreshCopy(const char* source = TSB_BENCH_REGISTRATION_PLUGIN,
 }
 
 std::string TakeMessage(tsb_status* s) {
-  std::string message = tsb_status_message(s);
+  std::string message = tsb_status_get_message(s);
   tsb_status_free(s);
   return message;
 }
@@ -391,7 +391,7 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   std::filesystem::remove_all(g_copy_dir, error);  // the copies stay mapped
-  if (int64_t live = tsb_live_handles(); live != 0) {
+  if (int64_t live = tsb_handle_count(); live != 0) {
     std::fprintf(stderr, "WARNING: %lld boundary handles leaked\n", static_cast<long long>(live));
     return 1;
   }

@@ -29,7 +29,7 @@ tsb_any g_a_any{}, g_b_any{};
 // A failed call must abort the benchmark loudly, never time an error path.
 bool Ok(benchmark::State& state, tsb_status* s) {
   if (s == nullptr) return true;
-  state.SkipWithError(tsb_status_message(s));
+  state.SkipWithError(tsb_status_get_message(s));
   tsb_status_free(s);
   return false;
 }
@@ -44,7 +44,7 @@ void Add(const char* name, const char* baseline, F&& fn) {
 
 bool Setup() {
   if (tsb_status* s = tsb_module_compile(kSource, &g_module)) {
-    std::fprintf(stderr, "setup failed: %s\n", tsb_status_message(s));
+    std::fprintf(stderr, "setup failed: %s\n", tsb_status_get_message(s));
     tsb_status_free(s);
     return false;
   }
@@ -58,11 +58,11 @@ bool Setup() {
   tsb_any args[2] = {g_a_any, g_b_any};
   tsb_status* s = tsb_op_call("aten::add", args, 2, nullptr, nullptr, 0, &out);
   bool same = s == nullptr && tsb::ToIValue(out)->toTensor().equal(at::add(g_a, g_b));
-  tsb_release(&out);
+  tsb_any_release(&out);
   tsb_status_free(s);
   s = tsb_module_call(g_module, "f", &g_a_any, 1, nullptr, nullptr, 0, &out);
   same = same && s == nullptr && tsb::ToIValue(out)->toTensor().is_same(g_a);
-  tsb_release(&out);
+  tsb_any_release(&out);
   tsb_status_free(s);
   if (!same) std::fprintf(stderr, "setup failed: the ABI and direct results differ\n");
   return same;
@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
       if (!Ok(state, tsb_module_call(g_module, "f", &g_a_any, 1, nullptr, nullptr, 0, &out))) {
         return;
       }
-      tsb_release(&out);
+      tsb_any_release(&out);
     }
   });
   Add("runtime/op_add/direct", nullptr, [](benchmark::State& state) {
@@ -102,24 +102,24 @@ int main(int argc, char** argv) {
     for (auto _ : state) {
       tsb_any out;
       if (!Ok(state, tsb_op_call("aten::add", args, 2, nullptr, nullptr, 0, &out))) return;
-      tsb_release(&out);
+      tsb_any_release(&out);
     }
   });
   Add("runtime/op_add_scalar/abi", "runtime/op_add/direct", [](benchmark::State& state) {
-    tsb_any args[2] = {g_a_any, tsb_int(1)};
+    tsb_any args[2] = {g_a_any, tsb_any_int(1)};
     for (auto _ : state) {
       tsb_any out;
       if (!Ok(state, tsb_op_call("aten::add", args, 2, nullptr, nullptr, 0, &out))) return;
-      tsb_release(&out);
+      tsb_any_release(&out);
     }
   });
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  tsb_release(&g_a_any);
-  tsb_release(&g_b_any);
+  tsb_any_release(&g_a_any);
+  tsb_any_release(&g_b_any);
   tsb_module_free(g_module);
-  if (int64_t live = tsb_live_handles(); live != 0) {
+  if (int64_t live = tsb_handle_count(); live != 0) {
     std::fprintf(stderr, "WARNING: %lld boundary handles leaked\n", static_cast<long long>(live));
     return 1;
   }

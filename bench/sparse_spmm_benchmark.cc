@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   if (tsb_status* s = tsb_plugin_load(TSB_SPARSE_PLUGIN, nullptr)) {
-    std::fprintf(stderr, "cannot load the sparse plugin: %s\n", tsb_status_message(s));
+    std::fprintf(stderr, "cannot load the sparse plugin: %s\n", tsb_status_get_message(s));
     tsb_status_free(s);
     return 1;
   }

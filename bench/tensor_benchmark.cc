@@ -25,7 +25,7 @@ const char* const kBaseline = "tensor/crossing/1KB";
 
 bool Ok(benchmark::State& state, tsb_status* s) {
   if (s == nullptr) return true;
-  state.SkipWithError(tsb_status_message(s));
+  state.SkipWithError(tsb_status_get_message(s));
   tsb_status_free(s);
   return false;
 }
@@ -34,7 +34,7 @@ bool Ok(benchmark::State& state, tsb_status* s) {
 // implementation would really pay for it.
 struct Fixture {
   at::Tensor tensor;
-  tsb_any handle = tsb_none();
+  tsb_any handle = tsb_any_none();
 };
 Fixture g_small, g_large;
 
@@ -55,13 +55,13 @@ bool Build(Fixture& f, int64_t bytes) {
     if (s != nullptr) managed->deleter(managed);
   }
   if (s != nullptr) {
-    std::fprintf(stderr, "setup failed: %s\n", tsb_status_message(s));
+    std::fprintf(stderr, "setup failed: %s\n", tsb_status_get_message(s));
     tsb_status_free(s);
     return false;
   }
   absl::StatusOr<c10::IValue> iv = tsb::ToIValue(back);
   bool shared = iv.ok() && iv->isTensor() && iv->toTensor().data_ptr() == f.tensor.data_ptr();
-  tsb_release(&back);
+  tsb_any_release(&back);
   if (!shared) std::fprintf(stderr, "setup failed: the crossing copied the tensor\n");
   return shared;
 }
@@ -75,7 +75,7 @@ void Crossing(benchmark::State& state, Fixture& f, const char* vs) {
     if (s != nullptr) managed->deleter(managed);  // ownership stays with us on failure
     if (!Ok(state, s)) return;
     benchmark::DoNotOptimize(back);
-    tsb_release(&back);
+    tsb_any_release(&back);
   }
   if (vs != nullptr) state.SetLabel(std::string("vs=").append(vs).c_str());
 }
@@ -110,9 +110,9 @@ int main(int argc, char** argv) {
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  tsb_release(&g_small.handle);
-  tsb_release(&g_large.handle);
-  if (int64_t live = tsb_live_handles(); live != 0) {
+  tsb_any_release(&g_small.handle);
+  tsb_any_release(&g_large.handle);
+  if (int64_t live = tsb_handle_count(); live != 0) {
     std::fprintf(stderr, "WARNING: %lld boundary handles leaked\n", static_cast<long long>(live));
     return 1;
   }

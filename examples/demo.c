@@ -27,7 +27,7 @@
  * status into its own error (an R condition, a Python exception, ...). */
 static void check(tsb_status* s, const char* call) {
   if (s == NULL) return;
-  fprintf(stderr, "%s failed: %s\n", call, tsb_status_message(s));
+  fprintf(stderr, "%s failed: %s\n", call, tsb_status_get_message(s));
   tsb_status_free(s);
   exit(1);
 }
@@ -73,11 +73,11 @@ static void print_tensor(const tsb_any* v) {
 static void print_list(const tsb_any* list, const tsb_type_info* info, int indent) {
   /* The element type, not the first element, decides the layout: scalars on
    * one line, anything else one per line. */
-  tsb_kind element = tsb_type_kind(info->contained[0]);
+  tsb_kind element = tsb_type_get_kind(info->contained[0]);
   int one_line = element == TSB_KIND_INT || element == TSB_KIND_FLOAT ||
                  element == TSB_KIND_BOOL || element == TSB_KIND_STR;
   size_t n, i;
-  CHECK(tsb_len(list, &n));
+  CHECK(tsb_any_len(list, &n));
   printf("[");
   for (i = 0; i < n; ++i) {
     tsb_any item;
@@ -88,7 +88,7 @@ static void print_list(const tsb_any* list, const tsb_type_info* info, int inden
       printf(i ? ",\n%*s" : "\n%*s", indent + 2, "");
     }
     print_value(&item, indent + 2);
-    tsb_release(&item);
+    tsb_any_release(&item);
   }
   if (!one_line && n > 0) printf("\n%*s", indent, "");
   printf("]");
@@ -97,20 +97,20 @@ static void print_list(const tsb_any* list, const tsb_type_info* info, int inden
 static void print_dict(const tsb_any* dict, const tsb_type_info* info, int indent) {
   size_t n, i;
   tsb_any *keys, *values;
-  CHECK(tsb_len(dict, &n));
-  /* One call fetches every item: tsb_dict_item(i) would be O(i) each. */
+  CHECK(tsb_any_len(dict, &n));
+  /* One call fetches every item: tsb_dict_get_item(i) would be O(i) each. */
   keys = malloc((n ? n : 1) * sizeof *keys);
   values = malloc((n ? n : 1) * sizeof *values);
   if (keys == NULL || values == NULL) exit(1);
-  CHECK(tsb_dict_items(dict, keys, values, n));
+  CHECK(tsb_dict_get_items(dict, keys, values, n));
   printf("{  // %s", info->annotation);
   for (i = 0; i < n; ++i) {
     printf(i ? ",\n%*s" : "\n%*s", indent + 2, "");
     print_value(&keys[i], indent + 2);
     printf(": ");
     print_value(&values[i], indent + 2);
-    tsb_release(&keys[i]);
-    tsb_release(&values[i]);
+    tsb_any_release(&keys[i]);
+    tsb_any_release(&values[i]);
   }
   printf("\n%*s}", indent, "");
   free(keys);
@@ -127,26 +127,26 @@ static void print_value(const tsb_any* v, int indent) {
     case TSB_KIND_NONE: printf("None"); break;
     case TSB_KIND_BOOL: {
       bool b;
-      CHECK(tsb_get_bool(v, &b));
+      CHECK(tsb_bool_get(v, &b));
       printf(b ? "true" : "false");
       break;
     }
     case TSB_KIND_INT: {
       int64_t i;
-      CHECK(tsb_get_int(v, &i));
+      CHECK(tsb_int_get(v, &i));
       printf("%lld", (long long)i);
       break;
     }
     case TSB_KIND_FLOAT: {
       double d;
-      CHECK(tsb_get_float(v, &d));
+      CHECK(tsb_float_get(v, &d));
       print_float(d);
       break;
     }
     case TSB_KIND_STR: {
       const char* s;
       size_t len;
-      CHECK(tsb_get_str(v, &s, &len)); /* not NUL-safe in general: use len */
+      CHECK(tsb_str_get(v, &s, &len)); /* not NUL-safe in general: use len */
       printf("\"%.*s\"", (int)len, s);
       break;
     }
@@ -182,7 +182,7 @@ static tsb_any make_str_dict(const char* const* names, const tsb_any* values, si
   tsb_any keys[8], dict;
   size_t i;
   if (n > 8) exit(1); /* a demo's records are small */
-  for (i = 0; i < n; ++i) keys[i] = tsb_borrowed_str(names[i]); /* copied by the callee */
+  for (i = 0; i < n; ++i) keys[i] = tsb_any_borrowed_str(names[i]); /* copied by the callee */
   CHECK(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_ANY, keys, values, n, &dict));
   return dict;
 }
@@ -198,65 +198,65 @@ int main(void) {
   int zero_copy, failed_as_expected;
   int64_t live;
 
-  printf("tsbridge %s, header %d.%d.%d\n", tsb_version_string(), TSB_VERSION_MAJOR,
+  printf("tsbridge %s, header %d.%d.%d\n", tsb_version_get_string(), TSB_VERSION_MAJOR,
          TSB_VERSION_MINOR, TSB_VERSION_PATCH);
 
   /* 1. Build bottom up from host data. "a" is a List[int] made in one call;
    *    "b" mixes an int and a float, so it is a List[Any] for now: the
    *    schema, not its first element, will decide what it becomes. */
-  CHECK(tsb_list_from_int64(a_data, 3, &lists[0]));
-  items[0] = tsb_int(4);
-  items[1] = tsb_float(2.5);
+  CHECK(tsb_list_new_int(a_data, 3, &lists[0]));
+  items[0] = tsb_any_int(4);
+  items[1] = tsb_any_float(2.5);
   CHECK(tsb_list_new(TSB_TYPE_ANY, items, 2, &lists[1]));
   scores = make_str_dict(score_names, lists, 2);
-  tsb_release(&lists[0]); /* the dict holds its own references */
-  tsb_release(&lists[1]);
+  tsb_any_release(&lists[0]); /* the dict holds its own references */
+  tsb_any_release(&lists[1]);
 
   /* 2. Convert to the type a schema expects: the ints become floats, all
    *    the way down. */
   CHECK(tsb_type_parse("Dict[str, List[float]]", &expected));
   CHECK(tsb_str_new("demo", 4, &fields[0])); /* a str handle owning its copy */
-  CHECK(tsb_coerce(&scores, expected, &fields[1]));
+  CHECK(tsb_any_coerce(&scores, expected, &fields[1]));
 
   /* 3. A tensor over the host's buffer, and a record holding everything. */
   CHECK(tsb_tensor_from_dlpack(&g_weights_dl, &fields[2]));
   record = make_str_dict(record_names, fields, 3);
-  tsb_release(&fields[0]);
-  tsb_release(&fields[1]);
-  tsb_release(&fields[2]);
+  tsb_any_release(&fields[0]);
+  tsb_any_release(&fields[1]);
+  tsb_any_release(&fields[2]);
 
   print_value(&record, 0);
   printf("\n");
 
   /* 4. The tensor inside the record still reads the host's buffer. */
-  key = tsb_borrowed_str("weights");
+  key = tsb_any_borrowed_str("weights");
   CHECK(tsb_dict_get(&record, &key, &got));
   CHECK(tsb_tensor_to_dlpack(&got, &view));
   zero_copy = view->dl_tensor.data == (void*)g_weights;
   view->deleter(view);
-  tsb_release(&got);
+  tsb_any_release(&got);
   printf("weights share the host buffer (zero copy): %s\n", zero_copy ? "yes" : "no");
 
   /* 5. A conversion that fails says where and why: "b" holds a str. */
   CHECK(tsb_type_parse("Dict[str, List[int]]", &wrong));
-  CHECK(tsb_list_from_int64(a_data, 3, &lists[0]));
-  items[0] = tsb_int(7);
-  items[1] = tsb_borrowed_str("x");
+  CHECK(tsb_list_new_int(a_data, 3, &lists[0]));
+  items[0] = tsb_any_int(7);
+  items[1] = tsb_any_borrowed_str("x");
   CHECK(tsb_list_new(TSB_TYPE_ANY, items, 2, &lists[1]));
-  tsb_release(&scores);
+  tsb_any_release(&scores);
   scores = make_str_dict(score_names, lists, 2);
-  tsb_release(&lists[0]);
-  tsb_release(&lists[1]);
-  s = tsb_coerce(&scores, wrong, &got);
-  failed_as_expected = tsb_status_code(s) == TSB_ERR_TYPE;
-  printf("coerce to Dict[str, List[int]] failed: %s\n", tsb_status_message(s));
+  tsb_any_release(&lists[0]);
+  tsb_any_release(&lists[1]);
+  s = tsb_any_coerce(&scores, wrong, &got);
+  failed_as_expected = tsb_status_get_code(s) == TSB_ERR_TYPE;
+  printf("coerce to Dict[str, List[int]] failed: %s\n", tsb_status_get_message(s));
   tsb_status_free(s);
 
   /* 6. Release everything: the last reference to the tensor runs the
    *    host's deleter, and no handle is left alive. */
-  tsb_release(&scores);
-  tsb_release(&record);
-  live = tsb_live_handles();
+  tsb_any_release(&scores);
+  tsb_any_release(&record);
+  live = tsb_handle_count();
   printf("host deleter calls: %d, live handles: %lld\n", g_deleter_calls,
          (long long)live);
   return (live == 0 && g_deleter_calls == 1 && zero_copy && failed_as_expected) ? 0 : 1;

@@ -7,7 +7,7 @@ namespace tsb::cli {
 
 void Check(tsb_status* status, const std::string& context) {
   if (status == nullptr) return;
-  std::string message = context + ": " + tsb_status_message(status);
+  std::string message = context + ": " + tsb_status_get_message(status);
   tsb_status_free(status);
   throw Failure(message);
 }
@@ -20,7 +20,7 @@ Module LoadModule(const std::string& path) {
 
 std::string ToJson(const tsb_any& value) {
   char* text = nullptr;
-  Check(tsb_to_json(&value, &text), "cannot print the result as JSON");
+  Check(tsb_json_write(&value, &text), "cannot print the result as JSON");
   std::string json(text);
   tsb_string_free(text);
   return json;
@@ -28,18 +28,18 @@ std::string ToJson(const tsb_any& value) {
 
 Value FromJson(const std::string& json, int32_t type_index, const std::string& context) {
   Value value;
-  Check(tsb_from_json(json.c_str(), type_index, &value.v), context);
+  Check(tsb_json_read(json.c_str(), type_index, &value.v), context);
   return value;
 }
 
 tsb_schema_info FindMethod(tsb_module* module, const std::string& method) {
   size_t count = 0;
-  Check(tsb_module_num_methods(module, &count), "cannot list methods");
+  Check(tsb_module_count_methods(module, &count), "cannot list methods");
   std::string names;
   for (size_t i = 0; i < count; ++i) {
     tsb_schema_info info{};
     info.struct_size = sizeof(info);
-    Check(tsb_module_method(module, i, &info), "cannot read a method");
+    Check(tsb_module_get_method(module, i, &info), "cannot read a method");
     if (method == info.name) return info;
     names += std::string(names.empty() ? "" : ", ") + info.name;
   }

@@ -28,7 +28,7 @@ struct Value {
   Value(const Value&) = delete;
   Value& operator=(const Value&) = delete;
   Value(Value&& other) noexcept : v(other.v) { other.v = tsb_any{}; }
-  ~Value() { tsb_release(&v); }
+  ~Value() { tsb_any_release(&v); }
 };
 
 struct ModuleDeleter {

@@ -66,19 +66,19 @@ int Inspect(const std::string& path) {
     for (size_t i = 0; i < info.num_types; ++i) std::cout << "  type " << info.types[i] << "\n";
     for (size_t i = 0; i < info.num_functions; ++i) {
       const char* schema = nullptr;
-      Check(tsb_function_schema(info.functions[i], &schema), info.functions[i]);
+      Check(tsb_function_get_schema(info.functions[i], &schema), info.functions[i]);
       std::cout << "  function " << schema << "\n";
     }
     return 0;
   }
   Module module = LoadModule(path);
   size_t count = 0;
-  Check(tsb_module_num_methods(module.get(), &count), "cannot list methods");
+  Check(tsb_module_count_methods(module.get(), &count), "cannot list methods");
   std::cout << "module " << path << "\n";
   for (size_t i = 0; i < count; ++i) {
     tsb_schema_info info{};
     info.struct_size = sizeof(info);
-    Check(tsb_module_method(module.get(), i, &info), "cannot read a method");
+    Check(tsb_module_get_method(module.get(), i, &info), "cannot read a method");
     PrintSchema(info);
   }
   return 0;

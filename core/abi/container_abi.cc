@@ -76,7 +76,7 @@ tsb_status* ListFrom(const U* data, size_t n, tsb_any* out) {
 
 extern "C" {
 
-tsb_status* tsb_len(const tsb_any* container, size_t* out) {
+tsb_status* tsb_any_len(const tsb_any* container, size_t* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(container, "container"));
@@ -95,7 +95,7 @@ tsb_status* tsb_list_get(const tsb_any* list, size_t i, tsb_any* out) {
   });
 }
 
-tsb_status* tsb_get_field(const tsb_any* value, const char* name, tsb_any* out) {
+tsb_status* tsb_any_get_field(const tsb_any* value, const char* name, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
@@ -105,7 +105,7 @@ tsb_status* tsb_get_field(const tsb_any* value, const char* name, tsb_any* out) 
   });
 }
 
-tsb_status* tsb_dict_item(const tsb_any* dict, size_t i, tsb_any* key, tsb_any* value) {
+tsb_status* tsb_dict_get_item(const tsb_any* dict, size_t i, tsb_any* key, tsb_any* value) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(key, "key"));
     TSB_RETURN_IF_ERROR(CheckArg(value, "value"));
@@ -120,7 +120,7 @@ tsb_status* tsb_dict_item(const tsb_any* dict, size_t i, tsb_any* key, tsb_any* 
   });
 }
 
-tsb_status* tsb_dict_items(const tsb_any* dict, tsb_any* keys, tsb_any* values, size_t n) {
+tsb_status* tsb_dict_get_items(const tsb_any* dict, tsb_any* keys, tsb_any* values, size_t n) {
   return Guard([&]() -> absl::Status {
     TSB_ASSIGN_OR_RETURN(TypedValue typed, ContainerArg(dict, TSB_KIND_DICT, "dict"));
     c10::impl::GenericDict d = typed.value.toGenericDict();
@@ -162,11 +162,11 @@ tsb_status* tsb_dict_get(const tsb_any* dict, const tsb_any* key, tsb_any* out) 
   });
 }
 
-tsb_status* tsb_list_copy_int64(const tsb_any* list, int64_t* out, size_t n) {
+tsb_status* tsb_list_copy_int(const tsb_any* list, int64_t* out, size_t n) {
   return CopyList(list, TSB_TYPE_INT, out, n, [](const c10::IValue& v) { return v.toInt(); });
 }
 
-tsb_status* tsb_list_copy_double(const tsb_any* list, double* out, size_t n) {
+tsb_status* tsb_list_copy_float(const tsb_any* list, double* out, size_t n) {
   return CopyList(list, TSB_TYPE_FLOAT, out, n,
                   [](const c10::IValue& v) { return v.toDouble(); });
 }
@@ -175,15 +175,15 @@ tsb_status* tsb_list_copy_bool(const tsb_any* list, bool* out, size_t n) {
   return CopyList(list, TSB_TYPE_BOOL, out, n, [](const c10::IValue& v) { return v.toBool(); });
 }
 
-tsb_status* tsb_list_from_int64(const int64_t* data, size_t n, tsb_any* out) {
+tsb_status* tsb_list_new_int(const int64_t* data, size_t n, tsb_any* out) {
   return ListFrom<int64_t>(data, n, out);
 }
 
-tsb_status* tsb_list_from_double(const double* data, size_t n, tsb_any* out) {
+tsb_status* tsb_list_new_float(const double* data, size_t n, tsb_any* out) {
   return ListFrom<double>(data, n, out);
 }
 
-tsb_status* tsb_list_from_bool(const bool* data, size_t n, tsb_any* out) {
+tsb_status* tsb_list_new_bool(const bool* data, size_t n, tsb_any* out) {
   return ListFrom<bool>(data, n, out);
 }
 
@@ -248,7 +248,7 @@ tsb_status* tsb_dict_new(int32_t key_type, int32_t value_type, const tsb_any* ke
   });
 }
 
-tsb_status* tsb_coerce(const tsb_any* value, int32_t expected, tsb_any* out) {
+tsb_status* tsb_any_coerce(const tsb_any* value, int32_t expected, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(value, "value"));

@@ -1,6 +1,6 @@
 // Enums at the host ABI: reading a value's member and value. Building one
-// is tsb_coerce's job (core/codecs/enum_codec.cc); objects' fields are read
-// with tsb_get_field (core/codecs/object_codec.cc).
+// is tsb_any_coerce's job (core/codecs/enum_codec.cc); objects' fields are read
+// with tsb_any_get_field (core/codecs/object_codec.cc).
 #include "absl/strings/str_cat.h"
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
@@ -12,7 +12,7 @@ using tsb::abi::ValueArg;
 
 extern "C" {
 
-tsb_status* tsb_get_enum(const tsb_any* v, const char** member_name, tsb_any* value) {
+tsb_status* tsb_enum_get(const tsb_any* v, const char** member_name, tsb_any* value) {
   return Guard([&]() -> absl::Status {
     TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(v, "v"));
     TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(v->type_index));

@@ -60,7 +60,7 @@ tsb_status* tsb_plugin_load_bundled(void) {
   });
 }
 
-const char* tsb_plugin_bundled_dir(void) {
+const char* tsb_plugin_get_bundled_dir(void) {
   try {
     return tsb::BundledPluginDir().c_str();
   } catch (...) {
@@ -108,7 +108,7 @@ tsb_status* tsb_function_call(const char* name, const tsb_any* args, size_t n, t
   });
 }
 
-tsb_status* tsb_function_schema(const char* name, const char** out) {
+tsb_status* tsb_function_get_schema(const char* name, const char** out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FindFunction(name));

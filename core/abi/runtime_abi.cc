@@ -48,7 +48,7 @@ tsb_status* tsb_module_save(const tsb_module* module, const char* path) {
 
 void tsb_module_free(tsb_module* module) { rt::FreeModule(module); }
 
-tsb_status* tsb_module_num_methods(const tsb_module* module, size_t* out) {
+tsb_status* tsb_module_count_methods(const tsb_module* module, size_t* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(module, "module"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
@@ -57,7 +57,7 @@ tsb_status* tsb_module_num_methods(const tsb_module* module, size_t* out) {
   });
 }
 
-tsb_status* tsb_module_method(const tsb_module* module, size_t i, tsb_schema_info* out) {
+tsb_status* tsb_module_get_method(const tsb_module* module, size_t i, tsb_schema_info* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(module, "module"));
     return tsb::abi::VersionedOut(out, "tsb_schema_info", [&](tsb_schema_info* info) {
@@ -92,7 +92,7 @@ tsb_status* tsb_object_call(const tsb_any* object, const char* method, const tsb
   });
 }
 
-tsb_status* tsb_op_num_overloads(const char* name, size_t* out) {
+tsb_status* tsb_op_count_overloads(const char* name, size_t* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
@@ -101,7 +101,7 @@ tsb_status* tsb_op_num_overloads(const char* name, size_t* out) {
   });
 }
 
-tsb_status* tsb_op_overload(const char* name, size_t i, tsb_schema_info* out) {
+tsb_status* tsb_op_get_overload(const char* name, size_t i, tsb_schema_info* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
     return tsb::abi::VersionedOut(out, "tsb_schema_info", [&](tsb_schema_info* info) {
@@ -122,7 +122,7 @@ tsb_status* tsb_op_call(const char* name, const tsb_any* args, size_t num_args,
   });
 }
 
-tsb_status* tsb_trace(tsb_trace_fn fn, void* user_data, const tsb_any* example_inputs,
+tsb_status* tsb_module_trace(tsb_trace_fn fn, void* user_data, const tsb_any* example_inputs,
                       size_t num_inputs, tsb_module** out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(reinterpret_cast<const void*>(fn), "fn"));

@@ -108,11 +108,11 @@ tsb_status* ToTsbStatus(const absl::Status& status) noexcept {
 
 extern "C" {
 
-tsb_code tsb_status_code(const tsb_status* s) { return s ? s->code : TSB_OK; }
-const char* tsb_status_message(const tsb_status* s) { return s ? s->message.c_str() : ""; }
-const char* tsb_status_path(const tsb_status* s) { return s ? s->path.c_str() : ""; }
-const char* tsb_status_detail(const tsb_status* s) { return s ? s->detail.c_str() : ""; }
-const char* tsb_status_backtrace(const tsb_status* s) { return s ? s->backtrace.c_str() : ""; }
+tsb_code tsb_status_get_code(const tsb_status* s) { return s ? s->code : TSB_OK; }
+const char* tsb_status_get_message(const tsb_status* s) { return s ? s->message.c_str() : ""; }
+const char* tsb_status_get_path(const tsb_status* s) { return s ? s->path.c_str() : ""; }
+const char* tsb_status_get_detail(const tsb_status* s) { return s ? s->detail.c_str() : ""; }
+const char* tsb_status_get_backtrace(const tsb_status* s) { return s ? s->backtrace.c_str() : ""; }
 tsb_status* tsb_status_new(tsb_code code, const char* message) {
   return tsb::abi::MakeStatus(code == TSB_OK ? TSB_ERR_INTERNAL : code,
                               message != nullptr ? message : "");

@@ -30,7 +30,7 @@ char* MallocCopy(const char* data, size_t size, bool terminate) {
 
 extern "C" {
 
-tsb_status* tsb_to_json(const tsb_any* value, char** out) {
+tsb_status* tsb_json_write(const tsb_any* value, char** out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::abi::ValueArg(value, "value"));
@@ -43,7 +43,7 @@ tsb_status* tsb_to_json(const tsb_any* value, char** out) {
   });
 }
 
-tsb_status* tsb_from_json(const char* json, int32_t expected, tsb_any* out) {
+tsb_status* tsb_json_read(const char* json, int32_t expected, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(json, "json"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
@@ -54,7 +54,7 @@ tsb_status* tsb_from_json(const char* json, int32_t expected, tsb_any* out) {
   });
 }
 
-tsb_status* tsb_pickle_save(const tsb_any* value, char** data, size_t* size) {
+tsb_status* tsb_pickle_write(const tsb_any* value, char** data, size_t* size) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(data, "data"));
     TSB_RETURN_IF_ERROR(CheckArg(size, "size"));
@@ -66,7 +66,7 @@ tsb_status* tsb_pickle_save(const tsb_any* value, char** data, size_t* size) {
   });
 }
 
-tsb_status* tsb_pickle_load(const char* data, size_t size, tsb_any* out) {
+tsb_status* tsb_pickle_read(const char* data, size_t size, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     if (size > 0) TSB_RETURN_IF_ERROR(CheckArg(data, "data"));

@@ -36,7 +36,7 @@ absl::Status InternInto(const c10::TypePtr& type, int32_t* out) {
 
 extern "C" {
 
-tsb_kind tsb_type_kind(int32_t type_index) {
+tsb_kind tsb_type_get_kind(int32_t type_index) {
   try {
     const tsb::TypeInfo* info = tsb::TypeRegistry::Global().Find(type_index);
     return info ? info->kind : TSB_KIND_INVALID;
@@ -82,7 +82,7 @@ tsb_status* tsb_type_parse(const char* annotation, int32_t* out) {
   });
 }
 
-tsb_status* tsb_type_list_of(int32_t element, int32_t* out) {
+tsb_status* tsb_type_make_list(int32_t element, int32_t* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* type, tsb::FindType(element));
@@ -90,7 +90,7 @@ tsb_status* tsb_type_list_of(int32_t element, int32_t* out) {
   });
 }
 
-tsb_status* tsb_type_dict_of(int32_t key, int32_t value, int32_t* out) {
+tsb_status* tsb_type_make_dict(int32_t key, int32_t value, int32_t* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* key_type, tsb::FindType(key));

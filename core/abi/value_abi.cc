@@ -16,22 +16,22 @@ extern "C" {
 
 int32_t tsb_version(void) { return TSB_VERSION; }
 
-const char* tsb_version_string(void) {
+const char* tsb_version_get_string(void) {
 #define TSB_STR2(x) #x
 #define TSB_STR(x) TSB_STR2(x)
   return TSB_STR(TSB_VERSION_MAJOR) "." TSB_STR(TSB_VERSION_MINOR) "." TSB_STR(
       TSB_VERSION_PATCH);
 }
 
-void tsb_retain(const tsb_any* v) {
+void tsb_any_retain(const tsb_any* v) {
   if (v != nullptr) tsb::Retain(*v);
 }
 
-void tsb_release(tsb_any* v) {
+void tsb_any_release(tsb_any* v) {
   if (v != nullptr) tsb::Release(*v);
 }
 
-int64_t tsb_live_handles(void) { return tsb::LiveHandles(); }
+int64_t tsb_handle_count(void) { return tsb::LiveHandles(); }
 
 tsb_status* tsb_str_new(const char* data, size_t len, tsb_any* out) {
   return Guard([&]() -> absl::Status {
@@ -50,7 +50,7 @@ tsb_status* tsb_complex_new(double re, double im, tsb_any* out) {
   });
 }
 
-tsb_status* tsb_get_bool(const tsb_any* v, bool* out) {
+tsb_status* tsb_bool_get(const tsb_any* v, bool* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArgOfType(v, TSB_TYPE_BOOL, "v"));
@@ -59,7 +59,7 @@ tsb_status* tsb_get_bool(const tsb_any* v, bool* out) {
   });
 }
 
-tsb_status* tsb_get_int(const tsb_any* v, int64_t* out) {
+tsb_status* tsb_int_get(const tsb_any* v, int64_t* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArgOfType(v, TSB_TYPE_INT, "v"));
@@ -68,7 +68,7 @@ tsb_status* tsb_get_int(const tsb_any* v, int64_t* out) {
   });
 }
 
-tsb_status* tsb_get_float(const tsb_any* v, double* out) {
+tsb_status* tsb_float_get(const tsb_any* v, double* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArgOfType(v, TSB_TYPE_FLOAT, "v"));
@@ -77,7 +77,7 @@ tsb_status* tsb_get_float(const tsb_any* v, double* out) {
   });
 }
 
-tsb_status* tsb_get_complex(const tsb_any* v, double* re, double* im) {
+tsb_status* tsb_complex_get(const tsb_any* v, double* re, double* im) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(re, "re"));
     TSB_RETURN_IF_ERROR(CheckArg(im, "im"));
@@ -89,7 +89,7 @@ tsb_status* tsb_get_complex(const tsb_any* v, double* re, double* im) {
   });
 }
 
-tsb_status* tsb_get_str(const tsb_any* v, const char** data, size_t* len) {
+tsb_status* tsb_str_get(const tsb_any* v, const char** data, size_t* len) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(data, "data"));
     TSB_RETURN_IF_ERROR(CheckArg(len, "len"));
@@ -106,7 +106,7 @@ tsb_status* tsb_get_str(const tsb_any* v, const char** data, size_t* len) {
   });
 }
 
-tsb_status* tsb_get_device(const tsb_any* v, int32_t* device_type, int32_t* index) {
+tsb_status* tsb_device_get(const tsb_any* v, int32_t* device_type, int32_t* index) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(device_type, "device_type"));
     TSB_RETURN_IF_ERROR(CheckArg(index, "index"));
@@ -128,17 +128,17 @@ static tsb_status* GetIntEnum(const tsb_any* v, int32_t type_index, int32_t* out
   });
 }
 
-tsb_status* tsb_get_dtype(const tsb_any* v, int32_t* out) {
+tsb_status* tsb_dtype_get(const tsb_any* v, int32_t* out) {
   return GetIntEnum(v, TSB_TYPE_DTYPE, out);
 }
-tsb_status* tsb_get_layout(const tsb_any* v, int32_t* out) {
+tsb_status* tsb_layout_get(const tsb_any* v, int32_t* out) {
   return GetIntEnum(v, TSB_TYPE_LAYOUT, out);
 }
-tsb_status* tsb_get_memory_format(const tsb_any* v, int32_t* out) {
+tsb_status* tsb_memory_format_get(const tsb_any* v, int32_t* out) {
   return GetIntEnum(v, TSB_TYPE_MEMORY_FORMAT, out);
 }
 
-tsb_status* tsb_repr(const tsb_any* v, char** out) {
+tsb_status* tsb_any_repr(const tsb_any* v, char** out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::abi::ValueArg(v, "v"));
@@ -158,7 +158,7 @@ tsb_status* tsb_repr(const tsb_any* v, char** out) {
   });
 }
 
-tsb_status* tsb_value_id(const tsb_any* v, uint64_t* out) {
+tsb_status* tsb_any_get_id(const tsb_any* v, uint64_t* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::abi::ValueArg(v, "v"));

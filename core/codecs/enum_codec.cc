@@ -3,7 +3,7 @@
 // An Enum value crosses as a handle on LibTorch's EnumHolder. Its type info
 // names the Enum ("__torch__.Color"), lists the member names as field names
 // and has one contained type, the members' value type (int, float or str).
-// tsb_get_enum (core/abi/enum_abi.cc) reads a value's member and value.
+// tsb_enum_get (core/abi/enum_abi.cc) reads a value's member and value.
 //
 // Coercion is type-directed, so a host builds an Enum from what it has: a
 // str naming a member, or a value equal to a member's value (converted to
@@ -111,7 +111,7 @@ class EnumCodec final : public KindCodec {
                      absl::string_view name, tsb_any* out) const override {
     return TypeError(absl::StrCat(info.annotation,
                                   " is an Enum: it has no fields (read its member "
-                                  "and value with tsb_get_enum)"));
+                                  "and value with tsb_enum_get)"));
   }
 };
 

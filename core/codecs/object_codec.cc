@@ -3,7 +3,7 @@
 // sets the tsb_kind per type:
 //
 //  - TorchScript classes (@torch.jit.script class Point) -> TSB_KIND_OBJECT.
-//    Field names are the attribute names; tsb_get_field reads an attribute,
+//    Field names are the attribute names; tsb_any_get_field reads an attribute,
 //    converted by its declared type.
 //  - Modules (a scripted nn.Module's type is a ClassType too; values of it
 //    appear as attributes or results) -> TSB_KIND_OBJECT as well: their

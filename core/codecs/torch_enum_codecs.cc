@@ -10,7 +10,7 @@
 namespace tsb {
 namespace {
 
-// Device packs (device_type << 32 | uint32(index)), as tsb_device() does.
+// Device packs (device_type << 32 | uint32(index)), as tsb_any_device() does.
 class DeviceCodec final : public KindCodec {
  public:
   tsb_kind kind() const override { return TSB_KIND_DEVICE; }

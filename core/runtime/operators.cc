@@ -162,7 +162,7 @@ absl::Status CallOperator(absl::string_view name, const HostArgs& args, tsb_any*
   const std::string& display = best->signature->display();
   TSB_RETURN_IF_ERROR(WithCall(best_binding.result_status, display));
   // C10 operators go through the dispatcher, so the tracer records them
-  // while tsb_trace runs.
+  // while tsb_module_trace runs.
   try {
     best->operation(best_binding.stack);
   } catch (const c10::Error& e) {

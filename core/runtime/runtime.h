@@ -1,5 +1,5 @@
 // The runtime behind the host ABI's tsb_module_*, tsb_object_call, tsb_op_*
-// and tsb_trace (core/abi/runtime_abi.cc). Light header: the LibTorch JIT
+// and tsb_module_trace (core/abi/runtime_abi.cc). Light header: the LibTorch JIT
 // headers stay in the .cc files that need them.
 #ifndef TSBRIDGE_CORE_RUNTIME_RUNTIME_H_
 #define TSBRIDGE_CORE_RUNTIME_RUNTIME_H_

@@ -15,7 +15,7 @@ absl::StatusOr<c10::IValue> ReadAt(const Json& json, const TypeInfo& expected, i
 absl::StatusOr<c10::IValue> ReadNested(const Json& json, const TypeInfo& expected,
                                        int depth, const std::string& segment);
 
-// {"real": x, "imag": y}, or a number (widened, as tsb_coerce widens).
+// {"real": x, "imag": y}, or a number (widened, as tsb_any_coerce widens).
 absl::StatusOr<c10::IValue> ReadComplex(const Json& json, const TypeInfo& expected);
 // {"dtype", "shape", "data"[, "device"][, "requires_grad"]}.
 absl::StatusOr<c10::IValue> ReadTensor(const Json& json, const TypeInfo& expected);

@@ -9,7 +9,7 @@
   do {                                                        \
     tsb_status* s_ = (call);                                  \
     if (s_ != NULL) {                                         \
-      fprintf(stderr, "%s: %s\n", #call, tsb_status_message(s_)); \
+      fprintf(stderr, "%s: %s\n", #call, tsb_status_get_message(s_)); \
       tsb_status_free(s_);                                    \
       return 1;                                               \
     }                                                         \
@@ -70,65 +70,65 @@ int main(int argc, char** argv) {
   }
   CHECK(tsb_plugin_load_bundled());
   CHECK(tsb_plugin_load(argv[1], NULL));
-  CHECK(tsb_function_schema("mysparse::summarize", &schema));
+  CHECK(tsb_function_get_schema("mysparse::summarize", &schema));
   printf("%s\n", schema);
 
   /* summarize(row, 4, 5, True) -> mysparse.Summary, a NamedTuple */
   CHECK(wrap(&row_v, row, 4, &args[0]));
-  args[1] = tsb_int(4);
-  args[2] = tsb_int(5);
-  args[3] = tsb_bool(1);
+  args[1] = tsb_any_int(4);
+  args[2] = tsb_any_int(5);
+  args[3] = tsb_any_bool(1);
   CHECK(tsb_function_call("mysparse::summarize", args, 4, &summary));
-  tsb_release(&args[0]);
-  CHECK(tsb_get_field(&summary, "nnz", &nnz));
-  CHECK(tsb_get_int(&nnz, &n));
+  tsb_any_release(&args[0]);
+  CHECK(tsb_any_get_field(&summary, "nnz", &nnz));
+  CHECK(tsb_int_get(&nnz, &n));
   printf("nnz = %lld\n", (long long)n);
-  CHECK(tsb_get_field(&summary, "row_counts", &counts));
+  CHECK(tsb_any_get_field(&summary, "row_counts", &counts));
   CHECK(print_tensor("row_counts", &counts));
-  tsb_release(&counts);
-  tsb_release(&summary);
+  tsb_any_release(&counts);
+  tsb_any_release(&summary);
 
   /* relabel(col, idx) -> mysparse.tensor_pair; a plain Tuple[Tensor, Tensor]
    * would become the record by coercion too. */
   CHECK(wrap(&col_v, col, 4, &args[0]));
   CHECK(wrap(&idx_v, idx, 2, &args[1]));
   CHECK(tsb_function_call("mysparse::relabel", args, 2, &pair));
-  tsb_release(&args[0]);
-  tsb_release(&args[1]);
+  tsb_any_release(&args[0]);
+  tsb_any_release(&args[1]);
   CHECK(tsb_type_parse("mysparse.tensor_pair", &pair_type));
   if (pair.type_index != pair_type) {
     fprintf(stderr, "relabel did not return a mysparse.tensor_pair\n");
     return 1;
   }
-  CHECK(tsb_coerce(&pair, pair_type, &named));
-  CHECK(tsb_get_field(&named, "first", &first));
+  CHECK(tsb_any_coerce(&pair, pair_type, &named));
+  CHECK(tsb_any_get_field(&named, "first", &first));
   CHECK(print_tensor("relabelled", &first));
-  tsb_release(&first);
-  tsb_release(&named);
-  tsb_release(&pair);
+  tsb_any_release(&first);
+  tsb_any_release(&named);
+  tsb_any_release(&pair);
 
   /* Errors name the function and the argument. */
   {
     tsb_any bad[4], out;
     tsb_status* s;
-    bad[0] = tsb_int(0);
-    bad[1] = tsb_borrowed_str("4");
-    bad[2] = tsb_int(5);
-    bad[3] = tsb_bool(0);
+    bad[0] = tsb_any_int(0);
+    bad[1] = tsb_any_borrowed_str("4");
+    bad[2] = tsb_any_int(5);
+    bad[3] = tsb_any_bool(0);
     CHECK(wrap(&row_v, row, 4, &bad[0]));
     s = tsb_function_call("mysparse::summarize", bad, 4, &out);
-    printf("%s\n", tsb_status_message(s));
+    printf("%s\n", tsb_status_get_message(s));
     tsb_status_free(s);
-    bad[1] = tsb_int(0);
+    bad[1] = tsb_any_int(0);
     s = tsb_function_call("mysparse::summarize", bad, 4, &out);
-    printf("%s\n", tsb_status_message(s));
+    printf("%s\n", tsb_status_get_message(s));
     tsb_status_free(s);
-    tsb_release(&bad[0]);
+    tsb_any_release(&bad[0]);
   }
 
-  if (n != 4 || tsb_live_handles() != 0) {
+  if (n != 4 || tsb_handle_count() != 0) {
     fprintf(stderr, "unexpected: nnz %lld, %lld live handles\n", (long long)n,
-            (long long)tsb_live_handles());
+            (long long)tsb_handle_count());
     return 1;
   }
   printf("ok\n");

@@ -39,7 +39,7 @@ class TupleCodec final : public KindCodec {
   absl::Status Item(const c10::IValue& value, const TypeInfo& info, size_t i,
                     tsb_any* out) const override;
   // Field(): KindCodec's default (info.field_names, then Item) serves
-  // tsb_get_field, since Describe fills the field names.
+  // tsb_any_get_field, since Describe fills the field names.
 };
 
 }  // namespace tsb

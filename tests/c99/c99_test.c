@@ -23,7 +23,7 @@ static int expect_(int ok, const char* what, int line) {
 /* A call that must succeed; a failure prints the library's own message. */
 static int ok_(tsb_status* s, const char* call, int line) {
   if (s == NULL) return expect_(1, call, line);
-  fprintf(stderr, "c99_test.c:%d: %s: %s\n", line, call, tsb_status_message(s));
+  fprintf(stderr, "c99_test.c:%d: %s: %s\n", line, call, tsb_status_get_message(s));
   tsb_status_free(s);
   return expect_(0, call, line);
 }
@@ -31,10 +31,10 @@ static int ok_(tsb_status* s, const char* call, int line) {
 
 /* A call that must fail with `code`; the status is freed here. */
 static int fails_(tsb_status* s, tsb_code code, const char* call, int line) {
-  int ok = s != NULL && tsb_status_code(s) == code;
+  int ok = s != NULL && tsb_status_get_code(s) == code;
   if (!ok) {
     fprintf(stderr, "c99_test.c:%d: %s: want code %d, got %d (%s)\n", line, call,
-            (int)code, (int)tsb_status_code(s), tsb_status_message(s));
+            (int)code, (int)tsb_status_get_code(s), tsb_status_get_message(s));
   }
   tsb_status_free(s);
   return expect_(ok, call, line);
@@ -51,13 +51,13 @@ static void test_version(void) {
   char expected[32];
   sprintf(expected, "%d.%d.%d", TSB_VERSION_MAJOR, TSB_VERSION_MINOR, TSB_VERSION_PATCH);
   EXPECT(tsb_version() == TSB_VERSION);
-  EXPECT(strcmp(tsb_version_string(), expected) == 0);
+  EXPECT(strcmp(tsb_version_get_string(), expected) == 0);
 }
 
 static void test_scalars_inline(void) {
-  int64_t live = tsb_live_handles();
-  tsb_any i = tsb_int(-42), f = tsb_float(2.5), b = tsb_bool(true), n = tsb_none();
-  tsb_any d = tsb_device(0, -1);
+  int64_t live = tsb_handle_count();
+  tsb_any i = tsb_any_int(-42), f = tsb_any_float(2.5), b = tsb_any_bool(true), n = tsb_any_none();
+  tsb_any d = tsb_any_device(0, -1);
   int64_t iv = 0;
   double fv = 0;
   bool bv = false;
@@ -65,41 +65,41 @@ static void test_scalars_inline(void) {
 
   EXPECT(sizeof(tsb_any) == 16);
   EXPECT(i.type_index == TSB_TYPE_INT && i.flags == 0);
-  EXPECT_OK(tsb_get_int(&i, &iv));
+  EXPECT_OK(tsb_int_get(&i, &iv));
   EXPECT(iv == -42);
-  EXPECT_OK(tsb_get_float(&f, &fv));
+  EXPECT_OK(tsb_float_get(&f, &fv));
   EXPECT(fv == 2.5);
-  EXPECT_OK(tsb_get_bool(&b, &bv));
+  EXPECT_OK(tsb_bool_get(&b, &bv));
   EXPECT(bv);
-  EXPECT(n.type_index == TSB_TYPE_NONE && tsb_type_kind(n.type_index) == TSB_KIND_NONE);
-  EXPECT_OK(tsb_get_device(&d, &dev_type, &dev_index));
+  EXPECT(n.type_index == TSB_TYPE_NONE && tsb_type_get_kind(n.type_index) == TSB_KIND_NONE);
+  EXPECT_OK(tsb_device_get(&d, &dev_type, &dev_index));
   EXPECT(dev_type == 0 && dev_index == -1);
-  /* Accessors check, they do not convert: that is tsb_coerce's job. */
-  EXPECT_FAILS(tsb_get_float(&i, &fv), TSB_ERR_TYPE);
-  EXPECT_FAILS(tsb_get_int(&b, &iv), TSB_ERR_TYPE);
+  /* Accessors check, they do not convert: that is tsb_any_coerce's job. */
+  EXPECT_FAILS(tsb_float_get(&i, &fv), TSB_ERR_TYPE);
+  EXPECT_FAILS(tsb_int_get(&b, &iv), TSB_ERR_TYPE);
   /* Inline means no allocation, and release only resets the value. */
-  EXPECT(tsb_live_handles() == live);
-  tsb_release(&i);
+  EXPECT(tsb_handle_count() == live);
+  tsb_any_release(&i);
   EXPECT(i.type_index == TSB_TYPE_INVALID);
 }
 
 static void test_str(void) {
   static const char text[] = "h\xC3\xA9llo\0tail"; /* UTF-8 with an embedded NUL */
-  int64_t live = tsb_live_handles();
-  tsb_any s, borrowed = tsb_borrowed_str("plain");
+  int64_t live = tsb_handle_count();
+  tsb_any s, borrowed = tsb_any_borrowed_str("plain");
   const char* data = NULL;
   size_t len = 0;
 
   EXPECT_OK(tsb_str_new(text, sizeof text - 1, &s));
   EXPECT(s.type_index == TSB_TYPE_STR && (s.flags & TSB_FLAG_HANDLE) != 0);
-  EXPECT(tsb_live_handles() == live + 1);
-  EXPECT_OK(tsb_get_str(&s, &data, &len));
+  EXPECT(tsb_handle_count() == live + 1);
+  EXPECT_OK(tsb_str_get(&s, &data, &len));
   EXPECT(len == sizeof text - 1 && data != text && memcmp(data, text, len) == 0);
-  EXPECT_OK(tsb_get_str(&borrowed, &data, &len));
+  EXPECT_OK(tsb_str_get(&borrowed, &data, &len));
   EXPECT(len == 5 && strcmp(data, "plain") == 0);
-  tsb_release(&s);
-  tsb_release(&s); /* harmless: the first release reset it */
-  EXPECT(tsb_live_handles() == live);
+  tsb_any_release(&s);
+  tsb_any_release(&s); /* harmless: the first release reset it */
+  EXPECT(tsb_handle_count() == live);
 }
 
 static void test_list_int64(void) {
@@ -111,21 +111,21 @@ static void test_list_int64(void) {
   size_t n = 0;
   int64_t v = 0;
 
-  EXPECT_OK(tsb_list_from_int64(data, 3, &list));
-  EXPECT_OK(tsb_len(&list, &n));
+  EXPECT_OK(tsb_list_new_int(data, 3, &list));
+  EXPECT_OK(tsb_any_len(&list, &n));
   EXPECT(n == 3);
   EXPECT_OK(tsb_list_get(&list, 1, &item));
-  EXPECT_OK(tsb_get_int(&item, &v));
+  EXPECT_OK(tsb_int_get(&item, &v));
   EXPECT(item.type_index == TSB_TYPE_INT && v == -1);
-  EXPECT_OK(tsb_list_copy_int64(&list, back, 3));
+  EXPECT_OK(tsb_list_copy_int(&list, back, 3));
   EXPECT(memcmp(back, data, sizeof data) == 0);
   /* The buffer must match the length exactly, and the element type too. */
-  EXPECT_FAILS(tsb_list_copy_int64(&list, back, 2), TSB_ERR_OUT_OF_RANGE);
-  EXPECT_FAILS(tsb_list_copy_double(&list, wrong, 3), TSB_ERR_TYPE);
+  EXPECT_FAILS(tsb_list_copy_int(&list, back, 2), TSB_ERR_OUT_OF_RANGE);
+  EXPECT_FAILS(tsb_list_copy_float(&list, wrong, 3), TSB_ERR_TYPE);
   info.struct_size = sizeof info;
   EXPECT_OK(tsb_type_get_info(list.type_index, &info));
   EXPECT(info.kind == TSB_KIND_LIST && strcmp(info.annotation, "List[int]") == 0);
-  tsb_release(&list);
+  tsb_any_release(&list);
 }
 
 static void test_list_coerce(void) {
@@ -134,26 +134,26 @@ static void test_list_coerce(void) {
   int32_t list_float = 0, composed = 0;
   tsb_type_info info;
 
-  items[0] = tsb_int(1);
-  items[1] = tsb_float(2.5);
-  items[2] = tsb_int(3);
+  items[0] = tsb_any_int(1);
+  items[1] = tsb_any_float(2.5);
+  items[2] = tsb_any_int(3);
   EXPECT_OK(tsb_list_new(TSB_TYPE_ANY, items, 3, &list));
   info.struct_size = sizeof info;
   EXPECT_OK(tsb_type_get_info(list.type_index, &info));
   EXPECT(strcmp(info.annotation, "List[Any]") == 0);
   /* The expected type decides: ints become floats, whatever comes first. */
   EXPECT_OK(tsb_type_parse("List[float]", &list_float));
-  EXPECT_OK(tsb_coerce(&list, list_float, &floats));
+  EXPECT_OK(tsb_any_coerce(&list, list_float, &floats));
   EXPECT(floats.type_index == list_float);
-  EXPECT_OK(tsb_list_copy_double(&floats, back, 3));
+  EXPECT_OK(tsb_list_copy_float(&floats, back, 3));
   EXPECT(back[0] == 1.0 && back[1] == 2.5 && back[2] == 3.0);
   /* Interned types are stable: every route to List[float] is one index. */
-  EXPECT_OK(tsb_type_list_of(TSB_TYPE_FLOAT, &composed));
+  EXPECT_OK(tsb_type_make_list(TSB_TYPE_FLOAT, &composed));
   EXPECT(composed == list_float);
   EXPECT_OK(tsb_type_parse("float[]", &composed));
   EXPECT(composed == list_float);
-  tsb_release(&list);
-  tsb_release(&floats);
+  tsb_any_release(&list);
+  tsb_any_release(&floats);
 }
 
 static void test_dict(void) {
@@ -165,8 +165,8 @@ static void test_dict(void) {
   static const char* const names[] = {"z", "a", "m"};
 
   for (i = 0; i < 3; ++i) {
-    keys[i] = tsb_borrowed_str(names[i]);
-    values[i] = tsb_int((int64_t)i + 1);
+    keys[i] = tsb_any_borrowed_str(names[i]);
+    values[i] = tsb_any_int((int64_t)i + 1);
   }
   EXPECT_OK(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_INT, keys, values, 3, &dict));
   info.struct_size = sizeof info;
@@ -174,104 +174,104 @@ static void test_dict(void) {
   EXPECT(info.kind == TSB_KIND_DICT && strcmp(info.annotation, "Dict[str, int]") == 0);
   EXPECT(info.num_contained == 2 && info.contained[0] == TSB_TYPE_STR &&
          info.contained[1] == TSB_TYPE_INT);
-  EXPECT_OK(tsb_len(&dict, &n));
+  EXPECT_OK(tsb_any_len(&dict, &n));
   EXPECT(n == 3);
   /* Insertion order, not sorted order: z, a, m. */
-  if (EXPECT_OK(tsb_dict_items(&dict, got_keys, got_values, 3))) {
+  if (EXPECT_OK(tsb_dict_get_items(&dict, got_keys, got_values, 3))) {
     for (i = 0; i < 3; ++i) {
-      EXPECT(tsb_get_str(&got_keys[i], &text, &len) == NULL && strcmp(text, names[i]) == 0);
-      EXPECT(tsb_get_int(&got_values[i], &v) == NULL && v == (int64_t)i + 1);
-      tsb_release(&got_keys[i]);
-      tsb_release(&got_values[i]);
+      EXPECT(tsb_str_get(&got_keys[i], &text, &len) == NULL && strcmp(text, names[i]) == 0);
+      EXPECT(tsb_int_get(&got_values[i], &v) == NULL && v == (int64_t)i + 1);
+      tsb_any_release(&got_keys[i]);
+      tsb_any_release(&got_values[i]);
     }
   }
-  key = tsb_borrowed_str("a");
+  key = tsb_any_borrowed_str("a");
   EXPECT_OK(tsb_dict_get(&dict, &key, &out));
-  EXPECT(tsb_get_int(&out, &v) == NULL && v == 2);
-  key = tsb_borrowed_str("missing");
+  EXPECT(tsb_int_get(&out, &v) == NULL && v == 2);
+  key = tsb_any_borrowed_str("missing");
   EXPECT_FAILS(tsb_dict_get(&dict, &key, &out), TSB_ERR_NOT_FOUND);
-  tsb_release(&dict);
+  tsb_any_release(&dict);
 
   /* A repeated key keeps its first position and its last value. */
-  keys[0] = tsb_borrowed_str("k");
-  keys[1] = tsb_borrowed_str("j");
-  keys[2] = tsb_borrowed_str("k");
+  keys[0] = tsb_any_borrowed_str("k");
+  keys[1] = tsb_any_borrowed_str("j");
+  keys[2] = tsb_any_borrowed_str("k");
   EXPECT_OK(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_INT, keys, values, 3, &dict));
-  EXPECT(tsb_len(&dict, &n) == NULL && n == 2);
-  if (EXPECT_OK(tsb_dict_item(&dict, 0, &got_keys[0], &got_values[0]))) {
-    EXPECT(tsb_get_str(&got_keys[0], &text, &len) == NULL && strcmp(text, "k") == 0);
-    EXPECT(tsb_get_int(&got_values[0], &v) == NULL && v == 3);
-    tsb_release(&got_keys[0]);
-    tsb_release(&got_values[0]);
+  EXPECT(tsb_any_len(&dict, &n) == NULL && n == 2);
+  if (EXPECT_OK(tsb_dict_get_item(&dict, 0, &got_keys[0], &got_values[0]))) {
+    EXPECT(tsb_str_get(&got_keys[0], &text, &len) == NULL && strcmp(text, "k") == 0);
+    EXPECT(tsb_int_get(&got_values[0], &v) == NULL && v == 3);
+    tsb_any_release(&got_keys[0]);
+    tsb_any_release(&got_values[0]);
   }
-  tsb_release(&dict);
+  tsb_any_release(&dict);
 }
 
 static void test_type_errors(void) {
-  tsb_any items[2], lists[2], keys[2], dict, out, sentinel = tsb_int(99);
+  tsb_any items[2], lists[2], keys[2], dict, out, sentinel = tsb_any_int(99);
   int32_t expected = 0;
   tsb_status* s;
 
   /* A builder names the offending item. */
-  items[0] = tsb_int(1);
-  items[1] = tsb_borrowed_str("x");
+  items[0] = tsb_any_int(1);
+  items[1] = tsb_any_borrowed_str("x");
   out = sentinel;
   s = tsb_list_new(TSB_TYPE_INT, items, 2, &out);
-  EXPECT(tsb_status_code(s) == TSB_ERR_TYPE);
-  EXPECT(strcmp(tsb_status_path(s), "[1]") == 0);
-  EXPECT(has(tsb_status_detail(s), "expected int, got str \"x\""));
-  EXPECT(has(tsb_status_message(s), "[1]: expected int"));
+  EXPECT(tsb_status_get_code(s) == TSB_ERR_TYPE);
+  EXPECT(strcmp(tsb_status_get_path(s), "[1]") == 0);
+  EXPECT(has(tsb_status_get_detail(s), "expected int, got str \"x\""));
+  EXPECT(has(tsb_status_get_message(s), "[1]: expected int"));
   tsb_status_free(s);
   EXPECT(out.type_index == sentinel.type_index && out.u.i == 99); /* untouched */
 
   /* A coerce error carries the whole path down the value. */
-  EXPECT_OK(tsb_list_from_int64(NULL, 0, &lists[0]));
+  EXPECT_OK(tsb_list_new_int(NULL, 0, &lists[0]));
   EXPECT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, &lists[1]));
-  keys[0] = tsb_borrowed_str("a");
-  keys[1] = tsb_borrowed_str("b");
+  keys[0] = tsb_any_borrowed_str("a");
+  keys[1] = tsb_any_borrowed_str("b");
   EXPECT_OK(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_ANY, keys, lists, 2, &dict));
   EXPECT_OK(tsb_type_parse("Dict[str, List[int]]", &expected));
-  s = tsb_coerce(&dict, expected, &out);
-  EXPECT(tsb_status_code(s) == TSB_ERR_TYPE);
-  EXPECT(has(tsb_status_path(s), "key \"b\"") && has(tsb_status_path(s), "[1]"));
-  EXPECT(has(tsb_status_message(s), "[1]: expected int, got str \"x\""));
-  EXPECT(strcmp(tsb_status_backtrace(s), "") == 0); /* not a LibTorch error */
+  s = tsb_any_coerce(&dict, expected, &out);
+  EXPECT(tsb_status_get_code(s) == TSB_ERR_TYPE);
+  EXPECT(has(tsb_status_get_path(s), "key \"b\"") && has(tsb_status_get_path(s), "[1]"));
+  EXPECT(has(tsb_status_get_message(s), "[1]: expected int, got str \"x\""));
+  EXPECT(strcmp(tsb_status_get_backtrace(s), "") == 0); /* not a LibTorch error */
   tsb_status_free(s);
   EXPECT(out.type_index == sentinel.type_index);
-  tsb_release(&lists[0]);
-  tsb_release(&lists[1]);
-  tsb_release(&dict);
+  tsb_any_release(&lists[0]);
+  tsb_any_release(&lists[1]);
+  tsb_any_release(&dict);
 }
 
 static void test_null_arguments(void) {
-  tsb_any v = tsb_int(1), out;
+  tsb_any v = tsb_any_int(1), out;
   int64_t i;
   int32_t index;
   size_t n;
   tsb_status* s;
 
-  s = tsb_get_int(NULL, &i);
-  EXPECT(tsb_status_code(s) == TSB_ERR_INVALID_ARGUMENT);
-  EXPECT(has(tsb_status_message(s), "NULL"));
+  s = tsb_int_get(NULL, &i);
+  EXPECT(tsb_status_get_code(s) == TSB_ERR_INVALID_ARGUMENT);
+  EXPECT(has(tsb_status_get_message(s), "NULL"));
   tsb_status_free(s);
-  EXPECT_FAILS(tsb_get_int(&v, NULL), TSB_ERR_INVALID_ARGUMENT);
-  EXPECT_FAILS(tsb_len(NULL, &n), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_FAILS(tsb_int_get(&v, NULL), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_FAILS(tsb_any_len(NULL, &n), TSB_ERR_INVALID_ARGUMENT);
   EXPECT_FAILS(tsb_list_get(&v, 0, NULL), TSB_ERR_INVALID_ARGUMENT);
   EXPECT_FAILS(tsb_type_parse(NULL, &index), TSB_ERR_INVALID_ARGUMENT);
   EXPECT_FAILS(tsb_type_get_info(TSB_TYPE_INT, NULL), TSB_ERR_INVALID_ARGUMENT);
   EXPECT_FAILS(tsb_str_new(NULL, 3, &out), TSB_ERR_INVALID_ARGUMENT);
   EXPECT_FAILS(tsb_list_new(TSB_TYPE_INT, NULL, 2, &out), TSB_ERR_INVALID_ARGUMENT);
-  EXPECT_FAILS(tsb_list_from_int64(NULL, 2, &out), TSB_ERR_INVALID_ARGUMENT);
-  EXPECT_FAILS(tsb_coerce(NULL, TSB_TYPE_INT, &out), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_FAILS(tsb_list_new_int(NULL, 2, &out), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_FAILS(tsb_any_coerce(NULL, TSB_TYPE_INT, &out), TSB_ERR_INVALID_ARGUMENT);
   EXPECT_FAILS(tsb_tensor_from_dlpack(NULL, &out), TSB_ERR_INVALID_ARGUMENT);
   EXPECT_FAILS(tsb_tensor_to_dlpack(&v, NULL), TSB_ERR_INVALID_ARGUMENT);
   /* NULL is success for the status accessors, and ignored by release. */
-  EXPECT(tsb_status_code(NULL) == TSB_OK && strcmp(tsb_status_message(NULL), "") == 0);
-  tsb_release(NULL);
-  tsb_retain(NULL);
+  EXPECT(tsb_status_get_code(NULL) == TSB_OK && strcmp(tsb_status_get_message(NULL), "") == 0);
+  tsb_any_release(NULL);
+  tsb_any_retain(NULL);
   tsb_status_free(NULL);
   /* Unknown types and malformed annotations are errors, not crashes. */
-  EXPECT(tsb_type_kind(123456) == TSB_KIND_INVALID);
+  EXPECT(tsb_type_get_kind(123456) == TSB_KIND_INVALID);
   {
     tsb_type_info info;
     info.struct_size = sizeof info;
@@ -286,16 +286,16 @@ static void test_out_of_range(void) {
   static const int64_t data[] = {1, 2, 3};
   tsb_any list, dict, keys[1], values[1], out;
 
-  EXPECT_OK(tsb_list_from_int64(data, 3, &list));
+  EXPECT_OK(tsb_list_new_int(data, 3, &list));
   EXPECT_FAILS(tsb_list_get(&list, 3, &out), TSB_ERR_OUT_OF_RANGE);
   EXPECT_FAILS(tsb_list_get(&list, (size_t)-1, &out), TSB_ERR_OUT_OF_RANGE);
-  keys[0] = tsb_borrowed_str("k");
-  values[0] = tsb_int(1);
+  keys[0] = tsb_any_borrowed_str("k");
+  values[0] = tsb_any_int(1);
   EXPECT_OK(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_INT, keys, values, 1, &dict));
-  EXPECT_FAILS(tsb_dict_item(&dict, 1, &keys[0], &values[0]), TSB_ERR_OUT_OF_RANGE);
-  EXPECT_FAILS(tsb_dict_items(&dict, keys, values, 2), TSB_ERR_OUT_OF_RANGE);
-  tsb_release(&list);
-  tsb_release(&dict);
+  EXPECT_FAILS(tsb_dict_get_item(&dict, 1, &keys[0], &values[0]), TSB_ERR_OUT_OF_RANGE);
+  EXPECT_FAILS(tsb_dict_get_items(&dict, keys, values, 2), TSB_ERR_OUT_OF_RANGE);
+  tsb_any_release(&list);
+  tsb_any_release(&dict);
 }
 
 static void test_type_info(void) {
@@ -311,7 +311,7 @@ static void test_type_info(void) {
   EXPECT(strcmp(info.annotation, "List[int]") == 0);
   EXPECT(strcmp(info.name, "") == 0 && info.field_names == NULL);
   EXPECT(strcmp(info.provider, "core") == 0);
-  EXPECT(tsb_type_kind(list_int) == TSB_KIND_LIST);
+  EXPECT(tsb_type_get_kind(list_int) == TSB_KIND_LIST);
   EXPECT_OK(tsb_type_get_info(TSB_TYPE_INT, &info));
   EXPECT(info.kind == TSB_KIND_INT && strcmp(info.annotation, "int") == 0);
   /* A caller that forgot struct_size is told so. */
@@ -348,15 +348,15 @@ static void test_dlpack(void) {
   DLManagedTensor managed = make_managed(), bad = make_managed();
   struct DLManagedTensor* view = NULL;
   tsb_any tensor, extra, list, item;
-  int64_t live = tsb_live_handles();
+  int64_t live = tsb_handle_count();
 
   g_deleter_calls = 0;
   if (!EXPECT_OK(tsb_tensor_from_dlpack(&managed, &tensor))) return;
-  EXPECT(tensor.type_index == TSB_TYPE_TENSOR && tsb_live_handles() == live + 1);
+  EXPECT(tensor.type_index == TSB_TYPE_TENSOR && tsb_handle_count() == live + 1);
 
   /* Three more owners: a retained copy, a list, and a DLPack export. */
   extra = tensor;
-  tsb_retain(&extra);
+  tsb_any_retain(&extra);
   EXPECT_OK(tsb_list_new(TSB_TYPE_TENSOR, &tensor, 1, &list));
   EXPECT_OK(tsb_list_get(&list, 0, &item));
   if (EXPECT_OK(tsb_tensor_to_dlpack(&item, &view))) {
@@ -366,11 +366,11 @@ static void test_dlpack(void) {
            view->dl_tensor.shape[1] == 2);
     EXPECT(view->dl_tensor.dtype.code == kDLFloat && view->dl_tensor.dtype.bits == 64);
   }
-  tsb_release(&item);
-  tsb_release(&tensor);
-  tsb_release(&extra);
-  tsb_release(&list);
-  EXPECT(tsb_live_handles() == live);
+  tsb_any_release(&item);
+  tsb_any_release(&tensor);
+  tsb_any_release(&extra);
+  tsb_any_release(&list);
+  EXPECT(tsb_handle_count() == live);
   EXPECT(g_deleter_calls == 0); /* the export still holds the storage */
   if (view != NULL) view->deleter(view);
   EXPECT(g_deleter_calls == 1);
@@ -378,43 +378,43 @@ static void test_dlpack(void) {
   /* On failure the caller keeps ownership: no deleter call, no handle. */
   bad.dl_tensor.device.device_type = kDLOpenCL;
   EXPECT_FAILS(tsb_tensor_from_dlpack(&bad, &tensor), TSB_ERR_INVALID_ARGUMENT);
-  EXPECT(g_deleter_calls == 1 && tsb_live_handles() == live);
+  EXPECT(g_deleter_calls == 1 && tsb_handle_count() == live);
 }
 
-/* tsb_value_id: equal for values sharing one object, 0 for inline ones. */
+/* tsb_any_get_id: equal for values sharing one object, 0 for inline ones. */
 static void test_value_id(void) {
   static const int64_t data[] = {1, 2};
   tsb_any a, b, copy, same, other, item;
   int32_t list_of_int, list_of_float;
   uint64_t id_a = 0, id_b = 0, id = 7;
 
-  EXPECT_OK(tsb_list_from_int64(data, 2, &a));
-  EXPECT_OK(tsb_list_from_int64(data, 2, &b));
-  EXPECT_OK(tsb_value_id(&a, &id_a));
-  EXPECT_OK(tsb_value_id(&b, &id_b));
+  EXPECT_OK(tsb_list_new_int(data, 2, &a));
+  EXPECT_OK(tsb_list_new_int(data, 2, &b));
+  EXPECT_OK(tsb_any_get_id(&a, &id_a));
+  EXPECT_OK(tsb_any_get_id(&b, &id_b));
   EXPECT(id_a != 0 && id_b != 0 && id_a != id_b); /* equal lists, two objects */
   copy = a;
-  tsb_retain(&copy);
-  EXPECT_OK(tsb_value_id(&copy, &id));
+  tsb_any_retain(&copy);
+  EXPECT_OK(tsb_any_get_id(&copy, &id));
   EXPECT(id == id_a);
   /* Coercion to the type it has shares the list; to another type copies. */
   EXPECT_OK(tsb_type_parse("List[int]", &list_of_int));
   EXPECT_OK(tsb_type_parse("List[float]", &list_of_float));
-  EXPECT_OK(tsb_coerce(&a, list_of_int, &same));
-  EXPECT_OK(tsb_value_id(&same, &id));
+  EXPECT_OK(tsb_any_coerce(&a, list_of_int, &same));
+  EXPECT_OK(tsb_any_get_id(&same, &id));
   EXPECT(id == id_a);
-  EXPECT_OK(tsb_coerce(&a, list_of_float, &other));
-  EXPECT_OK(tsb_value_id(&other, &id));
+  EXPECT_OK(tsb_any_coerce(&a, list_of_float, &other));
+  EXPECT_OK(tsb_any_get_id(&other, &id));
   EXPECT(id != id_a && id != 0);
   EXPECT_OK(tsb_list_get(&a, 0, &item));
-  EXPECT_OK(tsb_value_id(&item, &id));
+  EXPECT_OK(tsb_any_get_id(&item, &id));
   EXPECT(id == 0); /* an inline int */
-  EXPECT_FAILS(tsb_value_id(&a, NULL), TSB_ERR_INVALID_ARGUMENT);
-  tsb_release(&a);
-  tsb_release(&b);
-  tsb_release(&copy);
-  tsb_release(&same);
-  tsb_release(&other);
+  EXPECT_FAILS(tsb_any_get_id(&a, NULL), TSB_ERR_INVALID_ARGUMENT);
+  tsb_any_release(&a);
+  tsb_any_release(&b);
+  tsb_any_release(&copy);
+  tsb_any_release(&same);
+  tsb_any_release(&other);
 }
 
 int main(void) {
@@ -430,7 +430,7 @@ int main(void) {
   test_type_info();
   test_dlpack();
   test_value_id();
-  EXPECT(tsb_live_handles() == 0);
+  EXPECT(tsb_handle_count() == 0);
   printf("%d passed, %d failed\n", g_passed, g_failed);
   return g_failed > 0 ? 1 : 0;
 }

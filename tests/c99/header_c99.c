@@ -18,19 +18,19 @@ typedef char tsb_any_index_first[offsetof(tsb_any, type_index) == 0 ? 1 : -1];
 tsb_any header_c99_values(void);
 tsb_any header_c99_values(void) {
   tsb_any v[9];
-  v[0] = tsb_none();
-  v[1] = tsb_bool(true);
-  v[2] = tsb_int(INT64_MIN);
-  v[3] = tsb_float(0.5);
-  v[4] = tsb_dtype(6);
-  v[5] = tsb_layout(0);
-  v[6] = tsb_memory_format(0);
-  v[7] = tsb_device(0, -1);
-  v[8] = tsb_borrowed_str("x");
+  v[0] = tsb_any_none();
+  v[1] = tsb_any_bool(true);
+  v[2] = tsb_any_int(INT64_MIN);
+  v[3] = tsb_any_float(0.5);
+  v[4] = tsb_any_dtype(6);
+  v[5] = tsb_any_layout(0);
+  v[6] = tsb_any_memory_format(0);
+  v[7] = tsb_any_device(0, -1);
+  v[8] = tsb_any_borrowed_str("x");
   return v[8];
 }
 
 /* Function pointers to the entry points: their prototypes are complete. */
 typedef tsb_status* (*coerce_fn)(const tsb_any*, int32_t, tsb_any*);
 coerce_fn header_c99_coerce(void);
-coerce_fn header_c99_coerce(void) { return &tsb_coerce; }
+coerce_fn header_c99_coerce(void) { return &tsb_any_coerce; }

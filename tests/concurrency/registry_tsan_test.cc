@@ -27,7 +27,7 @@ TEST(RegistryConcurrencyTest, LookupsWhileAPluginLoads) {
         std::string type = "Dict[str, List[" + std::string(t % 2 ? "int" : "float") + "]]";
         int32_t index = 0;
         tsb_status* s = tsb_type_parse(type.c_str(), &index);
-        if (s != nullptr || tsb_type_kind(index) != TSB_KIND_DICT) ++failures;
+        if (s != nullptr || tsb_type_get_kind(index) != TSB_KIND_DICT) ++failures;
         tsb_status_free(s);
         tsb_type_info info{};
         info.struct_size = sizeof(info);
@@ -45,15 +45,15 @@ TEST(RegistryConcurrencyTest, LookupsWhileAPluginLoads) {
   }
   int32_t id = -1;
   tsb_status* s = tsb_plugin_load(TSB_TSAN_FIXTURE, &id);
-  EXPECT_EQ(s, nullptr) << tsb_status_message(s);
+  EXPECT_EQ(s, nullptr) << tsb_status_get_message(s);
   tsb_status_free(s);
   loaded = true;
   for (auto& reader : readers) reader.join();
   EXPECT_EQ(failures.load(), 0);
   EXPECT_NE(TypeRegistry::Global().FindNamedType("fixture.point"), nullptr);
-  tsb_any args[] = {tsb_int(1), tsb_int(2)}, out;
+  tsb_any args[] = {tsb_any_int(1), tsb_any_int(2)}, out;
   s = tsb_function_call("fixture::add", args, 2, &out);
-  EXPECT_EQ(s, nullptr) << tsb_status_message(s);
+  EXPECT_EQ(s, nullptr) << tsb_status_get_message(s);
   tsb_status_free(s);
   EXPECT_EQ(out.u.i, 3);
 }

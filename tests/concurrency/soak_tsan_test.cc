@@ -31,7 +31,7 @@ struct Tally {
   // Consumes `s`; true when it is NULL.
   bool Ok(tsb_status* s, const std::string& what) {
     if (s == nullptr) return true;
-    Fail(what + ": " + tsb_status_message(s));
+    Fail(what + ": " + tsb_status_get_message(s));
     tsb_status_free(s);
     return false;
   }
@@ -55,7 +55,7 @@ int32_t Type(const char* annotation) {
 
 std::string Json(const tsb_any& v, Tally& tally) {
   char* text = nullptr;
-  if (!tally.Ok(tsb_to_json(&v, &text), "tsb_to_json")) return {};
+  if (!tally.Ok(tsb_json_write(&v, &text), "tsb_json_write")) return {};
   std::string out(text);
   tsb_string_free(text);
   return out;
@@ -66,51 +66,51 @@ std::string Json(const tsb_any& v, Tally& tally) {
 void Convert(int64_t i, const std::atomic<bool>& tuples, Tally& tally) {
   const int64_t ints[3] = {i, i + 1, -i};
   tsb_any list{}, floats{}, value{};
-  if (tally.Ok(tsb_list_from_int64(ints, 3, &list), "list") &&
-      tally.Ok(tsb_coerce(&list, Type("List[float]"), &floats), "coerce")) {
+  if (tally.Ok(tsb_list_new_int(ints, 3, &list), "list") &&
+      tally.Ok(tsb_any_coerce(&list, Type("List[float]"), &floats), "coerce")) {
     double back[3] = {};
-    if (tally.Ok(tsb_list_copy_double(&floats, back, 3), "copy"))
+    if (tally.Ok(tsb_list_copy_float(&floats, back, 3), "copy"))
       tally.Check(back[0] == i && back[1] == i + 1 && back[2] == -i, "List[float] values");
   }
   const std::string text = "{\"a\":[" + std::to_string(i) + ",2],\"b\":[]}";
-  if (tally.Ok(tsb_from_json(text.c_str(), Type("Dict[str, List[int]]"), &value), "from_json"))
+  if (tally.Ok(tsb_json_read(text.c_str(), Type("Dict[str, List[int]]"), &value), "from_json"))
     tally.Check(Json(value, tally) == text, "JSON round trip of " + text);
-  tsb_release(&value);
+  tsb_any_release(&value);
   if (tuples) {
     const std::string tuple = "[" + std::to_string(i) + ",\"x\",null]";
-    if (tally.Ok(tsb_from_json(tuple.c_str(), Type("Tuple[int, str, Optional[int]]"), &value),
+    if (tally.Ok(tsb_json_read(tuple.c_str(), Type("Tuple[int, str, Optional[int]]"), &value),
                  "tuple from_json"))
       tally.Check(Json(value, tally) == tuple, "JSON round trip of " + tuple);
-    tsb_release(&value);
+    tsb_any_release(&value);
   }
-  tsb_release(&list);
-  tsb_release(&floats);
+  tsb_any_release(&list);
+  tsb_any_release(&floats);
   ++tally.conversions;
 }
 
 // add(a, b=10), total(xs) and, with the tuple plugin, forward(x, p).
 void Call(tsb_module* module, int64_t i, const std::atomic<bool>& tuples, Tally& tally) {
-  tsb_any a = tsb_int(i), out{};
+  tsb_any a = tsb_any_int(i), out{};
   if (tally.Ok(tsb_module_call(module, "add", &a, 1, nullptr, nullptr, 0, &out), "add")) {
     int64_t sum = 0;
-    tally.Ok(tsb_get_int(&out, &sum), "add result");
+    tally.Ok(tsb_int_get(&out, &sum), "add result");
     tally.Check(sum == i + 10, "add(i) == i + 10");
   }
   const double xs[2] = {0.5, static_cast<double>(i)};
   tsb_any list{};
-  if (tally.Ok(tsb_list_from_double(xs, 2, &list), "xs") &&
+  if (tally.Ok(tsb_list_new_float(xs, 2, &list), "xs") &&
       tally.Ok(tsb_module_call(module, "total", &list, 1, nullptr, nullptr, 0, &out), "total")) {
     double total = 0;
-    tally.Ok(tsb_get_float(&out, &total), "total result");
+    tally.Ok(tsb_float_get(&out, &total), "total result");
     tally.Check(total == 0.5 + i, "total([0.5, i]) == 0.5 + i");
   }
-  tsb_release(&list);
+  tsb_any_release(&list);
   if (tuples) {
     // forward(x, p=(a, None)) = x * 2 + [1, 2, 3] + a
     const std::string x = "{\"dtype\":\"float32\",\"shape\":[3],\"data\":[" +
                           std::to_string(i % 100) + ",0,1]}";
-    tsb_any args[2] = {}, items[2] = {tsb_int(i % 7), tsb_none()}, result{};
-    if (tally.Ok(tsb_from_json(x.c_str(), TSB_TYPE_TENSOR, &args[0]), "x") &&
+    tsb_any args[2] = {}, items[2] = {tsb_any_int(i % 7), tsb_any_none()}, result{};
+    if (tally.Ok(tsb_json_read(x.c_str(), TSB_TYPE_TENSOR, &args[0]), "x") &&
         tally.Ok(tsb_tuple_new(items, 2, &args[1]), "p") &&
         tally.Ok(tsb_module_call(module, "forward", args, 2, nullptr, nullptr, 0, &result),
                  "forward")) {
@@ -120,8 +120,8 @@ void Call(tsb_module* module, int64_t i, const std::atomic<bool>& tuples, Tally&
                       data["data"] == nlohmann::json({2 * k + 1 + a, 2 + a, 5 + a}),
                   "forward result");
     }
-    for (tsb_any& v : args) tsb_release(&v);
-    tsb_release(&result);
+    for (tsb_any& v : args) tsb_any_release(&v);
+    tsb_any_release(&result);
   }
   ++tally.calls;
 }
@@ -136,8 +136,8 @@ void LookUp(int64_t i, Tally& tally) {
   const int n = static_cast<int>(i % 5);
   int32_t index = TSB_TYPE_INVALID, list_of = TSB_TYPE_INVALID;
   if (tally.Ok(tsb_type_parse(annotations[n], &index), annotations[n])) {
-    tally.Check(tsb_type_kind(index) == kinds[n], std::string("kind of ") + annotations[n]);
-    if (tally.Ok(tsb_type_list_of(index, &list_of), "list_of")) {
+    tally.Check(tsb_type_get_kind(index) == kinds[n], std::string("kind of ") + annotations[n]);
+    if (tally.Ok(tsb_type_make_list(index, &list_of), "list_of")) {
       tsb_type_info info{};
       info.struct_size = sizeof(info);
       if (tally.Ok(tsb_type_get_info(list_of, &info), "info"))
@@ -167,7 +167,7 @@ void LoadPlugins(int64_t round, std::atomic<bool>& tuples, Tally& tally) {
   tsb_status* s = tsb_type_parse("fixture.halfway", &halfway);
   tally.Check(s != nullptr, "a failed load left fixture.halfway behind");
   tsb_status_free(s);
-  tsb_any args[] = {tsb_int(round), tsb_int(2)}, out{};
+  tsb_any args[] = {tsb_any_int(round), tsb_any_int(2)}, out{};
   if (tally.Ok(tsb_function_call("fixture::add", args, 2, &out), "fixture::add"))
     tally.Check(out.u.i == round + 2, "fixture::add");
   ++tally.loads;
@@ -181,7 +181,7 @@ int SoakSeconds() {
 TEST(ConcurrencySoak, ConvertCallAndLookUpWhilePluginsLoad) {
   tsb_module* module = nullptr;
   tsb_status* s = tsb_module_load(TSB_SOAK_MODULE, &module);
-  ASSERT_EQ(s, nullptr) << tsb_status_message(s);
+  ASSERT_EQ(s, nullptr) << tsb_status_get_message(s);
   Tally tally;
   std::atomic<bool> stop{false}, tuples{false};
   // Each worker runs its step at least once, then until told to stop.

@@ -1,4 +1,4 @@
-// tsb_coerce: type-directed conversion, and its errors with their paths.
+// tsb_any_coerce: type-directed conversion, and its errors with their paths.
 #include <torch/torch.h>
 
 #include "tests/testing/abi_test.h"
@@ -12,48 +12,48 @@ class CoerceTest : public AbiTest {
   void ExpectError(const tsb_any& value, const char* type, const char* path,
                    const char* detail, tsb_code code = TSB_ERR_TYPE) {
     Value out;
-    Status s(tsb_coerce(&value, TypeOf(type), out.out()));
+    Status s(tsb_any_coerce(&value, TypeOf(type), out.out()));
     ASSERT_NE(s.get(), nullptr) << "coercing to " << type << " should fail";
-    EXPECT_EQ(tsb_status_code(s.get()), code) << tsb_status_message(s.get());
-    EXPECT_STREQ(tsb_status_path(s.get()), path);
-    EXPECT_STREQ(tsb_status_detail(s.get()), detail);
+    EXPECT_EQ(tsb_status_get_code(s.get()), code) << tsb_status_get_message(s.get());
+    EXPECT_STREQ(tsb_status_get_path(s.get()), path);
+    EXPECT_STREQ(tsb_status_get_detail(s.get()), detail);
     std::string full = *path ? std::string(path) + ": " + detail : std::string(detail);
-    EXPECT_EQ(tsb_status_message(s.get()), full);
+    EXPECT_EQ(tsb_status_get_message(s.get()), full);
     EXPECT_EQ(out.v.type_index, TSB_TYPE_INVALID) << "out must stay untouched";
   }
 };
 
 TEST_F(CoerceTest, IntWidensToFloatAndComplex) {
-  tsb_any three = tsb_int(3);
+  tsb_any three = tsb_any_int(3);
   Value f;
-  TSB_ASSERT_OK(tsb_coerce(&three, TSB_TYPE_FLOAT, f.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(&three, TSB_TYPE_FLOAT, f.out()));
   EXPECT_EQ(f.v.type_index, TSB_TYPE_FLOAT);
   EXPECT_EQ(f.v.u.d, 3.0);
   Value c;
-  TSB_ASSERT_OK(tsb_coerce(&three, TSB_TYPE_COMPLEX, c.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(&three, TSB_TYPE_COMPLEX, c.out()));
   double re = 0, im = 1;
-  TSB_ASSERT_OK(tsb_get_complex(c.get(), &re, &im));
+  TSB_ASSERT_OK(tsb_complex_get(c.get(), &re, &im));
   EXPECT_EQ(re, 3.0);
   EXPECT_EQ(im, 0.0);
 }
 
 TEST_F(CoerceTest, NumberKeepsEachNumbersOwnKind) {
-  tsb_any three = tsb_int(3);
+  tsb_any three = tsb_any_int(3);
   Value n;
-  TSB_ASSERT_OK(tsb_coerce(&three, TypeOf("Scalar"), n.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(&three, TypeOf("Scalar"), n.out()));
   EXPECT_EQ(n.v.type_index, TSB_TYPE_INT);
 }
 
 TEST_F(CoerceTest, ListOfAnyBecomesATypedList) {
-  tsb_any items[] = {tsb_int(1), tsb_float(2.5), tsb_int(3)};
+  tsb_any items[] = {tsb_any_int(1), tsb_any_float(2.5), tsb_any_int(3)};
   Value untyped;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 3, untyped.out()));
   EXPECT_EQ(untyped.v.type_index, TypeOf("List[Any]"));
   Value typed;
-  TSB_ASSERT_OK(tsb_coerce(untyped.get(), TypeOf("List[float]"), typed.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(untyped.get(), TypeOf("List[float]"), typed.out()));
   EXPECT_EQ(typed.v.type_index, TypeOf("List[float]"));
   double out[3];
-  TSB_ASSERT_OK(tsb_list_copy_double(typed.get(), out, 3));
+  TSB_ASSERT_OK(tsb_list_copy_float(typed.get(), out, 3));
   EXPECT_EQ(out[0], 1.0);
   EXPECT_EQ(out[1], 2.5);
   EXPECT_EQ(out[2], 3.0);
@@ -63,7 +63,7 @@ TEST_F(CoerceTest, AlreadyTypedContainersAreShared) {
   c10::List<int64_t> list({1, 2});
   Value in(Boundary(list));
   Value out;
-  TSB_ASSERT_OK(tsb_coerce(in.get(), TypeOf("List[int]"), out.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(in.get(), TypeOf("List[int]"), out.out()));
   EXPECT_TRUE(FromBoundary(out.v).isSameIdentity(c10::IValue(list))) << "a copy was made";
 }
 
@@ -71,33 +71,33 @@ TEST_F(CoerceTest, DeviceFromString) {
   Value name;
   TSB_ASSERT_OK(tsb_str_new("cpu", 3, name.out()));
   Value device;
-  TSB_ASSERT_OK(tsb_coerce(name.get(), TSB_TYPE_DEVICE, device.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(name.get(), TSB_TYPE_DEVICE, device.out()));
   int32_t type = -1, index = 0;
-  TSB_ASSERT_OK(tsb_get_device(device.get(), &type, &index));
+  TSB_ASSERT_OK(tsb_device_get(device.get(), &type, &index));
   EXPECT_EQ(type, 0);
   EXPECT_EQ(index, -1);
-  ExpectError(tsb_borrowed_str("gpu"), "Device", "",
+  ExpectError(tsb_any_borrowed_str("gpu"), "Device", "",
               "expected Device, got str \"gpu\", which does not name a device");
 }
 
 TEST_F(CoerceTest, WrongKind) {
-  ExpectError(tsb_borrowed_str("x"), "int", "", "expected int, got str \"x\"");
-  ExpectError(tsb_bool(true), "int", "", "expected int, got bool True");
-  ExpectError(tsb_float(1.5), "int", "", "expected int, got float 1.5");
-  ExpectError(tsb_int(1), "List[int]", "", "expected List[int], got int 1");
-  ExpectError(tsb_int(99), "ScalarType", "", "expected ScalarType, got int 99");
+  ExpectError(tsb_any_borrowed_str("x"), "int", "", "expected int, got str \"x\"");
+  ExpectError(tsb_any_bool(true), "int", "", "expected int, got bool True");
+  ExpectError(tsb_any_float(1.5), "int", "", "expected int, got float 1.5");
+  ExpectError(tsb_any_int(1), "List[int]", "", "expected List[int], got int 1");
+  ExpectError(tsb_any_int(99), "ScalarType", "", "expected ScalarType, got int 99");
 }
 
 TEST_F(CoerceTest, NoneWhereNotAllowed) {
-  ExpectError(tsb_none(), "Tensor", "", "expected Tensor, got None");
-  tsb_any items[] = {tsb_int(1), tsb_none()};
+  ExpectError(tsb_any_none(), "Tensor", "", "expected Tensor, got None");
+  tsb_any items[] = {tsb_any_int(1), tsb_any_none()};
   Value list;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, list.out()));
   ExpectError(list.v, "List[int]", "[1]", "expected int, got None");
 }
 
 TEST_F(CoerceTest, WrongElementCarriesItsPath) {
-  tsb_any items[] = {tsb_int(1), tsb_int(2), tsb_borrowed_str("x")};
+  tsb_any items[] = {tsb_any_int(1), tsb_any_int(2), tsb_any_borrowed_str("x")};
   Value list;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 3, list.out()));
   ExpectError(list.v, "List[int]", "[2]", "expected int, got str \"x\"");
@@ -118,8 +118,8 @@ TEST_F(CoerceTest, PathThroughListAndDict) {
 }
 
 TEST_F(CoerceTest, WrongKeyType) {
-  tsb_any keys[] = {tsb_borrowed_str("k")};
-  tsb_any values[] = {tsb_int(1)};
+  tsb_any keys[] = {tsb_any_borrowed_str("k")};
+  tsb_any values[] = {tsb_any_int(1)};
   Value dict;
   TSB_ASSERT_OK(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_INT, keys, values, 1, dict.out()));
   ExpectError(dict.v, "Dict[int, int]", "key \"k\"", "expected int, got str \"k\"");
@@ -134,60 +134,60 @@ TEST_F(CoerceTest, WrongValueInNestedDictOfInts) {
 }
 
 TEST_F(CoerceTest, BuildersCoerceTheirItems) {
-  tsb_any items[] = {tsb_int(1), tsb_borrowed_str("no")};
+  tsb_any items[] = {tsb_any_int(1), tsb_any_borrowed_str("no")};
   Value list;
   Status s(tsb_list_new(TSB_TYPE_INT, items, 2, list.out()));
-  EXPECT_STREQ(tsb_status_message(s.get()), "[1]: expected int, got str \"no\"");
-  tsb_any keys[] = {tsb_borrowed_str("a"), tsb_int(2)};
-  tsb_any values[] = {tsb_int(1), tsb_int(2)};
+  EXPECT_STREQ(tsb_status_get_message(s.get()), "[1]: expected int, got str \"no\"");
+  tsb_any keys[] = {tsb_any_borrowed_str("a"), tsb_any_int(2)};
+  tsb_any values[] = {tsb_any_int(1), tsb_any_int(2)};
   Value dict;
   Status d(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_INT, keys, values, 2, dict.out()));
-  EXPECT_STREQ(tsb_status_message(d.get()), "keys[1]: expected str, got int 2");
+  EXPECT_STREQ(tsb_status_get_message(d.get()), "keys[1]: expected str, got int 2");
 }
 
 TEST_F(CoerceTest, RepeatedDictKeyKeepsFirstPositionAndLastValue) {
-  tsb_any keys[] = {tsb_borrowed_str("a"), tsb_borrowed_str("b"), tsb_borrowed_str("a")};
-  tsb_any values[] = {tsb_int(1), tsb_int(2), tsb_int(3)};
+  tsb_any keys[] = {tsb_any_borrowed_str("a"), tsb_any_borrowed_str("b"), tsb_any_borrowed_str("a")};
+  tsb_any values[] = {tsb_any_int(1), tsb_any_int(2), tsb_any_int(3)};
   Value dict;
   TSB_ASSERT_OK(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_INT, keys, values, 3, dict.out()));
   Value k, v;
-  TSB_ASSERT_OK(tsb_dict_item(dict.get(), 0, k.out(), v.out()));
+  TSB_ASSERT_OK(tsb_dict_get_item(dict.get(), 0, k.out(), v.out()));
   const char* data;
   size_t len;
-  TSB_ASSERT_OK(tsb_get_str(k.get(), &data, &len));
+  TSB_ASSERT_OK(tsb_str_get(k.get(), &data, &len));
   EXPECT_EQ(std::string(data, len), "a");
   EXPECT_EQ(v.v.u.i, 3);
   size_t n = 0;
-  TSB_ASSERT_OK(tsb_len(dict.get(), &n));
+  TSB_ASSERT_OK(tsb_any_len(dict.get(), &n));
   EXPECT_EQ(n, 2u);
 }
 
 TEST_F(CoerceTest, DictGetCoercesTheKey) {
-  tsb_any keys[] = {tsb_int(1), tsb_int(2)};
-  tsb_any values[] = {tsb_float(0.5), tsb_float(1.5)};
+  tsb_any keys[] = {tsb_any_int(1), tsb_any_int(2)};
+  tsb_any values[] = {tsb_any_float(0.5), tsb_any_float(1.5)};
   Value dict;
   TSB_ASSERT_OK(tsb_dict_new(TSB_TYPE_INT, TSB_TYPE_FLOAT, keys, values, 2, dict.out()));
-  tsb_any two = tsb_int(2);
+  tsb_any two = tsb_any_int(2);
   Value found;
   TSB_ASSERT_OK(tsb_dict_get(dict.get(), &two, found.out()));
   EXPECT_EQ(found.v.u.d, 1.5);
-  tsb_any missing = tsb_int(5);
+  tsb_any missing = tsb_any_int(5);
   Status s(tsb_dict_get(dict.get(), &missing, found.out()));
-  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_NOT_FOUND);
-  EXPECT_STREQ(tsb_status_message(s.get()), "int 5 is not a key of Dict[int, float] of length 2");
-  tsb_any wrong = tsb_borrowed_str("2");
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_NOT_FOUND);
+  EXPECT_STREQ(tsb_status_get_message(s.get()), "int 5 is not a key of Dict[int, float] of length 2");
+  tsb_any wrong = tsb_any_borrowed_str("2");
   Status w(tsb_dict_get(dict.get(), &wrong, found.out()));
-  EXPECT_STREQ(tsb_status_message(w.get()), "key: expected int, got str \"2\"");
+  EXPECT_STREQ(tsb_status_get_message(w.get()), "key: expected int, got str \"2\"");
 }
 
 TEST_F(CoerceTest, MissingPluginIsNamed) {
   int32_t index = 0;
   Status tuple(tsb_type_parse("Tuple[int, str]", &index));
-  EXPECT_EQ(tsb_status_code(tuple.get()), TSB_ERR_UNSUPPORTED);
-  EXPECT_STREQ(tsb_status_message(tuple.get()),
+  EXPECT_EQ(tsb_status_get_code(tuple.get()), TSB_ERR_UNSUPPORTED);
+  EXPECT_STREQ(tsb_status_get_message(tuple.get()),
                "no codec for Tuple[int, str]: load the tuple plugin (plugins/tuple)");
   Status optional(tsb_type_parse("List[Optional[int]]", &index));
-  EXPECT_STREQ(tsb_status_message(optional.get()),
+  EXPECT_STREQ(tsb_status_get_message(optional.get()),
                "no codec for Optional[int]: load the optional plugin (plugins/optional)");
 }
 

@@ -61,12 +61,12 @@ TEST_F(CustomClassTest, TypeInfo) {
 TEST_F(CustomClassTest, FieldsAreNotReadable) {
   Value stack(Boundary(MakeStack()));
   Value out;
-  ExpectStatus(tsb_get_field(stack.get(), "items", out.out()), TSB_ERR_TYPE, "",
+  ExpectStatus(tsb_any_get_field(stack.get(), "items", out.out()), TSB_ERR_TYPE, "",
                std::string(kStackName) +
                    " is a torchbind custom class: it has no readable fields (call its "
                    "methods with tsb_object_call; __getstate__ returns its state)");
   size_t n = 0;
-  ExpectStatus(tsb_len(stack.get(), &n), TSB_ERR_TYPE, "",
+  ExpectStatus(tsb_any_len(stack.get(), &n), TSB_ERR_TYPE, "",
                std::string("expected a List, Dict or Tuple, got ") + kStackName);
 }
 
@@ -77,7 +77,7 @@ TEST_F(CustomClassTest, RoundTripKeepsTheObject) {
   EXPECT_TRUE(back.isSameIdentity(original));
   EXPECT_EQ(back.toCustomClass<Stack>().get(), original.toCustomClass<Stack>().get());
   Value same;
-  TSB_ASSERT_OK(tsb_coerce(stack.get(), stack.v.type_index, same.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(stack.get(), stack.v.type_index, same.out()));
   EXPECT_TRUE(FromBoundary(same.v).isSameIdentity(original));
   // The object is shared, not copied: a change through C++ shows on both sides.
   original.toCustomClass<Stack>()->Push(3);
@@ -87,15 +87,15 @@ TEST_F(CustomClassTest, RoundTripKeepsTheObject) {
 TEST_F(CustomClassTest, CoercionAcceptsOnlyTheClass) {
   Value stack(Boundary(MakeStack()));
   Value out;
-  tsb_any three = tsb_int(3);
-  ExpectStatus(tsb_coerce(&three, stack.v.type_index, out.out()), TSB_ERR_TYPE, "",
+  tsb_any three = tsb_any_int(3);
+  ExpectStatus(tsb_any_coerce(&three, stack.v.type_index, out.out()), TSB_ERR_TYPE, "",
                std::string("expected ") + kStackName + ", got int 3");
   RecursiveClass rec;
   Value script_object(Boundary(rec.Make(1)));
-  ExpectStatus(tsb_coerce(script_object.get(), stack.v.type_index, out.out()),
+  ExpectStatus(tsb_any_coerce(script_object.get(), stack.v.type_index, out.out()),
                TSB_ERR_TYPE, "",
                std::string("expected ") + kStackName + ", got __torch__.Rec object");
-  ExpectStatus(tsb_coerce(stack.get(), script_object.v.type_index, out.out()),
+  ExpectStatus(tsb_any_coerce(stack.get(), script_object.v.type_index, out.out()),
                TSB_ERR_TYPE, "",
                std::string("expected __torch__.Rec, got ") + kStackName + " object");
 }

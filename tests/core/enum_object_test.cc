@@ -1,5 +1,5 @@
 // Enums and TorchScript class instances through the C ABI: type info,
-// tsb_get_enum, tsb_get_field, type-directed coercion and its errors. The
+// tsb_enum_get, tsb_any_get_field, type-directed coercion and its errors. The
 // values come from a scripted module (tests/core/fixtures), or from class
 // types built in C++ where TorchScript would refuse them. No plugin is
 // loaded here: tests/plugins/object_optional_test.cc reads Optional fields.
@@ -18,13 +18,13 @@ class EnumTest : public AbiTest {
   // The member a coercion to `type` produced; "" (and a test failure) if none.
   static std::string CoercedMember(const tsb_any& value, int32_t type) {
     Value out;
-    Status s(tsb_coerce(&value, type, out.out()));
-    EXPECT_EQ(s.get(), nullptr) << tsb_status_message(s.get());
+    Status s(tsb_any_coerce(&value, type, out.out()));
+    EXPECT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
     if (s != nullptr) return "";
     EXPECT_EQ(out.v.type_index, type);
     const char* member = nullptr;
-    Status g(tsb_get_enum(out.get(), &member, nullptr));
-    EXPECT_EQ(g.get(), nullptr) << tsb_status_message(g.get());
+    Status g(tsb_enum_get(out.get(), &member, nullptr));
+    EXPECT_EQ(g.get(), nullptr) << tsb_status_get_message(g.get());
     return member != nullptr ? member : "";
   }
 };
@@ -53,71 +53,71 @@ TEST_F(EnumTest, MemberAndValue) {
   Value red(Boundary(Call(module_, "red")));
   const char* member = nullptr;
   Value value;
-  TSB_ASSERT_OK(tsb_get_enum(red.get(), &member, value.out()));
+  TSB_ASSERT_OK(tsb_enum_get(red.get(), &member, value.out()));
   EXPECT_STREQ(member, "RED");
   EXPECT_EQ(value.v.type_index, TSB_TYPE_INT);
   EXPECT_EQ(value.v.u.i, 1);
 
   Value heavy(Boundary(Call(module_, "heavy")));
   Value weight;
-  TSB_ASSERT_OK(tsb_get_enum(heavy.get(), &member, weight.out()));
+  TSB_ASSERT_OK(tsb_enum_get(heavy.get(), &member, weight.out()));
   EXPECT_STREQ(member, "HEAVY");
   EXPECT_EQ(weight.v.type_index, TSB_TYPE_FLOAT);
   EXPECT_EQ(weight.v.u.d, 2.0);
 
   Value pale(Boundary(Call(module_, "pale")));
   Value shade;
-  TSB_ASSERT_OK(tsb_get_enum(pale.get(), nullptr, shade.out()));  // name not wanted
+  TSB_ASSERT_OK(tsb_enum_get(pale.get(), nullptr, shade.out()));  // name not wanted
   const char* data = nullptr;
   size_t len = 0;
-  TSB_ASSERT_OK(tsb_get_str(shade.get(), &data, &len));
+  TSB_ASSERT_OK(tsb_str_get(shade.get(), &data, &len));
   EXPECT_EQ(std::string(data, len), "pale");
 }
 
 TEST_F(EnumTest, GetEnumOnAnotherKindFails) {
-  tsb_any three = tsb_int(3);
+  tsb_any three = tsb_any_int(3);
   const char* member = nullptr;
-  ExpectStatus(tsb_get_enum(&three, &member, nullptr), TSB_ERR_TYPE, "",
+  ExpectStatus(tsb_enum_get(&three, &member, nullptr), TSB_ERR_TYPE, "",
                "expected an Enum, got int 3");
-  ExpectStatus(tsb_get_enum(nullptr, &member, nullptr), TSB_ERR_INVALID_ARGUMENT, "",
+  ExpectStatus(tsb_enum_get(nullptr, &member, nullptr), TSB_ERR_INVALID_ARGUMENT, "",
                "argument 'v' is NULL");
 }
 
 TEST_F(EnumTest, CoercionFromNamesAndValues) {
   Value red(Boundary(Call(module_, "red")));
   const int32_t color = red.v.type_index;
-  EXPECT_EQ(CoercedMember(tsb_borrowed_str("BLUE"), color), "BLUE");
-  EXPECT_EQ(CoercedMember(tsb_int(2), color), "GREEN");
+  EXPECT_EQ(CoercedMember(tsb_any_borrowed_str("BLUE"), color), "BLUE");
+  EXPECT_EQ(CoercedMember(tsb_any_int(2), color), "GREEN");
   EXPECT_EQ(CoercedMember(red.v, color), "RED");
 
   Value heavy(Boundary(Call(module_, "heavy")));
-  EXPECT_EQ(CoercedMember(tsb_float(0.5), heavy.v.type_index), "LIGHT");
-  EXPECT_EQ(CoercedMember(tsb_int(2), heavy.v.type_index), "HEAVY");  // int -> float
+  EXPECT_EQ(CoercedMember(tsb_any_float(0.5), heavy.v.type_index), "LIGHT");
+  EXPECT_EQ(CoercedMember(tsb_any_int(2), heavy.v.type_index), "HEAVY");  // int -> float
 
   Value pale(Boundary(Call(module_, "pale")));
-  EXPECT_EQ(CoercedMember(tsb_borrowed_str("PALE"), pale.v.type_index), "PALE");
-  EXPECT_EQ(CoercedMember(tsb_borrowed_str("dark"), pale.v.type_index), "DARK");
+  EXPECT_EQ(CoercedMember(tsb_any_borrowed_str("PALE"), pale.v.type_index), "PALE");
+  EXPECT_EQ(CoercedMember(tsb_any_borrowed_str("dark"), pale.v.type_index), "DARK");
 }
 
 TEST_F(EnumTest, AValueOfTheTypeIsShared) {
   c10::IValue red = Call(module_, "red");
   Value boundary(Boundary(red));
   Value out;
-  TSB_ASSERT_OK(tsb_coerce(boundary.get(), boundary.v.type_index, out.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(boundary.get(), boundary.v.type_index, out.out()));
   EXPECT_TRUE(FromBoundary(out.v).isSameIdentity(red));
 }
 
 TEST_F(EnumTest, CoercedValuesWorkInTorchScript) {
   Value red(Boundary(Call(module_, "red")));
-  tsb_any name = tsb_borrowed_str("BLUE");
+  tsb_any name = tsb_any_borrowed_str("BLUE");
   Value blue;
-  TSB_ASSERT_OK(tsb_coerce(&name, red.v.type_index, blue.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(&name, red.v.type_index, blue.out()));
   EXPECT_EQ(Call(module_, "color_value", {FromBoundary(blue.v)}).toInt(), 3);
 
   Value heavy(Boundary(Call(module_, "heavy")));
-  tsb_any two = tsb_int(2);
+  tsb_any two = tsb_any_int(2);
   Value weight;
-  TSB_ASSERT_OK(tsb_coerce(&two, heavy.v.type_index, weight.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(&two, heavy.v.type_index, weight.out()));
   EXPECT_EQ(Call(module_, "weight_value", {FromBoundary(weight.v)}).toDouble(), 2.0);
 }
 
@@ -125,22 +125,22 @@ TEST_F(EnumTest, CoercionErrorsListTheMembers) {
   Value red(Boundary(Call(module_, "red")));
   const int32_t color = red.v.type_index;
   Value out;
-  tsb_any seven = tsb_int(7);
-  ExpectStatus(tsb_coerce(&seven, color, out.out()), TSB_ERR_TYPE, "",
+  tsb_any seven = tsb_any_int(7);
+  ExpectStatus(tsb_any_coerce(&seven, color, out.out()), TSB_ERR_TYPE, "",
                "expected __torch__.Color, got int 7 (members: RED = 1, GREEN = 2, BLUE = 3)");
-  tsb_any purple = tsb_borrowed_str("PURPLE");
-  ExpectStatus(tsb_coerce(&purple, color, out.out()), TSB_ERR_TYPE, "",
+  tsb_any purple = tsb_any_borrowed_str("PURPLE");
+  ExpectStatus(tsb_any_coerce(&purple, color, out.out()), TSB_ERR_TYPE, "",
                "expected __torch__.Color, got str \"PURPLE\" "
                "(members: RED = 1, GREEN = 2, BLUE = 3)");
-  tsb_any one = tsb_float(1.0);  // no narrowing to int
-  ExpectStatus(tsb_coerce(&one, color, out.out()), TSB_ERR_TYPE, "",
+  tsb_any one = tsb_any_float(1.0);  // no narrowing to int
+  ExpectStatus(tsb_any_coerce(&one, color, out.out()), TSB_ERR_TYPE, "",
                "expected __torch__.Color, got float 1 (members: RED = 1, GREEN = 2, BLUE = 3)");
   Value heavy(Boundary(Call(module_, "heavy")));
-  tsb_any x = tsb_borrowed_str("x");
-  ExpectStatus(tsb_coerce(&x, heavy.v.type_index, out.out()), TSB_ERR_TYPE, "",
+  tsb_any x = tsb_any_borrowed_str("x");
+  ExpectStatus(tsb_any_coerce(&x, heavy.v.type_index, out.out()), TSB_ERR_TYPE, "",
                "expected __torch__.Weight, got str \"x\" (members: LIGHT = 0.5, HEAVY = 2.0)");
   // Another Enum is never converted, even when a member's value would match.
-  ExpectStatus(tsb_coerce(heavy.get(), color, out.out()), TSB_ERR_TYPE, "",
+  ExpectStatus(tsb_any_coerce(heavy.get(), color, out.out()), TSB_ERR_TYPE, "",
                "expected __torch__.Color, got __torch__.Weight.HEAVY");
   EXPECT_EQ(out.v.type_index, TSB_TYPE_INVALID);  // untouched
 }
@@ -152,12 +152,12 @@ TEST_F(EnumTest, AStrNamingOneMemberAndValuingAnotherIsAmbiguous) {
       {{"A", c10::IValue("B")}, {"B", c10::IValue("A")}, {"C", c10::IValue("C")}}, cu);
   absl::StatusOr<const TypeInfo*> info = TypeRegistry::Global().Intern(swap);
   ASSERT_TRUE(info.ok()) << info.status();
-  tsb_any a = tsb_borrowed_str("A");
+  tsb_any a = tsb_any_borrowed_str("A");
   Value out;
-  ExpectStatus(tsb_coerce(&a, (*info)->index, out.out()), TSB_ERR_TYPE, "",
+  ExpectStatus(tsb_any_coerce(&a, (*info)->index, out.out()), TSB_ERR_TYPE, "",
                "ambiguous: str \"A\" names __torch__.Swap.A and is the value of "
                "__torch__.Swap.B");
-  EXPECT_EQ(CoercedMember(tsb_borrowed_str("C"), (*info)->index), "C");  // both agree
+  EXPECT_EQ(CoercedMember(tsb_any_borrowed_str("C"), (*info)->index), "C");  // both agree
 }
 
 TEST_F(EnumTest, EnumsInAList) {
@@ -166,23 +166,23 @@ TEST_F(EnumTest, EnumsInAList) {
   Value first;
   TSB_ASSERT_OK(tsb_list_get(colors.get(), 0, first.out()));
   const char* member = nullptr;
-  TSB_ASSERT_OK(tsb_get_enum(first.get(), &member, nullptr));
+  TSB_ASSERT_OK(tsb_enum_get(first.get(), &member, nullptr));
   EXPECT_STREQ(member, "BLUE");
 
   // A host's untyped list becomes a List[Color] by its expected type.
-  tsb_any items[] = {tsb_borrowed_str("RED"), tsb_int(3)};
+  tsb_any items[] = {tsb_any_borrowed_str("RED"), tsb_any_int(3)};
   Value untyped, typed;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, untyped.out()));
-  TSB_ASSERT_OK(tsb_coerce(untyped.get(), colors.v.type_index, typed.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(untyped.get(), colors.v.type_index, typed.out()));
   Value second;
   TSB_ASSERT_OK(tsb_list_get(typed.get(), 1, second.out()));
-  TSB_ASSERT_OK(tsb_get_enum(second.get(), &member, nullptr));
+  TSB_ASSERT_OK(tsb_enum_get(second.get(), &member, nullptr));
   EXPECT_STREQ(member, "BLUE");
   // And an error says which element failed.
-  tsb_any bad[] = {tsb_int(1), tsb_int(9)};
+  tsb_any bad[] = {tsb_any_int(1), tsb_any_int(9)};
   Value untyped_bad;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, bad, 2, untyped_bad.out()));
-  ExpectStatus(tsb_coerce(untyped_bad.get(), colors.v.type_index, typed.out()),
+  ExpectStatus(tsb_any_coerce(untyped_bad.get(), colors.v.type_index, typed.out()),
                TSB_ERR_TYPE, "[1]",
                "expected __torch__.Color, got int 9 (members: RED = 1, GREEN = 2, BLUE = 3)");
 }
@@ -190,9 +190,9 @@ TEST_F(EnumTest, EnumsInAList) {
 TEST_F(EnumTest, HasNoFieldsAndRoundTrips) {
   Value red(Boundary(Call(module_, "red")));
   Value out;
-  ExpectStatus(tsb_get_field(red.get(), "RED", out.out()), TSB_ERR_TYPE, "",
+  ExpectStatus(tsb_any_get_field(red.get(), "RED", out.out()), TSB_ERR_TYPE, "",
                "__torch__.Color is an Enum: it has no fields (read its member and "
-               "value with tsb_get_enum)");
+               "value with tsb_enum_get)");
   Value rebuilt(HostRebuild(red.v));
   EXPECT_EQ(rebuilt.v.type_index, red.v.type_index);
   EXPECT_TRUE(SameValue(FromBoundary(red.v), FromBoundary(rebuilt.v)));
@@ -206,14 +206,14 @@ class ObjectTest : public AbiTest {
 
   static Value Field(const tsb_any& object, const char* name) {
     Value out;
-    Status s(tsb_get_field(&object, name, out.out()));
-    EXPECT_EQ(s.get(), nullptr) << name << ": " << tsb_status_message(s.get());
+    Status s(tsb_any_get_field(&object, name, out.out()));
+    EXPECT_EQ(s.get(), nullptr) << name << ": " << tsb_status_get_message(s.get());
     return Value(std::exchange(out.v, tsb_any{}));
   }
   static int64_t IntField(const tsb_any& object, const char* name) {
     Value field = Field(object, name);
     int64_t i = -1;
-    TSB_EXPECT_OK(tsb_get_int(field.get(), &i));
+    TSB_EXPECT_OK(tsb_int_get(field.get(), &i));
     return i;
   }
 };
@@ -237,7 +237,7 @@ TEST_F(ObjectTest, FieldsByTheirDeclaredTypes) {
   Value items = Field(node.v, "items");
   EXPECT_EQ(items.v.type_index, TypeOf("List[int]"));
   int64_t copied[3] = {};
-  TSB_EXPECT_OK(tsb_list_copy_int64(items.get(), copied, 3));
+  TSB_EXPECT_OK(tsb_list_copy_int(items.get(), copied, 3));
   EXPECT_EQ(copied[2], 3);
 
   Value point = Field(node.v, "point");
@@ -248,14 +248,14 @@ TEST_F(ObjectTest, FieldsByTheirDeclaredTypes) {
 
   Value color = Field(node.v, "color");
   const char* member = nullptr;
-  TSB_EXPECT_OK(tsb_get_enum(color.get(), &member, nullptr));
+  TSB_EXPECT_OK(tsb_enum_get(color.get(), &member, nullptr));
   EXPECT_STREQ(member, "GREEN");
 }
 
 TEST_F(ObjectTest, OptionalFieldsNeedTheOptionalPlugin) {
   Value node(Boundary(Call(module_, "node", {true})));
   Value out;
-  ExpectStatus(tsb_get_field(node.get(), "next", out.out()), TSB_ERR_UNSUPPORTED,
+  ExpectStatus(tsb_any_get_field(node.get(), "next", out.out()), TSB_ERR_UNSUPPORTED,
                "field 'next'",
                "no codec for Optional[__torch__.Point]: load the optional plugin "
                "(plugins/optional)");
@@ -264,7 +264,7 @@ TEST_F(ObjectTest, OptionalFieldsNeedTheOptionalPlugin) {
 TEST_F(ObjectTest, UnknownFieldListsTheFields) {
   Value node(Boundary(Call(module_, "node", {false})));
   Value out;
-  ExpectStatus(tsb_get_field(node.get(), "z", out.out()), TSB_ERR_NOT_FOUND, "",
+  ExpectStatus(tsb_any_get_field(node.get(), "z", out.out()), TSB_ERR_NOT_FOUND, "",
                "__torch__.Node has no field 'z' (fields: value, items, point, next, color)");
 }
 
@@ -274,7 +274,7 @@ TEST_F(ObjectTest, CrossesByReference) {
   EXPECT_NE(boundary.v.flags & TSB_FLAG_HANDLE, 0u);
   EXPECT_TRUE(FromBoundary(boundary.v).isSameIdentity(node));
   Value same;
-  TSB_ASSERT_OK(tsb_coerce(boundary.get(), boundary.v.type_index, same.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(boundary.get(), boundary.v.type_index, same.out()));
   EXPECT_TRUE(FromBoundary(same.v).isSameIdentity(node));
   Value rebuilt(HostRebuild(boundary.v));
   EXPECT_TRUE(SameValue(node, FromBoundary(rebuilt.v)));
@@ -284,13 +284,13 @@ TEST_F(ObjectTest, CoercionAcceptsOnlyTheClass) {
   Value node(Boundary(Call(module_, "node", {false})));
   Value point(Boundary(Call(module_, "point", {int64_t{1}, int64_t{2}})));
   Value out;
-  ExpectStatus(tsb_coerce(point.get(), node.v.type_index, out.out()), TSB_ERR_TYPE, "",
+  ExpectStatus(tsb_any_coerce(point.get(), node.v.type_index, out.out()), TSB_ERR_TYPE, "",
                "expected __torch__.Node, got __torch__.Point object");
-  tsb_any three = tsb_int(3);
-  ExpectStatus(tsb_coerce(&three, node.v.type_index, out.out()), TSB_ERR_TYPE, "",
+  tsb_any three = tsb_any_int(3);
+  ExpectStatus(tsb_any_coerce(&three, node.v.type_index, out.out()), TSB_ERR_TYPE, "",
                "expected __torch__.Node, got int 3");
   // A coerced object is what TorchScript code expects.
-  TSB_ASSERT_OK(tsb_coerce(point.get(), point.v.type_index, out.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(point.get(), point.v.type_index, out.out()));
   EXPECT_EQ(module_.forward({FromBoundary(out.v)}).toInt(), 3);
 }
 
@@ -301,7 +301,7 @@ TEST_F(ObjectTest, ClassesOfSeparateLoadsAreDistinctTypes) {
   EXPECT_NE(mine.v.type_index, theirs.v.type_index);
   EXPECT_STREQ(InfoOf(theirs.v.type_index).name, "__torch__.Point");
   Value out;
-  ExpectStatus(tsb_coerce(theirs.get(), mine.v.type_index, out.out()), TSB_ERR_TYPE, "",
+  ExpectStatus(tsb_any_coerce(theirs.get(), mine.v.type_index, out.out()), TSB_ERR_TYPE, "",
                "expected __torch__.Point, got __torch__.Point object of another type of "
                "that name (defined by another compilation unit, e.g. a module loaded "
                "separately)");
@@ -314,7 +314,7 @@ TEST_F(ObjectTest, ModulesAreObjects) {
   EXPECT_EQ(std::string(info.name).rfind("__torch__.", 0), 0u) << info.name;
   Value training = Field(self.v, "training");
   bool flag = false;
-  TSB_EXPECT_OK(tsb_get_bool(training.get(), &flag));
+  TSB_EXPECT_OK(tsb_bool_get(training.get(), &flag));
 }
 
 TEST_F(ObjectTest, SelfReferentialClassesIntern) {

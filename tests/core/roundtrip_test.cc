@@ -58,13 +58,13 @@ TEST_F(RoundTripTest, TorchEnumerations) {
 
 TEST_F(RoundTripTest, DtypeIsNotAnIntAtTheBoundary) {
   Value dtype(Boundary(static_cast<int64_t>(at::kFloat), "ScalarType"));
-  EXPECT_EQ(tsb_type_kind(dtype.v.type_index), TSB_KIND_DTYPE);
+  EXPECT_EQ(tsb_type_get_kind(dtype.v.type_index), TSB_KIND_DTYPE);
   int32_t code = -1;
-  TSB_EXPECT_OK(tsb_get_dtype(dtype.get(), &code));
+  TSB_EXPECT_OK(tsb_dtype_get(dtype.get(), &code));
   EXPECT_EQ(code, static_cast<int32_t>(at::kFloat));
   int64_t as_int = 0;
-  Status wrong(tsb_get_int(dtype.get(), &as_int));
-  EXPECT_EQ(tsb_status_code(wrong.get()), TSB_ERR_TYPE);
+  Status wrong(tsb_int_get(dtype.get(), &as_int));
+  EXPECT_EQ(tsb_status_get_code(wrong.get()), TSB_ERR_TYPE);
 }
 
 TEST_F(RoundTripTest, TensorsShareStorage) {
@@ -81,8 +81,8 @@ TEST_F(RoundTripTest, BoolTensorsCrossAsHandlesButNotAsDlpack) {
   EXPECT_TRUE(SameValue(t, FromBoundary(handle.v)));
   DLManagedTensor* managed = nullptr;
   Status s(tsb_tensor_to_dlpack(handle.get(), &managed));
-  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_TORCH);
-  EXPECT_STREQ(tsb_status_message(s.get()), "Bool type is not supported by dlpack");
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TORCH);
+  EXPECT_STREQ(tsb_status_get_message(s.get()), "Bool type is not supported by dlpack");
   EXPECT_EQ(managed, nullptr);
 }
 

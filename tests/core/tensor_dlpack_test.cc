@@ -77,11 +77,11 @@ TEST_F(TensorDlpackTest, DeleterRunsOnceAfterTheLastReference) {
   Value list;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_TENSOR, items, 2, list.out()));
   tsb_any copy = tensor.v;
-  tsb_retain(&copy);
-  tsb_release(tensor.out());
-  tsb_release(&copy);
+  tsb_any_retain(&copy);
+  tsb_any_release(tensor.out());
+  tsb_any_release(&copy);
   EXPECT_EQ(foreign.deleter_calls, 0) << "the list still holds the tensor";
-  tsb_release(list.out());
+  tsb_any_release(list.out());
   EXPECT_EQ(foreign.deleter_calls, 1);
 }
 
@@ -118,10 +118,10 @@ TEST_F(TensorDlpackTest, FailureLeavesOwnershipWithTheCaller) {
   for (const Case& c : cases) {
     ForeignTensor foreign;
     c.spoil(foreign.managed);
-    tsb_any out = tsb_none();
+    tsb_any out = tsb_any_none();
     Status s(tsb_tensor_from_dlpack(&foreign.managed, &out));
     ASSERT_NE(s.get(), nullptr) << c.what;
-    EXPECT_EQ(tsb_status_code(s.get()), c.code) << c.what << ": " << tsb_status_message(s.get());
+    EXPECT_EQ(tsb_status_get_code(s.get()), c.code) << c.what << ": " << tsb_status_get_message(s.get());
     EXPECT_EQ(foreign.deleter_calls, 0) << c.what;
     EXPECT_EQ(out.type_index, TSB_TYPE_NONE) << c.what;
   }
@@ -133,14 +133,14 @@ TEST_F(TensorDlpackTest, ExtentErrorsSayWhatIsWrong) {
   foreign.managed.dl_tensor.strides = strides;
   tsb_any out;
   Status s(tsb_tensor_from_dlpack(&foreign.managed, &out));
-  EXPECT_STREQ(tsb_status_message(s.get()), "DLPack tensor has a negative stride in dimension 1");
+  EXPECT_STREQ(tsb_status_get_message(s.get()), "DLPack tensor has a negative stride in dimension 1");
   ForeignTensor huge;
   huge.managed.dl_tensor.shape[1] = INT64_MAX / 2;
   Status h(tsb_tensor_from_dlpack(&huge.managed, &out));
-  EXPECT_STREQ(tsb_status_message(h.get()), "DLPack tensor's size in bytes overflows int64");
+  EXPECT_STREQ(tsb_status_get_message(h.get()), "DLPack tensor's size in bytes overflows int64");
   huge.managed.dl_tensor.shape[0] = 8;
   Status n(tsb_tensor_from_dlpack(&huge.managed, &out));
-  EXPECT_STREQ(tsb_status_message(n.get()), "DLPack tensor's size overflows int64");
+  EXPECT_STREQ(tsb_status_get_message(n.get()), "DLPack tensor's size overflows int64");
 }
 
 // LibTorch alone would never call this deleter.
@@ -161,10 +161,10 @@ TEST_F(TensorDlpackTest, TorchErrorsComeWithoutBacktraceInTheMessage) {
   foreign.managed.dl_tensor.dtype = {kDLFloat, 7, 1};
   tsb_any out;
   Status s(tsb_tensor_from_dlpack(&foreign.managed, &out));
-  std::string message = tsb_status_message(s.get());
+  std::string message = tsb_status_get_message(s.get());
   EXPECT_NE(message.find("Unsupported kFloat bits 7"), std::string::npos) << message;
   EXPECT_EQ(message.find("Exception raised from"), std::string::npos) << message;
-  EXPECT_NE(std::string(tsb_status_backtrace(s.get())).find("Exception raised from"),
+  EXPECT_NE(std::string(tsb_status_get_backtrace(s.get())).find("Exception raised from"),
             std::string::npos);
 }
 

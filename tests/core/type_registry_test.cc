@@ -12,7 +12,7 @@ tsb_type_info Info(int32_t index) {
   tsb_type_info info{};
   info.struct_size = sizeof(info);
   Status s(tsb_type_get_info(index, &info));
-  EXPECT_EQ(s.get(), nullptr) << tsb_status_message(s.get());
+  EXPECT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
   return info;
 }
 
@@ -27,7 +27,7 @@ TEST(TypeRegistryTest, LeafTypesHaveFixedIndices) {
       {"Any", TSB_TYPE_ANY}};
   for (const auto& [name, index] : leaves) {
     EXPECT_EQ(TypeOf(name), index) << name;
-    EXPECT_EQ(static_cast<int32_t>(tsb_type_kind(index)), index) << name;
+    EXPECT_EQ(static_cast<int32_t>(tsb_type_get_kind(index)), index) << name;
     EXPECT_STREQ(Info(index).provider, "core");
   }
 }
@@ -38,10 +38,10 @@ TEST(TypeRegistryTest, SameTypeSameIndexWhicheverSyntax) {
   EXPECT_EQ(TypeOf("int[]"), list);  // schema syntax, LibTorch's other parser
   EXPECT_EQ(TypeOf("List[int]"), list);
   int32_t composed = 0;
-  TSB_EXPECT_OK(tsb_type_list_of(TSB_TYPE_INT, &composed));
+  TSB_EXPECT_OK(tsb_type_make_list(TSB_TYPE_INT, &composed));
   EXPECT_EQ(composed, list);
   int32_t dict = 0;
-  TSB_EXPECT_OK(tsb_type_dict_of(TSB_TYPE_STR, list, &dict));
+  TSB_EXPECT_OK(tsb_type_make_dict(TSB_TYPE_STR, list, &dict));
   EXPECT_EQ(dict, TypeOf("Dict[str, List[int]]"));
   EXPECT_EQ(dict, TypeOf("Dict(str, int[])"));
   EXPECT_NE(TypeOf("List[float]"), list);
@@ -68,7 +68,7 @@ TEST(TypeRegistryTest, SmallerInfoStructGetsTheFieldsItKnows) {
   EXPECT_STREQ(info.name, "untouched");
   info.struct_size = 0;
   Status s(tsb_type_get_info(TSB_TYPE_INT, &info));
-  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
 }
 
 TEST(TypeRegistryTest, InvalidTypeStrings) {
@@ -83,8 +83,8 @@ TEST(TypeRegistryTest, InvalidTypeStrings) {
     int32_t index = -7;
     Status s(tsb_type_parse(text, &index));
     ASSERT_NE(s.get(), nullptr) << text;
-    EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_INVALID_ARGUMENT) << text;
-    EXPECT_STREQ(tsb_status_message(s.get()), message) << text;
+    EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT) << text;
+    EXPECT_STREQ(tsb_status_get_message(s.get()), message) << text;
     EXPECT_EQ(index, -7) << "out must stay untouched";
   }
 }
@@ -93,21 +93,21 @@ TEST(TypeRegistryTest, UnsupportedDictKeyIsLibTorchsError) {
   int32_t index = 0;
   Status s(tsb_type_parse("Dict[List[int], int]", &index));
   ASSERT_NE(s.get(), nullptr);
-  EXPECT_NE(std::string(tsb_status_message(s.get())).find("List[int]"), std::string::npos)
-      << tsb_status_message(s.get());
-  Status composed(tsb_type_dict_of(TypeOf("List[int]"), TSB_TYPE_INT, &index));
-  EXPECT_EQ(tsb_status_code(composed.get()), TSB_ERR_TORCH);
-  EXPECT_STREQ(tsb_status_backtrace(s.get()), "") << "backtraces stay out of parse errors";
+  EXPECT_NE(std::string(tsb_status_get_message(s.get())).find("List[int]"), std::string::npos)
+      << tsb_status_get_message(s.get());
+  Status composed(tsb_type_make_dict(TypeOf("List[int]"), TSB_TYPE_INT, &index));
+  EXPECT_EQ(tsb_status_get_code(composed.get()), TSB_ERR_TORCH);
+  EXPECT_STREQ(tsb_status_get_backtrace(s.get()), "") << "backtraces stay out of parse errors";
 }
 
 TEST(TypeRegistryTest, UnknownIndices) {
   for (int32_t index : {-1, 0, 14, 63, 1 << 30}) {
-    EXPECT_EQ(tsb_type_kind(index), TSB_KIND_INVALID) << index;
+    EXPECT_EQ(tsb_type_get_kind(index), TSB_KIND_INVALID) << index;
     tsb_type_info info{};
     info.struct_size = sizeof(info);
     Status s(tsb_type_get_info(index, &info));
-    EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_NOT_FOUND) << index;
-    EXPECT_EQ(tsb_status_message(s.get()), "unknown type index " + std::to_string(index));
+    EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_NOT_FOUND) << index;
+    EXPECT_EQ(tsb_status_get_message(s.get()), "unknown type index " + std::to_string(index));
   }
 }
 

@@ -62,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return true;
   }();
   (void)plugins_loaded;
-  const int64_t live_before = tsb_live_handles();
+  const int64_t live_before = tsb_handle_count();
   Bytes in{data, size};
   Stack stack;
   std::vector<tsb_any>& values = stack.values;
@@ -70,10 +70,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tsb_any out{};
     const size_t top = values.size();
     switch (in.Next() % 10) {
-      case 0: stack.Push(tsb_int(in.Int()), 1); break;
-      case 1: stack.Push(tsb_float(in.Int() / 4.0), 1); break;
-      case 2: stack.Push(tsb_bool(in.Next() & 1), 1); break;
-      case 3: stack.Push(tsb_none(), 1); break;
+      case 0: stack.Push(tsb_any_int(in.Int()), 1); break;
+      case 1: stack.Push(tsb_any_float(in.Int() / 4.0), 1); break;
+      case 2: stack.Push(tsb_any_bool(in.Next() & 1), 1); break;
+      case 3: stack.Push(tsb_any_none(), 1); break;
       case 4: {
         char text[4] = {static_cast<char>('a' + in.Next() % 26), '\0'};
         stack.Keep(tsb_str_new(text, 1, &out), out, 1);
@@ -100,31 +100,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (top == 0) break;
         int32_t type = TSB_TYPE_INVALID;
         tsb_status* s = tsb_type_parse(kTypes[in.Next() % kNumTypes], &type);
-        if (s == nullptr) s = tsb_coerce(&values[top - 1], type, &out);
+        if (s == nullptr) s = tsb_any_coerce(&values[top - 1], type, &out);
         stack.Keep(s, out, stack.weights[top - 1]);
         break;
       }
       case 8: {  // read the top back: length, an element, a repr
         if (top == 0) break;
         size_t n = 0;
-        tsb_status_free(tsb_len(&values[top - 1], &n));
+        tsb_status_free(tsb_any_len(&values[top - 1], &n));
         stack.Keep(tsb_list_get(&values[top - 1], in.Next(), &out), out,
                    stack.weights[top - 1]);
         char* repr = nullptr;
-        if (tsb_status* s = tsb_repr(&values[top - 1], &repr)) tsb_status_free(s);
+        if (tsb_status* s = tsb_any_repr(&values[top - 1], &repr)) tsb_status_free(s);
         else tsb_string_free(repr);
         break;
       }
       case 9:  // release the top
         if (top > 0) {
-          tsb_release(&values.back());
+          tsb_any_release(&values.back());
           values.pop_back();
           stack.weights.pop_back();
         }
         break;
     }
   }
-  for (tsb_any& value : values) tsb_release(&value);
-  if (tsb_live_handles() != live_before) std::abort();  // a leak is a finding
+  for (tsb_any& value : values) tsb_any_release(&value);
+  if (tsb_handle_count() != live_before) std::abort();  // a leak is a finding
   return 0;
 }

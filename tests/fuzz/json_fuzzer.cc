@@ -15,7 +15,7 @@ namespace {
 // Writes `value` as JSON; empty if that fails (a status is fine, a crash not).
 std::string ToJson(const tsb_any& value) {
   char* text = nullptr;
-  if (tsb_status* s = tsb_to_json(&value, &text)) {
+  if (tsb_status* s = tsb_json_write(&value, &text)) {
     tsb_status_free(s);
     return {};
   }
@@ -42,19 +42,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tsb_status_free(s);
     return 0;
   }
-  const int64_t live_before = tsb_live_handles();
+  const int64_t live_before = tsb_handle_count();
   tsb_any value{};
-  if (tsb_status* s = tsb_from_json(json.c_str(), type, &value)) {
+  if (tsb_status* s = tsb_json_read(json.c_str(), type, &value)) {
     tsb_status_free(s);
   } else {
     // What tsbridge wrote, it reads back, and writes the same again.
     const std::string first = ToJson(value);
     tsb_any again{};
-    tsb_status* reread = tsb_from_json(first.c_str(), type, &again);
+    tsb_status* reread = tsb_json_read(first.c_str(), type, &again);
     if (reread != nullptr || ToJson(again) != first) std::abort();
-    tsb_release(&again);
-    tsb_release(&value);
+    tsb_any_release(&again);
+    tsb_any_release(&value);
   }
-  if (tsb_live_handles() != live_before) std::abort();  // a leak is a finding
+  if (tsb_handle_count() != live_before) std::abort();  // a leak is a finding
   return 0;
 }

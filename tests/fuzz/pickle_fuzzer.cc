@@ -32,19 +32,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string bytes = data[0] == 'P'
                                 ? Archive(data + 1, size - 1)
                                 : std::string(reinterpret_cast<const char*>(data) + 1, size - 1);
-  const int64_t live_before = tsb_live_handles();
+  const int64_t live_before = tsb_handle_count();
   tsb_any value{};
-  if (tsb_status* s = tsb_pickle_load(bytes.data(), bytes.size(), &value)) {
+  if (tsb_status* s = tsb_pickle_read(bytes.data(), bytes.size(), &value)) {
     tsb_status_free(s);
   } else {
     // Whatever LibTorch built must be walkable by a host.
     char* text = nullptr;
-    if (tsb_status* r = tsb_repr(&value, &text)) tsb_status_free(r);
+    if (tsb_status* r = tsb_any_repr(&value, &text)) tsb_status_free(r);
     else tsb_string_free(text);
-    if (tsb_status* j = tsb_to_json(&value, &text)) tsb_status_free(j);
+    if (tsb_status* j = tsb_json_write(&value, &text)) tsb_status_free(j);
     else tsb_string_free(text);
-    tsb_release(&value);
+    tsb_any_release(&value);
   }
-  if (tsb_live_handles() != live_before) std::abort();  // a leak is a finding
+  if (tsb_handle_count() != live_before) std::abort();  // a leak is a finding
   return 0;
 }

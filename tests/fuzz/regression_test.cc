@@ -30,11 +30,11 @@ class FuzzRegressionTest : public AbiTest {
   void ExpectRejected(const std::string& pickle, const std::string& words) {
     const std::string bytes = Archive(pickle);
     tsb_any out{};
-    Status s(tsb_pickle_load(bytes.data(), bytes.size(), &out));
+    Status s(tsb_pickle_read(bytes.data(), bytes.size(), &out));
     ASSERT_NE(s.get(), nullptr);
-    EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
-    EXPECT_NE(std::string(tsb_status_message(s.get())).find(words), std::string::npos)
-        << tsb_status_message(s.get());
+    EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(tsb_status_get_message(s.get())).find(words), std::string::npos)
+        << tsb_status_get_message(s.get());
   }
 };
 
@@ -82,9 +82,9 @@ TEST_F(FuzzRegressionTest, ArchiveReadPastItsEnd) {
     "\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x80\x02\x00\x00\x50\x4b\x05\x06\x00\x00\x00\x00\x02\x00\x02\x00"
     "\x7b\x00\x00\x00\xd2\x00\x00\x00\x00\x00";
   tsb_any out{};
-  Status s(tsb_pickle_load(kArchive, sizeof(kArchive) - 1, &out));
+  Status s(tsb_pickle_read(kArchive, sizeof(kArchive) - 1, &out));
   ASSERT_NE(s.get(), nullptr);
-  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
 }
 
 TEST(PickleScanTest, AcceptsWhatPicklersWrite) {

@@ -22,9 +22,9 @@ void ExpectRefused(const char* name, tsb_code code, const std::string& words) {
   int32_t id = -5;
   Status s(tsb_plugin_load(Fixture(name).c_str(), &id));
   ASSERT_NE(s.get(), nullptr) << name << " loaded";
-  EXPECT_EQ(tsb_status_code(s.get()), code) << tsb_status_message(s.get());
-  EXPECT_NE(std::string(tsb_status_message(s.get())).find(words), std::string::npos)
-      << name << ": " << tsb_status_message(s.get());
+  EXPECT_EQ(tsb_status_get_code(s.get()), code) << tsb_status_get_message(s.get());
+  EXPECT_NE(std::string(tsb_status_get_message(s.get())).find(words), std::string::npos)
+      << name << ": " << tsb_status_get_message(s.get());
   EXPECT_EQ(id, -5);
   EXPECT_EQ(tsb_plugin_count(), before) << name;
 }
@@ -65,8 +65,8 @@ TEST(PluginLoaderTest, FailingHalfwayLeavesNothingBehind) {
   EXPECT_EQ(TypeRegistry::Global().CodecFor(c10::TypeKind::StorageType), nullptr);
   EXPECT_EQ(TypeRegistry::Global().FindNamedType("fixture.halfway"), nullptr);
   const char* schema = nullptr;
-  Status f(tsb_function_schema("fixture::halfway", &schema));
-  EXPECT_EQ(tsb_status_code(f.get()), TSB_ERR_NOT_FOUND);
+  Status f(tsb_function_get_schema("fixture::halfway", &schema));
+  EXPECT_EQ(tsb_status_get_code(f.get()), TSB_ERR_NOT_FOUND);
   // The staged function's data was released, and the library closed again.
   void* library = dlopen(Fixture("fails_halfway").c_str(), RTLD_NOW | RTLD_NOLOAD);
   EXPECT_EQ(library, nullptr) << "the failed plugin is still mapped";
@@ -86,7 +86,7 @@ class GoodPluginTest : public AbiTest {
  protected:
   static void SetUpTestSuite() {
     Status s(tsb_plugin_load(Fixture("good").c_str(), &id_));
-    ASSERT_EQ(s.get(), nullptr) << tsb_status_message(s.get());
+    ASSERT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
   }
   static int32_t id_;
 };
@@ -106,7 +106,7 @@ TEST_F(GoodPluginTest, InfoListsWhatItRegistered) {
   ASSERT_EQ(info.num_functions, 4u);
   EXPECT_STREQ(info.functions[0], "fixture::add");
   Status missing(tsb_plugin_get_info(999, &info));
-  EXPECT_EQ(tsb_status_code(missing.get()), TSB_ERR_NOT_FOUND);
+  EXPECT_EQ(tsb_status_get_code(missing.get()), TSB_ERR_NOT_FOUND);
 }
 
 TEST_F(GoodPluginTest, LoadingTwiceReturnsTheLoadedPlugin) {
@@ -124,9 +124,9 @@ TEST_F(GoodPluginTest, DuplicateTypeAcrossPlugins) {
 
 TEST_F(GoodPluginTest, FunctionsAreCallableByName) {
   const char* schema = nullptr;
-  TSB_ASSERT_OK(tsb_function_schema("fixture::add", &schema));
+  TSB_ASSERT_OK(tsb_function_get_schema("fixture::add", &schema));
   EXPECT_STREQ(schema, "fixture::add(int a, int b) -> int");
-  tsb_any args[] = {tsb_int(2), tsb_int(40)};
+  tsb_any args[] = {tsb_any_int(2), tsb_any_int(40)};
   Value sum;
   TSB_ASSERT_OK(tsb_function_call("fixture::add", args, 2, sum.out()));
   EXPECT_EQ(sum.v.type_index, TSB_TYPE_INT);
@@ -135,22 +135,22 @@ TEST_F(GoodPluginTest, FunctionsAreCallableByName) {
 
 TEST_F(GoodPluginTest, FunctionErrorsNameTheFunction) {
   Value out;
-  tsb_any bad[] = {tsb_int(2), tsb_borrowed_str("x")};
+  tsb_any bad[] = {tsb_any_int(2), tsb_any_borrowed_str("x")};
   Status wrong(tsb_function_call("fixture::add", bad, 2, out.out()));
-  EXPECT_EQ(tsb_status_code(wrong.get()), TSB_ERR_TYPE);
-  EXPECT_STREQ(tsb_status_message(wrong.get()),
+  EXPECT_EQ(tsb_status_get_code(wrong.get()), TSB_ERR_TYPE);
+  EXPECT_STREQ(tsb_status_get_message(wrong.get()),
                "fixture::add(): argument 'b': expected int, got str \"x\"");
-  EXPECT_STREQ(tsb_status_path(wrong.get()), "fixture::add(): argument 'b'");
+  EXPECT_STREQ(tsb_status_get_path(wrong.get()), "fixture::add(): argument 'b'");
   Status arity(tsb_function_call("fixture::add", bad, 1, out.out()));
-  EXPECT_STREQ(tsb_status_message(arity.get()), "fixture::add(): expected 2 arguments, got 1");
+  EXPECT_STREQ(tsb_status_get_message(arity.get()), "fixture::add(): expected 2 arguments, got 1");
   Status failed(tsb_function_call("fixture::fail", nullptr, 0, out.out()));
-  EXPECT_EQ(tsb_status_code(failed.get()), TSB_ERR_INVALID_ARGUMENT);
-  EXPECT_STREQ(tsb_status_message(failed.get()), "fixture::fail(): it failed");
+  EXPECT_EQ(tsb_status_get_code(failed.get()), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(tsb_status_get_message(failed.get()), "fixture::fail(): it failed");
   Status threw(tsb_function_call("fixture::throw", nullptr, 0, out.out()));
-  EXPECT_EQ(tsb_status_code(threw.get()), TSB_ERR_INTERNAL);
-  EXPECT_STREQ(tsb_status_message(threw.get()), "fixture::throw(): boom");
+  EXPECT_EQ(tsb_status_get_code(threw.get()), TSB_ERR_INTERNAL);
+  EXPECT_STREQ(tsb_status_get_message(threw.get()), "fixture::throw(): boom");
   Status unknown(tsb_function_call("fixture::nope", nullptr, 0, out.out()));
-  EXPECT_STREQ(tsb_status_message(unknown.get()),
+  EXPECT_STREQ(tsb_status_get_message(unknown.get()),
                "no function named 'fixture::nope' (functions come from loaded plugins)");
 }
 
@@ -158,8 +158,8 @@ TEST_F(GoodPluginTest, NamedTypesParseByName) {
   int32_t index = 0;
   Status s(tsb_type_parse("List[fixture.point]", &index));
   // The type is known by name; using it needs the tuple plugin's codec.
-  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_UNSUPPORTED) << tsb_status_message(s.get());
-  EXPECT_STREQ(tsb_status_message(s.get()),
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_UNSUPPORTED) << tsb_status_get_message(s.get());
+  EXPECT_STREQ(tsb_status_get_message(s.get()),
                "no codec for fixture.point: load the tuple plugin (plugins/tuple)");
 }
 
@@ -171,7 +171,7 @@ TEST(BundledPluginsTest, LoadFromNextToTheLibrary) {
     info.struct_size = sizeof(info);
     TSB_ASSERT_OK(tsb_plugin_get_info(id, &info));
     names.emplace_back(info.name);
-    EXPECT_EQ(std::string(info.path).rfind(tsb_plugin_bundled_dir(), 0), 0u) << info.path;
+    EXPECT_EQ(std::string(info.path).rfind(tsb_plugin_get_bundled_dir(), 0), 0u) << info.path;
   }
   EXPECT_EQ(names, (std::vector<std::string>{"optional", "sparse", "tuple"}));
   int32_t index = 0;
@@ -184,10 +184,10 @@ TEST(BundledPluginsTest, LibTorchAssertionsReadAsReasons) {
   TSB_ASSERT_OK(tsb_plugin_load_bundled());
   int32_t index = 0;
   Status s(tsb_type_parse("Union[int]", &index));
-  EXPECT_EQ(std::string(tsb_status_message(s.get())).rfind(
+  EXPECT_EQ(std::string(tsb_status_get_message(s.get())).rfind(
                 "invalid TorchScript type \"Union[int]\": After type unification was performed", 0),
             0u)
-      << tsb_status_message(s.get());
+      << tsb_status_get_message(s.get());
 }
 
 // The no-escape guarantee, from the plugin side: a codec that throws from
@@ -195,24 +195,24 @@ TEST(BundledPluginsTest, LibTorchAssertionsReadAsReasons) {
 // function that throws. The host sees statuses, and the process lives.
 TEST(ThrowingPluginTest, HostOnlySeesStatuses) {
   TSB_ASSERT_OK(tsb_plugin_load(Fixture("throwing").c_str(), nullptr));
-  tsb_any items[] = {tsb_int(1), tsb_int(2)};
-  tsb_any out = tsb_none();
+  tsb_any items[] = {tsb_any_int(1), tsb_any_int(2)};
+  tsb_any out = tsb_any_none();
   Status encode(tsb_tuple_new(items, 2, &out));
-  EXPECT_EQ(tsb_status_code(encode.get()), TSB_ERR_INTERNAL);
-  EXPECT_STREQ(tsb_status_message(encode.get()), "boom in Encode");
+  EXPECT_EQ(tsb_status_get_code(encode.get()), TSB_ERR_INTERNAL);
+  EXPECT_STREQ(tsb_status_get_message(encode.get()), "boom in Encode");
   int32_t pair = 0;
   TSB_ASSERT_OK(tsb_type_parse("Tuple[int, int]", &pair));
   Value list;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, list.out()));
-  Status coerce(tsb_coerce(list.get(), pair, &out));
-  EXPECT_STREQ(tsb_status_message(coerce.get()), "unknown C++ exception");
+  Status coerce(tsb_any_coerce(list.get(), pair, &out));
+  EXPECT_STREQ(tsb_status_get_message(coerce.get()), "unknown C++ exception");
   Status call(tsb_function_call("throwing::fn", nullptr, 0, &out));
-  EXPECT_STREQ(tsb_status_message(call.get()), "throwing::fn(): boom");
+  EXPECT_STREQ(tsb_status_get_message(call.get()), "throwing::fn(): boom");
   // A forged tuple value reaches Decode.
-  tsb_any forged = tsb_make_inline(pair, 0);
-  Status decode(tsb_coerce(&forged, pair, &out));
-  EXPECT_EQ(tsb_status_code(decode.get()), TSB_ERR_TORCH);
-  EXPECT_STREQ(tsb_status_message(decode.get()), "boom in Decode");
+  tsb_any forged = tsb_any_inline(pair, 0);
+  Status decode(tsb_any_coerce(&forged, pair, &out));
+  EXPECT_EQ(tsb_status_get_code(decode.get()), TSB_ERR_TORCH);
+  EXPECT_STREQ(tsb_status_get_message(decode.get()), "boom in Decode");
   EXPECT_EQ(out.type_index, TSB_TYPE_NONE) << "out untouched by every failure";
 }
 
@@ -231,7 +231,7 @@ TEST(PluginPathTest, LoadsFilesAndDirectoriesFromTheEnvironment) {
   EXPECT_EQ(found, 2);
   setenv("TSB_PLUGIN_PATH", "/nonexistent/plugin.so", 1);
   Status missing(tsb_plugin_load_from_env());
-  EXPECT_EQ(tsb_status_code(missing.get()), TSB_ERR_NOT_FOUND);
+  EXPECT_EQ(tsb_status_get_code(missing.get()), TSB_ERR_NOT_FOUND);
   unsetenv("TSB_PLUGIN_PATH");
   TSB_EXPECT_OK(tsb_plugin_load_from_env());
 }

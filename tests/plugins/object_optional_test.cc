@@ -1,5 +1,5 @@
 // Optional attributes of TorchScript class instances, read with
-// tsb_get_field once plugins/optional is loaded: a value crosses as its own
+// tsb_any_get_field once plugins/optional is loaded: a value crosses as its own
 // type (None, or the object). tests/core/enum_object_test.cc covers the rest.
 #include "tests/plugins/plugin_testing.h"
 #include "tests/testing/script_objects.h"
@@ -13,15 +13,15 @@ TEST_F(ObjectOptionalTest, OptionalFieldOfAnotherClass) {
   torch::jit::Module module = LoadFixture();
   Value with(Boundary(Call(module, "node", {true})));
   Value next;
-  TSB_ASSERT_OK(tsb_get_field(with.get(), "next", next.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(with.get(), "next", next.out()));
   EXPECT_STREQ(PluginTest::InfoOf(next.v.type_index).name, "__torch__.Point");
   Value x;
-  TSB_ASSERT_OK(tsb_get_field(next.get(), "x", x.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(next.get(), "x", x.out()));
   EXPECT_EQ(x.v.u.i, 3);
 
   Value without(Boundary(Call(module, "node", {false})));
   Value none;
-  TSB_ASSERT_OK(tsb_get_field(without.get(), "next", none.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(without.get(), "next", none.out()));
   EXPECT_EQ(none.v.type_index, TSB_TYPE_NONE);
 }
 
@@ -29,13 +29,13 @@ TEST_F(ObjectOptionalTest, SelfReferentialChain) {
   RecursiveClass rec;
   Value head(Boundary(rec.Make(1, rec.Make(2))));
   Value second;
-  TSB_ASSERT_OK(tsb_get_field(head.get(), "next", second.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(head.get(), "next", second.out()));
   EXPECT_EQ(second.v.type_index, head.v.type_index);
   Value value;
-  TSB_ASSERT_OK(tsb_get_field(second.get(), "value", value.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(second.get(), "value", value.out()));
   EXPECT_EQ(value.v.u.i, 2);
   Value end;
-  TSB_ASSERT_OK(tsb_get_field(second.get(), "next", end.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(second.get(), "next", end.out()));
   EXPECT_EQ(end.v.type_index, TSB_TYPE_NONE);
 }
 

@@ -16,8 +16,8 @@ using UnionTest = PluginTest;
 // The value a coercion produced, which must succeed.
 Value Coerced(const tsb_any& value, const char* type) {
   Value out;
-  Status s(tsb_coerce(&value, TypeOf(type), out.out()));
-  EXPECT_EQ(s.get(), nullptr) << type << ": " << tsb_status_message(s.get());
+  Status s(tsb_any_coerce(&value, TypeOf(type), out.out()));
+  EXPECT_EQ(s.get(), nullptr) << type << ": " << tsb_status_get_message(s.get());
   return Value(std::exchange(out.v, tsb_any{}));
 }
 
@@ -35,25 +35,25 @@ TEST_F(OptionalTest, TypeInfo) {
 }
 
 TEST_F(OptionalTest, NoneAndAValue) {
-  Value none = Coerced(tsb_none(), "Optional[int]");
+  Value none = Coerced(tsb_any_none(), "Optional[int]");
   EXPECT_EQ(none.v.type_index, TSB_TYPE_NONE);
-  Value three = Coerced(tsb_int(3), "Optional[int]");
+  Value three = Coerced(tsb_any_int(3), "Optional[int]");
   EXPECT_EQ(three.v.type_index, TSB_TYPE_INT);
   EXPECT_EQ(three.v.u.i, 3);
-  Value widened = Coerced(tsb_int(3), "Optional[float]");
+  Value widened = Coerced(tsb_any_int(3), "Optional[float]");
   EXPECT_EQ(widened.v.type_index, TSB_TYPE_FLOAT);
   EXPECT_EQ(widened.v.u.d, 3.0);
 }
 
 TEST_F(OptionalTest, ErrorsNameTheOptional) {
-  ExpectCoerceError(tsb_borrowed_str("x"), TypeOf("Optional[int]"), "",
+  ExpectCoerceError(tsb_any_borrowed_str("x"), TypeOf("Optional[int]"), "",
                     "expected Optional[int], got str \"x\"");
   // What the inner codec adds after "got ..." is kept.
-  ExpectCoerceError(tsb_borrowed_str("gpu"), TypeOf("Optional[Device]"), "",
+  ExpectCoerceError(tsb_any_borrowed_str("gpu"), TypeOf("Optional[Device]"), "",
                     "expected Optional[Device], got str \"gpu\", which does not name a device");
   // An error inside the value keeps its own path and message.
   Value x(Str("x"));
-  tsb_any items[] = {tsb_int(1), x.v};
+  tsb_any items[] = {tsb_any_int(1), x.v};
   Value list;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, list.out()));
   ExpectCoerceError(list.v, TypeOf("Optional[List[int]]"), "[1]", "expected int, got str \"x\"");
@@ -75,7 +75,7 @@ TEST_F(OptionalTest, ListOfOptionalTensorElementsCrossAsTheirOwnTypes) {
 
   // Host-built: untyped, then coerced; and typed from the start.
   Value h(Boundary(t));
-  tsb_any items[] = {h.v, tsb_none()};
+  tsb_any items[] = {h.v, tsb_any_none()};
   Value untyped;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, untyped.out()));
   Value typed = Coerced(untyped.v, "List[Optional[Tensor]]");
@@ -98,7 +98,7 @@ TEST_F(OptionalTest, DictOfListsOfOptionalTensors) {
   Value v(Boundary(dict));
   EXPECT_EQ(v.v.type_index, type);
   Value list, none, tensor;
-  tsb_any key = tsb_borrowed_str("a");
+  tsb_any key = tsb_any_borrowed_str("a");
   TSB_ASSERT_OK(tsb_dict_get(v.get(), &key, list.out()));
   EXPECT_EQ(list.v.type_index, TypeOf("List[Optional[Tensor]]"));
   TSB_ASSERT_OK(tsb_list_get(list.get(), 0, none.out()));
@@ -108,7 +108,7 @@ TEST_F(OptionalTest, DictOfListsOfOptionalTensors) {
 
   // Host-built from untyped lists.
   Value h(Boundary(t));
-  tsb_any items[] = {tsb_none(), h.v};
+  tsb_any items[] = {tsb_any_none(), h.v};
   Value untyped_list, untyped_dict;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, untyped_list.out()));
   TSB_ASSERT_OK(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_ANY, &key, untyped_list.get(), 1,
@@ -133,10 +133,10 @@ TEST_F(UnionTest, TypeInfoUsesLibTorchsCanonicalOrder) {
 }
 
 TEST_F(UnionTest, AValueOfAMemberTypeIsKept) {
-  Value one = Coerced(tsb_int(1), "Union[str, int]");
+  Value one = Coerced(tsb_any_int(1), "Union[str, int]");
   EXPECT_EQ(one.v.type_index, TSB_TYPE_INT);
   EXPECT_EQ(one.v.u.i, 1);
-  Value none = Coerced(tsb_none(), "Union[int, str, None]");
+  Value none = Coerced(tsb_any_none(), "Union[int, str, None]");
   EXPECT_EQ(none.v.type_index, TSB_TYPE_NONE);
   at::Tensor t = at::ones({2});
   Value h(Boundary(t));
@@ -147,19 +147,19 @@ TEST_F(UnionTest, AValueOfAMemberTypeIsKept) {
 
 // int would also widen to float: the exact member wins before any is tried.
 TEST_F(UnionTest, AnExactMemberBeatsAWideningOne) {
-  Value one = Coerced(tsb_int(1), "Union[float, int]");
+  Value one = Coerced(tsb_any_int(1), "Union[float, int]");
   EXPECT_EQ(one.v.type_index, TSB_TYPE_INT);
-  Value half = Coerced(tsb_float(0.5), "Union[float, int]");
+  Value half = Coerced(tsb_any_float(0.5), "Union[float, int]");
   EXPECT_EQ(half.v.type_index, TSB_TYPE_FLOAT);
-  Value c = Coerced(tsb_int(1), "Union[int, complex]");
+  Value c = Coerced(tsb_any_int(1), "Union[int, complex]");
   EXPECT_EQ(c.v.type_index, TSB_TYPE_INT);
 }
 
 TEST_F(UnionTest, TheOneMemberThatAcceptsItWins) {
-  Value widened = Coerced(tsb_int(1), "Union[float, str]");
+  Value widened = Coerced(tsb_any_int(1), "Union[float, str]");
   EXPECT_EQ(widened.v.type_index, TSB_TYPE_FLOAT);
   EXPECT_EQ(widened.v.u.d, 1.0);
-  tsb_any items[] = {tsb_int(1), tsb_int(2)};
+  tsb_any items[] = {tsb_any_int(1), tsb_any_int(2)};
   Value untyped;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, untyped.out()));
   Value list = Coerced(untyped.v, "Union[Tensor, List[int]]");
@@ -167,18 +167,18 @@ TEST_F(UnionTest, TheOneMemberThatAcceptsItWins) {
 }
 
 TEST_F(UnionTest, SeveralAcceptingMembersAreAmbiguous) {
-  ExpectCoerceError(tsb_int(1), TypeOf("Union[float, complex]"), "",
+  ExpectCoerceError(tsb_any_int(1), TypeOf("Union[float, complex]"), "",
                     "ambiguous: int 1 matches Union[float, complex] members float, complex");
 }
 
 TEST_F(UnionTest, NoAcceptingMember) {
-  ExpectCoerceError(tsb_float(1.5), TypeOf("Union[str, int]"), "",
+  ExpectCoerceError(tsb_any_float(1.5), TypeOf("Union[str, int]"), "",
                     "expected Union[int, str], got float 1.5");
-  ExpectCoerceError(tsb_float(1.5), TypeOf("Optional[Union[int, str]]"), "",
+  ExpectCoerceError(tsb_any_float(1.5), TypeOf("Optional[Union[int, str]]"), "",
                     "expected Optional[Union[int, str]], got float 1.5");
   // The one member the value had the shape of says where it went wrong.
   Value x(Str("x"));
-  tsb_any items[] = {tsb_int(1), x.v};
+  tsb_any items[] = {tsb_any_int(1), x.v};
   Value list;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, list.out()));
   ExpectCoerceError(list.v, TypeOf("Union[str, List[int]]"), "[1]",
@@ -187,7 +187,7 @@ TEST_F(UnionTest, NoAcceptingMember) {
 
 TEST_F(UnionTest, ListOfUnionElementsCrossAsTheirOwnTypes) {
   Value a(Str("a"));
-  tsb_any items[] = {tsb_int(1), a.v};
+  tsb_any items[] = {tsb_any_int(1), a.v};
   Value untyped;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, untyped.out()));
   Value list = Coerced(untyped.v, "List[Union[int, str]]");

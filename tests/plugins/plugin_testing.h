@@ -20,7 +20,7 @@ class PluginEnvironment : public ::testing::Environment {
   void SetUp() override {
     for (const char* path : {TSB_TUPLE_PLUGIN_PATH, TSB_OPTIONAL_PLUGIN_PATH}) {
       Status s(tsb_plugin_load(path, nullptr));
-      ASSERT_EQ(s.get(), nullptr) << path << ": " << tsb_status_message(s.get());
+      ASSERT_EQ(s.get(), nullptr) << path << ": " << tsb_status_get_message(s.get());
     }
   }
 };
@@ -36,7 +36,7 @@ class PluginTest : public AbiTest {
     tsb_type_info info{};
     info.struct_size = sizeof(info);
     Status s(tsb_type_get_info(type_index, &info));
-    EXPECT_EQ(s.get(), nullptr) << tsb_status_message(s.get());
+    EXPECT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
     return info;
   }
 
@@ -56,11 +56,11 @@ class PluginTest : public AbiTest {
   static void ExpectCoerceError(const tsb_any& value, int32_t type, const char* path,
                                 const char* detail, tsb_code code = TSB_ERR_TYPE) {
     Value out;
-    Status s(tsb_coerce(&value, type, out.out()));
+    Status s(tsb_any_coerce(&value, type, out.out()));
     ASSERT_NE(s.get(), nullptr) << "coercing to type " << type << " should fail";
-    EXPECT_EQ(tsb_status_code(s.get()), code) << tsb_status_message(s.get());
-    EXPECT_STREQ(tsb_status_path(s.get()), path);
-    EXPECT_STREQ(tsb_status_detail(s.get()), detail);
+    EXPECT_EQ(tsb_status_get_code(s.get()), code) << tsb_status_get_message(s.get());
+    EXPECT_STREQ(tsb_status_get_path(s.get()), path);
+    EXPECT_STREQ(tsb_status_get_detail(s.get()), detail);
     EXPECT_EQ(out.v.type_index, TSB_TYPE_INVALID) << "out must stay untouched";
   }
 
@@ -68,7 +68,7 @@ class PluginTest : public AbiTest {
   static tsb_any Str(const char* s) {
     tsb_any out{};
     Status status(tsb_str_new(s, std::char_traits<char>::length(s), &out));
-    EXPECT_EQ(status.get(), nullptr) << tsb_status_message(status.get());
+    EXPECT_EQ(status.get(), nullptr) << tsb_status_get_message(status.get());
     return out;
   }
 };

@@ -24,7 +24,7 @@ c10::IValue PointValue(const c10::TupleTypePtr& type = Point()) {
 TEST_F(TupleTest, PluginDescribesItself) {
   int32_t id = -1;
   Status s(tsb_plugin_load(TSB_TUPLE_PLUGIN_PATH, &id));  // again: a no-op
-  ASSERT_EQ(s.get(), nullptr) << tsb_status_message(s.get());
+  ASSERT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
   tsb_plugin_info info{};
   info.struct_size = sizeof(info);
   TSB_ASSERT_OK(tsb_plugin_get_info(id, &info));
@@ -37,7 +37,7 @@ TEST_F(TupleTest, PluginDescribesItself) {
   EXPECT_STREQ(info.types[1], "tsbridge.tensor_triple");
   // Built where the library looks for its bundled plugins.
   EXPECT_EQ(std::filesystem::canonical(std::filesystem::path(TSB_TUPLE_PLUGIN_PATH).parent_path()),
-            std::filesystem::canonical(tsb_plugin_bundled_dir()));
+            std::filesystem::canonical(tsb_plugin_get_bundled_dir()));
 }
 
 TEST_F(TupleTest, IntStrRoundTrip) {
@@ -54,28 +54,28 @@ TEST_F(TupleTest, IntStrRoundTrip) {
   EXPECT_EQ(ContainedOf(type), (std::vector<int32_t>{TSB_TYPE_INT, TSB_TYPE_STR}));
 
   size_t n = 0;
-  TSB_ASSERT_OK(tsb_len(v.get(), &n));
+  TSB_ASSERT_OK(tsb_any_len(v.get(), &n));
   EXPECT_EQ(n, 2u);
   Value first, second;
   TSB_ASSERT_OK(tsb_list_get(v.get(), 0, first.out()));
   TSB_ASSERT_OK(tsb_list_get(v.get(), 1, second.out()));
   int64_t i = 0;
-  TSB_ASSERT_OK(tsb_get_int(first.get(), &i));
+  TSB_ASSERT_OK(tsb_int_get(first.get(), &i));
   EXPECT_EQ(i, 1);
   const char* data = nullptr;
   size_t len = 0;
-  TSB_ASSERT_OK(tsb_get_str(second.get(), &data, &len));
+  TSB_ASSERT_OK(tsb_str_get(second.get(), &data, &len));
   EXPECT_EQ(std::string(data, len), "a");
   Value past_end;
   Status s(tsb_list_get(v.get(), 2, past_end.out()));
-  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_OUT_OF_RANGE);
-  EXPECT_STREQ(tsb_status_message(s.get()),
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_OUT_OF_RANGE);
+  EXPECT_STREQ(tsb_status_get_message(s.get()),
                "index 2 out of range for Tuple[int, str] of 2 elements");
   EXPECT_TRUE(FromBoundary(v.v).isSameIdentity(tuple));
 
   // A host builds the same value bottom-up.
   Value a(Str("a"));
-  tsb_any items[] = {tsb_int(1), a.v};
+  tsb_any items[] = {tsb_any_int(1), a.v};
   Value built;
   TSB_ASSERT_OK(tsb_tuple_new(items, 2, built.out()));
   EXPECT_EQ(built.v.type_index, type);
@@ -86,7 +86,7 @@ TEST_F(TupleTest, AlreadyTypedTupleIsShared) {
   c10::IValue tuple = MakeTuple({int64_t{1}, std::string("a")});
   Value in(Boundary(tuple));
   Value out;
-  TSB_ASSERT_OK(tsb_coerce(in.get(), TypeOf("Tuple[int, str]"), out.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(in.get(), TypeOf("Tuple[int, str]"), out.out()));
   EXPECT_TRUE(FromBoundary(out.v).isSameIdentity(tuple)) << "a copy was made";
 }
 
@@ -94,7 +94,7 @@ TEST_F(TupleTest, ElementsWidenAndTheResultCarriesTheExpectedType) {
   Value in(Boundary(MakeTuple({int64_t{1}, int64_t{2}})));
   const int32_t type = TypeOf("Tuple[float, int]");
   Value out;
-  TSB_ASSERT_OK(tsb_coerce(in.get(), type, out.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(in.get(), type, out.out()));
   EXPECT_EQ(out.v.type_index, type);
   c10::IValue result = FromBoundary(out.v);
   EXPECT_EQ(result.toTupleRef().elements()[0], c10::IValue(1.0));
@@ -112,7 +112,7 @@ TEST_F(TupleTest, RefinedTensorTypesAreStoredAsPlainTensor) {
   tsb_any items[] = {v.v};
   Value untyped, typed;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 1, untyped.out()));
-  TSB_ASSERT_OK(tsb_coerce(untyped.get(), TypeOf("List[Tuple[Tensor, int, Tensor]]"), typed.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(untyped.get(), TypeOf("List[Tuple[Tensor, int, Tensor]]"), typed.out()));
   c10::TypePtr plain = c10::TupleType::create(
       {c10::TensorType::get(), c10::IntType::get(), c10::TensorType::get()});
   EXPECT_EQ(*FromBoundary(typed.v).toList().elementType(), *plain);
@@ -135,7 +135,7 @@ TEST_F(TupleTest, NestedListsDictsAndTuples) {
   EXPECT_EQ(list.v.type_index, TypeOf("List[Tensor]"));
   EXPECT_EQ(dict.v.type_index, TypeOf("Dict[str, Tuple[int, int]]"));
   Value pair, two;
-  tsb_any key = tsb_borrowed_str("a");
+  tsb_any key = tsb_any_borrowed_str("a");
   TSB_ASSERT_OK(tsb_dict_get(dict.get(), &key, pair.out()));
   EXPECT_EQ(pair.v.type_index, TypeOf("Tuple[int, int]"));
   TSB_ASSERT_OK(tsb_list_get(pair.get(), 1, two.out()));
@@ -147,17 +147,17 @@ TEST_F(TupleTest, NestedListsDictsAndTuples) {
   tsb_any tensor_items[] = {h0.v, h1.v};
   Value any_list;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, tensor_items, 2, any_list.out()));
-  tsb_any pair_items[] = {tsb_int(1), tsb_int(2)};
+  tsb_any pair_items[] = {tsb_any_int(1), tsb_any_int(2)};
   Value host_pair;
   TSB_ASSERT_OK(tsb_tuple_new(pair_items, 2, host_pair.out()));
-  tsb_any keys[] = {tsb_borrowed_str("a")};
+  tsb_any keys[] = {tsb_any_borrowed_str("a")};
   Value any_dict;
   TSB_ASSERT_OK(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_ANY, keys, host_pair.get(), 1, any_dict.out()));
   tsb_any parts[] = {any_list.v, any_dict.v};
   Value untyped, typed;
   TSB_ASSERT_OK(tsb_tuple_new(parts, 2, untyped.out()));
   EXPECT_EQ(untyped.v.type_index, TypeOf("Tuple[List[Any], Dict[str, Any]]"));
-  TSB_ASSERT_OK(tsb_coerce(untyped.get(), type, typed.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(untyped.get(), type, typed.out()));
   EXPECT_EQ(typed.v.type_index, type);
 
   const auto& elements = FromBoundary(typed.v).toTupleRef().elements();
@@ -175,12 +175,12 @@ TEST_F(TupleTest, EmptyTuple) {
   Value v(Boundary(MakeTuple({})));
   EXPECT_EQ(v.v.type_index, type);
   size_t n = 1;
-  TSB_ASSERT_OK(tsb_len(v.get(), &n));
+  TSB_ASSERT_OK(tsb_any_len(v.get(), &n));
   EXPECT_EQ(n, 0u);
   Value built, coerced;
   TSB_ASSERT_OK(tsb_tuple_new(nullptr, 0, built.out()));
   EXPECT_EQ(built.v.type_index, type);
-  TSB_ASSERT_OK(tsb_coerce(built.get(), type, coerced.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(built.get(), type, coerced.out()));
   Value one(Boundary(MakeTuple({int64_t{1}})));
   ExpectCoerceError(one.v, type, "", "expected Tuple[()] of 0 elements, got Tuple[int] (1,)");
 }
@@ -196,19 +196,19 @@ TEST_F(TupleTest, NamedTupleInfoAndFields) {
   EXPECT_EQ(ContainedOf(v.v.type_index), (std::vector<int32_t>{TSB_TYPE_INT, TSB_TYPE_FLOAT}));
 
   Value y;
-  TSB_ASSERT_OK(tsb_get_field(v.get(), "y", y.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(v.get(), "y", y.out()));
   EXPECT_EQ(y.v.type_index, TSB_TYPE_FLOAT);
   EXPECT_EQ(y.v.u.d, 2.5);
   Value z;
-  Status missing(tsb_get_field(v.get(), "z", z.out()));
-  EXPECT_EQ(tsb_status_code(missing.get()), TSB_ERR_NOT_FOUND);
-  EXPECT_STREQ(tsb_status_message(missing.get()),
+  Status missing(tsb_any_get_field(v.get(), "z", z.out()));
+  EXPECT_EQ(tsb_status_get_code(missing.get()), TSB_ERR_NOT_FOUND);
+  EXPECT_STREQ(tsb_status_get_message(missing.get()),
                "tsbridge_test.Point has no field 'z' (fields: x, y)");
 
   Value plain(Boundary(MakeTuple({int64_t{1}, 2.5})));
-  Status unnamed(tsb_get_field(plain.get(), "x", z.out()));
-  EXPECT_EQ(tsb_status_code(unnamed.get()), TSB_ERR_TYPE);
-  EXPECT_STREQ(tsb_status_message(unnamed.get()), "expected a NamedTuple, got Tuple[int, float]");
+  Status unnamed(tsb_any_get_field(plain.get(), "x", z.out()));
+  EXPECT_EQ(tsb_status_get_code(unnamed.get()), TSB_ERR_TYPE);
+  EXPECT_STREQ(tsb_status_get_message(unnamed.get()), "expected a NamedTuple, got Tuple[int, float]");
 }
 
 // Same qualified name, other fields: another type (two scripted modules may
@@ -235,21 +235,21 @@ TEST_F(TupleTest, TensorPairFromAPlainTuple) {
   tsb_any items[] = {h0.v, h1.v};
   Value plain, named;
   TSB_ASSERT_OK(tsb_tuple_new(items, 2, plain.out()));
-  TSB_ASSERT_OK(tsb_coerce(plain.get(), pair, named.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(plain.get(), pair, named.out()));
   EXPECT_EQ(named.v.type_index, pair);
   Value second;
-  TSB_ASSERT_OK(tsb_get_field(named.get(), "second", second.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(named.get(), "second", second.out()));
   EXPECT_TRUE(FromBoundary(second.v).toTensor().is_same(t1)) << "tensor copied";
   // The IValue itself is the NamedTuple, as TorchScript would see it.
   c10::IValue iv = FromBoundary(named.v);
   EXPECT_EQ(iv.type()->annotation_str(), "tsbridge.tensor_pair");
   // Coercing it again shares it.
   Value again;
-  TSB_ASSERT_OK(tsb_coerce(named.get(), pair, again.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(named.get(), pair, again.out()));
   EXPECT_TRUE(FromBoundary(again.v).isSameIdentity(iv));
   // A NamedTuple is a Tuple: it passes unchanged where one is expected.
   Value as_tuple;
-  TSB_ASSERT_OK(tsb_coerce(named.get(), TypeOf("Tuple[Tensor, Tensor]"), as_tuple.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(named.get(), TypeOf("Tuple[Tensor, Tensor]"), as_tuple.out()));
   EXPECT_EQ(as_tuple.v.type_index, TypeOf("Tuple[Tensor, Tensor]"));
   EXPECT_TRUE(FromBoundary(as_tuple.v).isSameIdentity(iv));
 }
@@ -261,12 +261,12 @@ TEST_F(TupleTest, TensorTripleWithAndWithoutItsThirdTensor) {
                                                         TypeOf("Optional[Tensor]")}));
   Value t(Boundary(at::ones({2})));
   for (bool with_third : {false, true}) {
-    tsb_any items[] = {t.v, t.v, with_third ? t.v : tsb_none()};
+    tsb_any items[] = {t.v, t.v, with_third ? t.v : tsb_any_none()};
     Value plain, named, third;
     TSB_ASSERT_OK(tsb_tuple_new(items, 3, plain.out()));
-    TSB_ASSERT_OK(tsb_coerce(plain.get(), triple, named.out()));
+    TSB_ASSERT_OK(tsb_any_coerce(plain.get(), triple, named.out()));
     EXPECT_EQ(named.v.type_index, triple);
-    TSB_ASSERT_OK(tsb_get_field(named.get(), "third", third.out()));
+    TSB_ASSERT_OK(tsb_any_get_field(named.get(), "third", third.out()));
     // Optional[Tensor] crosses as what it holds.
     EXPECT_EQ(third.v.type_index, with_third ? TSB_TYPE_TENSOR : TSB_TYPE_NONE);
   }
@@ -278,7 +278,7 @@ TEST_F(TupleTest, ErrorsNameTheElement) {
                     "expected Tuple[int, str] of 2 elements, got Tuple[int] (1,)");
   Value int_str(Boundary(MakeTuple({int64_t{1}, std::string("x")})));
   ExpectCoerceError(int_str.v, TypeOf("Tuple[int, int]"), "[1]", "expected int, got str \"x\"");
-  ExpectCoerceError(tsb_int(3), TypeOf("Tuple[int]"), "", "expected Tuple[int], got int 3");
+  ExpectCoerceError(tsb_any_int(3), TypeOf("Tuple[int]"), "", "expected Tuple[int], got int 3");
   Value list(Boundary(c10::List<int64_t>({1, 2})));
   ExpectCoerceError(list.v, TypeOf("Tuple[int, int]"), "",
                     "expected Tuple[int, int], got List[int] of length 2");
@@ -286,10 +286,10 @@ TEST_F(TupleTest, ErrorsNameTheElement) {
 
 TEST_F(TupleTest, ErrorPathsGoThroughNestedContainers) {
   Value x(Str("x"));
-  tsb_any list_items[] = {tsb_int(1), x.v};
+  tsb_any list_items[] = {tsb_any_int(1), x.v};
   Value any_list;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, list_items, 2, any_list.out()));
-  tsb_any items[] = {tsb_int(1), any_list.v};
+  tsb_any items[] = {tsb_any_int(1), any_list.v};
   Value tuple;
   TSB_ASSERT_OK(tsb_tuple_new(items, 2, tuple.out()));
   ExpectCoerceError(tuple.v, TypeOf("Tuple[int, List[int]]"), "[1] \xE2\x86\x92 [1]",

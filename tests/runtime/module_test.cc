@@ -34,10 +34,10 @@ class ModuleTest : public AbiTest {
 
   const tsb_schema_info* Method(const char* name) {
     size_t n = 0;
-    Status s(tsb_module_num_methods(module_.m, &n));
+    Status s(tsb_module_count_methods(module_.m, &n));
     for (size_t i = 0; i < n; ++i) {
       info_.struct_size = sizeof(info_);
-      Status d(tsb_module_method(module_.m, i, &info_));
+      Status d(tsb_module_get_method(module_.m, i, &info_));
       if (d == nullptr && std::string(info_.name) == name) return &info_;
     }
     return nullptr;
@@ -49,7 +49,7 @@ class ModuleTest : public AbiTest {
 
 TEST_F(ModuleTest, ListsMethodsWithSchemas) {
   size_t n = 0;
-  TSB_ASSERT_OK(tsb_module_num_methods(module_.m, &n));
+  TSB_ASSERT_OK(tsb_module_count_methods(module_.m, &n));
   EXPECT_EQ(n, 6u);  // forward, add, fail, noop, split, total
   const tsb_schema_info* forward = Method("forward");
   ASSERT_NE(forward, nullptr);
@@ -64,7 +64,7 @@ TEST_F(ModuleTest, ListsMethodsWithSchemas) {
   EXPECT_FALSE(a[0].has_default);
   EXPECT_STREQ(a[1].name, "p");
   EXPECT_STREQ(a[1].annotation, "__torch__.P");
-  EXPECT_EQ(tsb_type_kind(a[1].type_index), TSB_KIND_NAMEDTUPLE);
+  EXPECT_EQ(tsb_type_get_kind(a[1].type_index), TSB_KIND_NAMEDTUPLE);
   EXPECT_STREQ(a[2].name, "scale");
   EXPECT_EQ(a[2].type_index, TSB_TYPE_FLOAT);
   EXPECT_TRUE(a[2].has_default);
@@ -83,41 +83,41 @@ TEST_F(ModuleTest, ListsMethodsWithSchemas) {
 
 TEST_F(ModuleTest, SchemaInfoChecksStructSize) {
   tsb_schema_info info{};  // struct_size left 0
-  Status s(tsb_module_method(module_.m, 0, &info));
-  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
+  Status s(tsb_module_get_method(module_.m, 0, &info));
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
   info.struct_size = sizeof(info);
-  Status r(tsb_module_method(module_.m, 99, &info));
-  EXPECT_EQ(tsb_status_code(r.get()), TSB_ERR_OUT_OF_RANGE);
+  Status r(tsb_module_get_method(module_.m, 99, &info));
+  EXPECT_EQ(tsb_status_get_code(r.get()), TSB_ERR_OUT_OF_RANGE);
 }
 
 TEST_F(ModuleTest, CallsWithPositionalKeywordAndDefaults) {
   Value x(Boundary(at::tensor({1.0, 1.0, 1.0})));
-  Value p(MakeP(tsb_int(1), tsb_none()));
+  Value p(MakeP(tsb_any_int(1), tsb_any_none()));
   Value out;
   // x * 2 (default scale) + w + p.a
   TSB_ASSERT_OK(CallModule(module_.m, "forward", {x.v, p.v}, {}, out.out()));
   EXPECT_TRUE(at::allclose(TensorOf(out.v), at::tensor({4.0, 5.0, 6.0})));
 
-  Value p2(MakeP(tsb_int(1), tsb_int(10)));
+  Value p2(MakeP(tsb_any_int(1), tsb_any_int(10)));
   Value out2;
   TSB_ASSERT_OK(CallModule(module_.m, "forward", {x.v},
-                           {{"bias", tsb_int(100)}, {"p", p2.v}, {"scale", tsb_int(3)}},
+                           {{"bias", tsb_any_int(100)}, {"p", p2.v}, {"scale", tsb_any_int(3)}},
                            out2.out()));
   // x * 3 + w + 1 + 10 + 100; the int scale widened to float.
   EXPECT_TRUE(at::allclose(TensorOf(out2.v), at::tensor({115.0, 116.0, 117.0})));
 
   Value sum;
-  TSB_ASSERT_OK(CallModule(module_.m, "add", {tsb_int(1)}, {}, sum.out()));
+  TSB_ASSERT_OK(CallModule(module_.m, "add", {tsb_any_int(1)}, {}, sum.out()));
   EXPECT_EQ(sum.v.type_index, TSB_TYPE_INT);
   EXPECT_EQ(sum.v.u.i, 11);
-  TSB_ASSERT_OK(CallModule(module_.m, "add", {}, {{"b", tsb_int(2)}, {"a", tsb_int(1)}},
+  TSB_ASSERT_OK(CallModule(module_.m, "add", {}, {{"b", tsb_any_int(2)}, {"a", tsb_any_int(1)}},
                            sum.out()));
   EXPECT_EQ(sum.v.u.i, 3);
 }
 
 TEST_F(ModuleTest, ConvertsContainersByTheSchema) {
   // A host list of Any (an int and a float) becomes the List[float] asked for.
-  tsb_any items[2] = {tsb_int(1), tsb_float(2.5)};
+  tsb_any items[2] = {tsb_any_int(1), tsb_any_float(2.5)};
   Value list;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, list.out()));
   Value total;
@@ -137,13 +137,13 @@ TEST_F(ModuleTest, ConvertsContainersByTheSchema) {
 
 TEST_F(ModuleTest, TypeErrorNamesTheArgumentAndThePath) {
   Value x(Boundary(at::tensor({1.0})));
-  Value p(MakeP(tsb_int(1), tsb_borrowed_str("x")));
+  Value p(MakeP(tsb_any_int(1), tsb_any_borrowed_str("x")));
   Value out;
   Status s(CallModule(module_.m, "forward", {x.v, p.v}, {}, out.out()));
-  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_TYPE);
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TYPE);
   EXPECT_EQ(MessageOf(s),
             "forward(): argument 'p' \xE2\x86\x92 field 'b': expected Optional[int], got str \"x\"");
-  EXPECT_STREQ(tsb_status_path(s.get()), "forward(): argument 'p' \xE2\x86\x92 field 'b'");
+  EXPECT_STREQ(tsb_status_get_path(s.get()), "forward(): argument 'p' \xE2\x86\x92 field 'b'");
   EXPECT_EQ(out.v.type_index, TSB_TYPE_INVALID);  // untouched
 }
 
@@ -155,20 +155,20 @@ TEST_F(ModuleTest, BindingErrors) {
     const char* message;
   };
   const Case cases[] = {
-      {{tsb_int(1)}, {{"c", tsb_int(2)}}, "add(): unknown keyword argument 'c'"},
-      {{}, {{"b", tsb_int(2)}}, "add(): missing argument 'a'"},
-      {{tsb_int(1), tsb_int(2), tsb_int(3)}, {},
+      {{tsb_any_int(1)}, {{"c", tsb_any_int(2)}}, "add(): unknown keyword argument 'c'"},
+      {{}, {{"b", tsb_any_int(2)}}, "add(): missing argument 'a'"},
+      {{tsb_any_int(1), tsb_any_int(2), tsb_any_int(3)}, {},
        "add(): expected at most 2 positional arguments, got 3"},
-      {{tsb_int(1)}, {{"a", tsb_int(2)}}, "add(): argument 'a' given twice"},
-      {{tsb_float(1.5)}, {}, "add(): argument 'a': expected int, got float 1.5"},
+      {{tsb_any_int(1)}, {{"a", tsb_any_int(2)}}, "add(): argument 'a' given twice"},
+      {{tsb_any_float(1.5)}, {}, "add(): argument 'a': expected int, got float 1.5"},
   };
   for (const Case& c : cases) {
     Status s(CallModule(module_.m, "add", c.args, c.kw, out.out()));
     EXPECT_EQ(MessageOf(s), c.message);
-    EXPECT_NE(tsb_status_code(s.get()), TSB_OK);
+    EXPECT_NE(tsb_status_get_code(s.get()), TSB_OK);
   }
   Status unknown(CallModule(module_.m, "fwd", {}, {}, out.out()));
-  EXPECT_EQ(tsb_status_code(unknown.get()), TSB_ERR_NOT_FOUND);
+  EXPECT_EQ(tsb_status_get_code(unknown.get()), TSB_ERR_NOT_FOUND);
   EXPECT_EQ(MessageOf(unknown),
             "no method 'fwd' in __torch__.Calls; its methods: forward, add, fail, noop, "
             "split, total");
@@ -176,8 +176,8 @@ TEST_F(ModuleTest, BindingErrors) {
 
 TEST_F(ModuleTest, TorchScriptExceptionNamesTheMethod) {
   Value out;
-  Status s(CallModule(module_.m, "fail", {tsb_int(-1)}, {}, out.out()));
-  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_TORCH);
+  Status s(CallModule(module_.m, "fail", {tsb_any_int(-1)}, {}, out.out()));
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TORCH);
   EXPECT_THAT(MessageOf(s), StartsWith("fail(): "));
   EXPECT_THAT(MessageOf(s), HasSubstr("k must not be negative"));
 }
@@ -185,7 +185,7 @@ TEST_F(ModuleTest, TorchScriptExceptionNamesTheMethod) {
 TEST_F(ModuleTest, LoadErrors) {
   tsb_module* m = nullptr;
   Status missing(tsb_module_load("/nonexistent/model.pt", &m));
-  EXPECT_EQ(tsb_status_code(missing.get()), TSB_ERR_NOT_FOUND);
+  EXPECT_EQ(tsb_status_get_code(missing.get()), TSB_ERR_NOT_FOUND);
   EXPECT_EQ(MessageOf(missing), "cannot open module file \"/nonexistent/model.pt\"");
   Status null_out(tsb_module_load(Fixture("calls.pt").c_str(), nullptr));
   EXPECT_EQ(MessageOf(null_out), "argument 'out' is NULL");
@@ -199,14 +199,14 @@ TEST_F(ModuleTest, CompiledModuleSavesAndReloads) {
       "    return (a + b) * 2\n",
       compiled.out()));
   Value out;
-  TSB_ASSERT_OK(CallModule(compiled.m, "twice", {tsb_int(20)}, {}, out.out()));
+  TSB_ASSERT_OK(CallModule(compiled.m, "twice", {tsb_any_int(20)}, {}, out.out()));
   EXPECT_EQ(out.v.u.i, 42);
 
   std::string path = ::testing::TempDir() + "compiled_module.pt";
   TSB_ASSERT_OK(tsb_module_save(compiled.m, path.c_str()));
   Module reloaded;
   TSB_ASSERT_OK(tsb_module_load(path.c_str(), reloaded.out()));
-  TSB_ASSERT_OK(CallModule(reloaded.m, "twice", {tsb_int(1)}, {{"b", tsb_int(2)}}, out.out()));
+  TSB_ASSERT_OK(CallModule(reloaded.m, "twice", {tsb_any_int(1)}, {{"b", tsb_any_int(2)}}, out.out()));
   EXPECT_EQ(out.v.u.i, 6);
   std::remove(path.c_str());
 }
@@ -214,7 +214,7 @@ TEST_F(ModuleTest, CompiledModuleSavesAndReloads) {
 TEST_F(ModuleTest, CompileErrorIsATorchError) {
   tsb_module* m = nullptr;
   Status s(tsb_module_compile("def broken(self) -> int:\n    return undefined_name\n", &m));
-  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_TORCH);
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TORCH);
   EXPECT_THAT(MessageOf(s), HasSubstr("undefined_name"));
   EXPECT_EQ(m, nullptr);
 }

@@ -80,25 +80,25 @@ TEST_F(ObjectTest, CallsAScriptClassMethod) {
   torch::jit::Module module = torch::jit::load(Fixture("calls.pt"));
   Value counter(Boundary(module.attr("counter")));
   const char* names[] = {"times"};
-  tsb_any kw[] = {tsb_int(3)};
-  tsb_any args[] = {tsb_int(2)};
+  tsb_any kw[] = {tsb_any_int(3)};
+  tsb_any args[] = {tsb_any_int(2)};
   Value out;
   TSB_ASSERT_OK(tsb_object_call(counter.get(), "add", args, 1, names, kw, 1, out.out()));
   EXPECT_EQ(out.v.u.i, 11);  // 5 + 2 * 3
   TSB_ASSERT_OK(tsb_object_call(counter.get(), "add", args, 1, nullptr, nullptr, 0, out.out()));
   EXPECT_EQ(out.v.u.i, 13);  // the object's state changed: times defaults to 1
 
-  tsb_any bad[] = {tsb_borrowed_str("x")};
+  tsb_any bad[] = {tsb_any_borrowed_str("x")};
   Status s(tsb_object_call(counter.get(), "add", bad, 1, nullptr, nullptr, 0, out.out()));
   EXPECT_EQ(MessageOf(s), "add(): argument 'k': expected int, got str \"x\"");
   Status unknown(tsb_object_call(counter.get(), "sub", args, 1, nullptr, nullptr, 0, out.out()));
-  EXPECT_EQ(tsb_status_code(unknown.get()), TSB_ERR_NOT_FOUND);
+  EXPECT_EQ(tsb_status_get_code(unknown.get()), TSB_ERR_NOT_FOUND);
   EXPECT_EQ(MessageOf(unknown), "no method 'sub' in __torch__.Counter; its methods: __init__, add");
 }
 
 TEST_F(ObjectTest, CallsATorchbindMethod) {
   Value acc(Boundary(c10::IValue(c10::make_intrusive<Accumulator>(40))));
-  tsb_any args[] = {tsb_int(2)};
+  tsb_any args[] = {tsb_any_int(2)};
   Value out;
   TSB_ASSERT_OK(tsb_object_call(acc.get(), "add", args, 1, nullptr, nullptr, 0, out.out()));
   EXPECT_EQ(out.v.u.i, 42);
@@ -110,10 +110,10 @@ TEST_F(ObjectTest, CallsATorchbindMethod) {
 }
 
 TEST_F(ObjectTest, RefusesAValueThatIsNotAnObject) {
-  tsb_any five = tsb_int(5);
+  tsb_any five = tsb_any_int(5);
   Value out;
   Status s(tsb_object_call(&five, "add", nullptr, 0, nullptr, nullptr, 0, out.out()));
-  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_TYPE);
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TYPE);
   EXPECT_EQ(MessageOf(s), "expected an object, got int 5");
 }
 

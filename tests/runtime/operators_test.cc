@@ -39,10 +39,10 @@ class OperatorTest : public AbiTest {
   // The overload of `op` named `overload`, or nullptr.
   bool FindOverload(const char* op, const char* overload, tsb_schema_info* info) {
     size_t n = 0;
-    Status s(tsb_op_num_overloads(op, &n));
+    Status s(tsb_op_count_overloads(op, &n));
     for (size_t i = 0; i < n; ++i) {
       info->struct_size = sizeof(*info);
-      Status d(tsb_op_overload(op, i, info));
+      Status d(tsb_op_get_overload(op, i, info));
       if (d == nullptr && std::string(info->overload_name) == overload) return true;
     }
     return false;
@@ -51,7 +51,7 @@ class OperatorTest : public AbiTest {
 
 TEST_F(OperatorTest, ListsOverloadsWithSchemas) {
   size_t n = 0;
-  TSB_ASSERT_OK(tsb_op_num_overloads("aten::add", &n));
+  TSB_ASSERT_OK(tsb_op_count_overloads("aten::add", &n));
   EXPECT_GT(n, 2u);
   tsb_schema_info info{};
   ASSERT_TRUE(FindOverload("aten::add", "Tensor", &info));
@@ -78,31 +78,31 @@ TEST_F(OperatorTest, AddChoosesTheOverloadByType) {
   Value tensors, scalar, alpha, keywords;
   TSB_ASSERT_OK(CallOp("aten::add", {a.v, b.v}, {}, tensors.out()));  // add.Tensor
   EXPECT_TRUE(at::allclose(TensorOf(tensors.v), at::tensor({11.0, 22.0})));
-  TSB_ASSERT_OK(CallOp("aten::add", {a.v, tsb_int(5)}, {}, scalar.out()));  // add.Scalar
+  TSB_ASSERT_OK(CallOp("aten::add", {a.v, tsb_any_int(5)}, {}, scalar.out()));  // add.Scalar
   EXPECT_TRUE(at::allclose(TensorOf(scalar.v), at::tensor({6.0, 7.0})));
-  TSB_ASSERT_OK(CallOp("aten::add", {a.v, b.v}, {{"alpha", tsb_int(2)}}, alpha.out()));
+  TSB_ASSERT_OK(CallOp("aten::add", {a.v, b.v}, {{"alpha", tsb_any_int(2)}}, alpha.out()));
   EXPECT_TRUE(at::allclose(TensorOf(alpha.v), at::tensor({21.0, 42.0})));
   TSB_ASSERT_OK(CallOp("aten::add", {}, {{"other", b.v}, {"self", a.v}}, keywords.out()));
   EXPECT_TRUE(at::allclose(TensorOf(keywords.v), at::tensor({11.0, 22.0})));
   // The JIT's own int overload: int + int is an int, not a tensor.
   Value sum;
-  TSB_ASSERT_OK(CallOp("aten::add", {tsb_int(2), tsb_int(3)}, {}, sum.out()));
+  TSB_ASSERT_OK(CallOp("aten::add", {tsb_any_int(2), tsb_any_int(3)}, {}, sum.out()));
   EXPECT_EQ(sum.v.type_index, TSB_TYPE_INT);
   EXPECT_EQ(sum.v.u.i, 5);
   Value text;
-  TSB_ASSERT_OK(CallOp("aten::add", {tsb_borrowed_str("ab"), tsb_borrowed_str("c")}, {},
+  TSB_ASSERT_OK(CallOp("aten::add", {tsb_any_borrowed_str("ab"), tsb_any_borrowed_str("c")}, {},
                        text.out()));
   const char* data = nullptr;
   size_t len = 0;
-  TSB_ASSERT_OK(tsb_get_str(text.get(), &data, &len));
+  TSB_ASSERT_OK(tsb_str_get(text.get(), &data, &len));
   EXPECT_EQ(std::string(data, len), "abc");
 }
 
 TEST_F(OperatorTest, NoOverloadListsTheCandidates) {
   Value a(Boundary(at::tensor({1.0})));
   Value out;
-  Status s(CallOp("aten::add", {a.v, tsb_borrowed_str("x")}, {}, out.out()));
-  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_TYPE);
+  Status s(CallOp("aten::add", {a.v, tsb_any_borrowed_str("x")}, {}, out.out()));
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TYPE);
   EXPECT_THAT(MessageOf(s), StartsWith("no overload of aten::add accepts (Tensor, str); "
                                        "the overloads:\n  aten::add.Tensor("));
   EXPECT_THAT(MessageOf(s),
@@ -118,7 +118,7 @@ TEST_F(OperatorTest, MaxReturnsATensorOrANamedTuple) {
   EXPECT_EQ(TensorOf(all.v).item<double>(), 7.0);
 
   Value by_dim;
-  TSB_ASSERT_OK(CallOp("aten::max", {x.v, tsb_int(1)}, {{"keepdim", tsb_bool(false)}},
+  TSB_ASSERT_OK(CallOp("aten::max", {x.v, tsb_any_int(1)}, {{"keepdim", tsb_any_bool(false)}},
                        by_dim.out()));
   tsb_type_info info{};
   info.struct_size = sizeof(info);
@@ -129,8 +129,8 @@ TEST_F(OperatorTest, MaxReturnsATensorOrANamedTuple) {
   EXPECT_STREQ(info.field_names[0], "values");
   EXPECT_STREQ(info.field_names[1], "indices");
   Value values, indices;
-  TSB_ASSERT_OK(tsb_get_field(by_dim.get(), "values", values.out()));
-  TSB_ASSERT_OK(tsb_get_field(by_dim.get(), "indices", indices.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(by_dim.get(), "values", values.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(by_dim.get(), "indices", indices.out()));
   EXPECT_TRUE(at::allclose(TensorOf(values.v), at::tensor({5.0, 7.0})));
   EXPECT_TRUE(at::equal(TensorOf(indices.v), at::tensor({int64_t{1}, int64_t{0}})));
 
@@ -147,7 +147,7 @@ TEST_F(OperatorTest, SymIntParametersTakeInts) {
   Value x(Boundary(at::arange(6.0)));
   int64_t dims[] = {2, 3};
   Value size, viewed, ones;
-  TSB_ASSERT_OK(tsb_list_from_int64(dims, 2, size.out()));
+  TSB_ASSERT_OK(tsb_list_new_int(dims, 2, size.out()));
   TSB_ASSERT_OK(CallOp("aten::view", {x.v, size.v}, {}, viewed.out()));
   EXPECT_EQ(TensorOf(viewed.v).sizes(), at::IntArrayRef({2, 3}));
   TSB_ASSERT_OK(CallOp("aten::ones", {size.v}, {}, ones.out()));
@@ -160,9 +160,9 @@ TEST_F(OperatorTest, SymIntParametersTakeInts) {
 
 TEST_F(OperatorTest, PrefersExactTypesThenSubtypesThenConversions) {
   Value out;
-  TSB_ASSERT_OK(CallOp("tsb_test::pick", {tsb_int(1)}, {}, out.out()));
+  TSB_ASSERT_OK(CallOp("tsb_test::pick", {tsb_any_int(1)}, {}, out.out()));
   EXPECT_EQ(out.v.u.i, 1);  // int, not Scalar (subtype) nor float (conversion)
-  TSB_ASSERT_OK(CallOp("tsb_test::pick", {tsb_float(1.5)}, {}, out.out()));
+  TSB_ASSERT_OK(CallOp("tsb_test::pick", {tsb_any_float(1.5)}, {}, out.out()));
   EXPECT_EQ(out.v.u.i, 2);
   Value c;
   TSB_ASSERT_OK(tsb_complex_new(1, 2, c.out()));
@@ -172,8 +172,8 @@ TEST_F(OperatorTest, PrefersExactTypesThenSubtypesThenConversions) {
 
 TEST_F(OperatorTest, AmbiguousCallListsTheTies) {
   Value out;
-  Status s(CallOp("tsb_test::same", {tsb_int(1)}, {}, out.out()));
-  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
+  Status s(CallOp("tsb_test::same", {tsb_any_int(1)}, {}, out.out()));
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(MessageOf(s),
             "ambiguous call of tsb_test::same with (int): these overloads match equally well:\n"
             "  tsb_test::same.a(Scalar x) -> int\n"
@@ -182,15 +182,15 @@ TEST_F(OperatorTest, AmbiguousCallListsTheTies) {
 
 TEST_F(OperatorTest, NameErrors) {
   size_t n = 0;
-  Status unknown(tsb_op_num_overloads("aten::no_such_op", &n));
-  EXPECT_EQ(tsb_status_code(unknown.get()), TSB_ERR_NOT_FOUND);
+  Status unknown(tsb_op_count_overloads("aten::no_such_op", &n));
+  EXPECT_EQ(tsb_status_get_code(unknown.get()), TSB_ERR_NOT_FOUND);
   EXPECT_EQ(MessageOf(unknown), "no operator named aten::no_such_op");
-  Status bare(tsb_op_num_overloads("add", &n));
+  Status bare(tsb_op_count_overloads("add", &n));
   EXPECT_EQ(MessageOf(bare), "operator names are qualified, as in aten::add: got 'add'");
   tsb_schema_info info{};
   info.struct_size = sizeof(info);
-  Status range(tsb_op_overload("tsb_test::same", 2, &info));
-  EXPECT_EQ(tsb_status_code(range.get()), TSB_ERR_OUT_OF_RANGE);
+  Status range(tsb_op_get_overload("tsb_test::same", 2, &info));
+  EXPECT_EQ(tsb_status_get_code(range.get()), TSB_ERR_OUT_OF_RANGE);
 }
 
 TEST_F(OperatorTest, OperatorErrorsNameTheOperator) {
@@ -198,7 +198,7 @@ TEST_F(OperatorTest, OperatorErrorsNameTheOperator) {
   Value b(Boundary(at::ones({3})));
   Value out;
   Status s(CallOp("aten::add", {a.v, b.v}, {}, out.out()));
-  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_TORCH);
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TORCH);
   EXPECT_THAT(MessageOf(s), StartsWith("aten::add(): "));
   EXPECT_THAT(MessageOf(s), HasSubstr("must match the size"));
 }

@@ -64,12 +64,12 @@ inline at::Tensor TensorOf(const tsb_any& v) {
   return value.isTensor() ? value.toTensor() : at::Tensor();
 }
 
-inline std::string MessageOf(const Status& s) { return tsb_status_message(s.get()); }
+inline std::string MessageOf(const Status& s) { return tsb_status_get_message(s.get()); }
 
 // Loads the bundled Tuple and Optional plugins (idempotent).
 inline void LoadBundledPlugins() {
   Status s(tsb_plugin_load_bundled());
-  ASSERT_EQ(s.get(), nullptr) << tsb_status_message(s.get());
+  ASSERT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
 }
 
 }  // namespace tsb::testing

@@ -25,12 +25,12 @@ TEST(RuntimeThreads, EightThreadsCallOneModule) {
       for (int i = 0; i < kCalls; ++i) {
         at::Tensor x = at::full({3}, static_cast<double>(t * 1000 + i));
         Value xv(Boundary(x));
-        tsb_any items[2] = {tsb_int(t), tsb_int(i)};
+        tsb_any items[2] = {tsb_any_int(t), tsb_any_int(i)};
         Value p;
         Status built(tsb_tuple_new(items, 2, p.out()));
         Value out;
         const char* names[] = {"p", "bias"};
-        tsb_any kw[] = {p.v, tsb_int(t)};
+        tsb_any kw[] = {p.v, tsb_any_int(t)};
         Status s(tsb_module_call(module.m, "forward", xv.get(), 1, names, kw, 2, out.out()));
         if (built != nullptr || s != nullptr) {
           ++failed;

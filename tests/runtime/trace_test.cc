@@ -26,7 +26,7 @@ extern "C" tsb_status* MulAdd(void* user_data, const tsb_any* inputs, size_t n,
   if (s != nullptr) return s;
   tsb_any sum_args[2] = {product, inputs[0]};
   s = tsb_op_call("aten::add", sum_args, 2, nullptr, nullptr, 0, output);
-  tsb_release(&product);
+  tsb_any_release(&product);
   return s;
 }
 
@@ -61,15 +61,15 @@ TEST_F(TraceTest, TracedOperatorsReplayInAFreshProcess) {
   tsb_any inputs[2] = {x.v, w.v};
   int calls = 0;
   Module traced;
-  TSB_ASSERT_OK(tsb_trace(&MulAdd, &calls, inputs, 2, traced.out()));
+  TSB_ASSERT_OK(tsb_module_trace(&MulAdd, &calls, inputs, 2, traced.out()));
   EXPECT_EQ(calls, 1);  // the host function runs once, while the tracer records
 
   size_t n = 0;
-  TSB_ASSERT_OK(tsb_module_num_methods(traced.m, &n));
+  TSB_ASSERT_OK(tsb_module_count_methods(traced.m, &n));
   ASSERT_EQ(n, 1u);
   tsb_schema_info info{};
   info.struct_size = sizeof(info);
-  TSB_ASSERT_OK(tsb_module_method(traced.m, 0, &info));
+  TSB_ASSERT_OK(tsb_module_get_method(traced.m, 0, &info));
   EXPECT_STREQ(info.name, "forward");
   EXPECT_EQ(info.num_arguments, 2u);
 
@@ -96,15 +96,15 @@ TEST_F(TraceTest, TracedOperatorsReplayInAFreshProcess) {
 TEST_F(TraceTest, HostFailureAbandonsTheTrace) {
   Value x(Boundary(at::tensor({1.0})));
   tsb_module* m = nullptr;
-  Status s(tsb_trace(&Fails, nullptr, x.get(), 1, &m));
-  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
+  Status s(tsb_module_trace(&Fails, nullptr, x.get(), 1, &m));
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(MessageOf(s), "traced function(): the host gave up");
   EXPECT_EQ(m, nullptr);
   // The tracer state was abandoned: a new trace works on this thread.
   tsb_any inputs[2] = {x.v, x.v};
   int calls = 0;
   Module traced;
-  TSB_ASSERT_OK(tsb_trace(&MulAdd, &calls, inputs, 2, traced.out()));
+  TSB_ASSERT_OK(tsb_module_trace(&MulAdd, &calls, inputs, 2, traced.out()));
 }
 
 }  // namespace

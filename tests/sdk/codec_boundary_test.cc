@@ -22,7 +22,7 @@ const std::string& PluginLoadError() {
     for (const char* path :
          {TSB_TUPLE_PLUGIN_PATH, TSB_OPTIONAL_PLUGIN_PATH, TSB_SDK_TEST_PLUGIN_PATH}) {
       tsb_status* status = tsb_plugin_load(path, nullptr);
-      std::string message = tsb_status_message(status);
+      std::string message = tsb_status_get_message(status);
       tsb_status_free(status);
       if (!message.empty()) return "cannot load a plugin this suite needs: " + message;
     }
@@ -78,15 +78,15 @@ TEST_F(HanaBoundary, RoundTrips) {
 TEST_F(HanaBoundary, CrossesAsTheRegisteredNamedTuple) {
   tsb_any boundary{};
   ASSERT_TRUE(ToBoundary(Codec<Point>::ToIValue({2.5, 7}), &boundary).ok());
-  EXPECT_EQ(tsb_type_kind(boundary.type_index), TSB_KIND_NAMEDTUPLE);
+  EXPECT_EQ(tsb_type_get_kind(boundary.type_index), TSB_KIND_NAMEDTUPLE);
   EXPECT_EQ(boundary.type_index, TypeIndexOf("tsb_test.geo.Point"));
   tsb_any x{};
-  tsb_status* status = tsb_get_field(&boundary, "x", &x);
-  EXPECT_EQ(status, nullptr) << tsb_status_message(status);
+  tsb_status* status = tsb_any_get_field(&boundary, "x", &x);
+  EXPECT_EQ(status, nullptr) << tsb_status_get_message(status);
   tsb_status_free(status);
   EXPECT_EQ(x.u.d, 2.5);
-  tsb_release(&x);
-  tsb_release(&boundary);
+  tsb_any_release(&x);
+  tsb_any_release(&boundary);
 }
 
 // ------------------------------------------------ a plugin written with the SDK
@@ -101,22 +101,22 @@ absl::StatusOr<R> CallPlugin(const char* name, const Args&... args) {
   }
   tsb_any out{};
   tsb_status* status = tsb_function_call(name, boundary.data(), boundary.size(), &out);
-  for (tsb_any& arg : boundary) tsb_release(&arg);
+  for (tsb_any& arg : boundary) tsb_any_release(&arg);
   if (status != nullptr) {
-    absl::Status error = absl::UnknownError(tsb_status_message(status));
+    absl::Status error = absl::UnknownError(tsb_status_get_message(status));
     tsb_status_free(status);
     return error;
   }
   absl::StatusOr<c10::IValue> result = ToIValue(out);
-  tsb_release(&out);
+  tsb_any_release(&out);
   if (!result.ok()) return result.status();
   return Codec<R>::FromIValue(*result);
 }
 
 std::string SchemaOf(const char* name) {
   const char* schema = nullptr;
-  tsb_status* status = tsb_function_schema(name, &schema);
-  std::string text = status == nullptr ? schema : tsb_status_message(status);
+  tsb_status* status = tsb_function_get_schema(name, &schema);
+  std::string text = status == nullptr ? schema : tsb_status_get_message(status);
   tsb_status_free(status);
   return text;
 }

@@ -106,7 +106,7 @@ TEST_F(RegistrarTest, TrampolineConvertsCallsAndPushesTheResult) {
   r.function("torchsparse::relabel", &Relabel, {"col", "idx"});
   torch::jit::Stack stack{torch::zeros({2}), Codec<std::vector<int64_t>>::ToIValue({4, 5, 6})};
   Status status = Call(stack);
-  ASSERT_EQ(status.get(), nullptr) << tsb_status_message(status.get());
+  ASSERT_EQ(status.get(), nullptr) << tsb_status_get_message(status.get());
   ASSERT_EQ(stack.size(), 1u);
   auto result = Codec<std::tuple<at::Tensor, at::Tensor>>::FromIValue(stack[0]);
   ASSERT_TRUE(result.ok()) << result.status();
@@ -121,7 +121,7 @@ TEST_F(RegistrarTest, VoidFunctionReturnsNone) {
   EXPECT_EQ(captured_.arg_types, (std::vector<std::string>{"int"}));
   torch::jit::Stack stack{int64_t{42}};
   Status status = Call(stack);
-  ASSERT_EQ(status.get(), nullptr) << tsb_status_message(status.get());
+  ASSERT_EQ(status.get(), nullptr) << tsb_status_get_message(status.get());
   EXPECT_EQ(last_seen, 42);
   ASSERT_EQ(stack.size(), 1u);
   EXPECT_TRUE(stack[0].isNone());
@@ -134,7 +134,7 @@ TEST_F(RegistrarTest, HanaStructsAsArgumentsAndResult) {
   EXPECT_EQ(captured_.return_type, "tsb_test.geo.Point");
   torch::jit::Stack stack{Codec<tsb_test::geo::Point>::ToIValue({1.0, 7}), 0.5};
   Status status = Call(stack);
-  ASSERT_EQ(status.get(), nullptr) << tsb_status_message(status.get());
+  ASSERT_EQ(status.get(), nullptr) << tsb_status_get_message(status.get());
   EXPECT_EQ(*Codec<tsb_test::geo::Point>::FromIValue(stack.at(0)), (tsb_test::geo::Point{1.5, 7}));
 }
 
@@ -143,8 +143,8 @@ TEST_F(RegistrarTest, WrongArgumentIsATypeErrorWithItsPath) {
   r.function("torchsparse::relabel", &Relabel, {"col", "idx"});
   torch::jit::Stack not_a_list{torch::zeros({2}), std::string("x")};
   Status top = Call(not_a_list);
-  EXPECT_EQ(tsb_status_code(top.get()), TSB_ERR_TYPE);
-  EXPECT_STREQ(tsb_status_message(top.get()),
+  EXPECT_EQ(tsb_status_get_code(top.get()), TSB_ERR_TYPE);
+  EXPECT_STREQ(tsb_status_get_message(top.get()),
                "argument 'idx': expected List[int], got str \"x\"");
 
   c10::impl::GenericList mixed(c10::AnyType::get());
@@ -152,8 +152,8 @@ TEST_F(RegistrarTest, WrongArgumentIsATypeErrorWithItsPath) {
   mixed.push_back(std::string("a"));
   torch::jit::Stack bad_element{torch::zeros({2}), mixed};
   Status nested = Call(bad_element);
-  EXPECT_EQ(tsb_status_code(nested.get()), TSB_ERR_TYPE);
-  EXPECT_STREQ(tsb_status_message(nested.get()),
+  EXPECT_EQ(tsb_status_get_code(nested.get()), TSB_ERR_TYPE);
+  EXPECT_STREQ(tsb_status_get_message(nested.get()),
                "argument 'idx' \xE2\x86\x92 [1]: expected int, got str \"a\"");
 }
 
@@ -162,8 +162,8 @@ TEST_F(RegistrarTest, ExceptionsBecomeStatuses) {
   r.function("test::throws", &Throws, {"x"});
   torch::jit::Stack stack{int64_t{1}};
   Status thrown = Call(stack);
-  EXPECT_EQ(tsb_status_code(thrown.get()), TSB_ERR_INTERNAL);
-  EXPECT_STREQ(tsb_status_message(thrown.get()), "no luck");
+  EXPECT_EQ(tsb_status_get_code(thrown.get()), TSB_ERR_INTERNAL);
+  EXPECT_STREQ(tsb_status_get_message(thrown.get()), "no luck");
 }
 
 TEST_F(RegistrarTest, TorchErrorsKeepTheirMessageWithoutBacktrace) {
@@ -171,16 +171,16 @@ TEST_F(RegistrarTest, TorchErrorsKeepTheirMessageWithoutBacktrace) {
   r.function("test::torch_fails", &TorchFails, {"x"});
   torch::jit::Stack stack{int64_t{-3}};
   Status failed = Call(stack);
-  EXPECT_EQ(tsb_status_code(failed.get()), TSB_ERR_TORCH);
-  EXPECT_STREQ(tsb_status_message(failed.get()), "x must be positive, got -3");
+  EXPECT_EQ(tsb_status_get_code(failed.get()), TSB_ERR_TORCH);
+  EXPECT_STREQ(tsb_status_get_message(failed.get()), "x must be positive, got -3");
 }
 
 TEST_F(RegistrarTest, ArgumentNamesMustMatchTheArity) {
   Registrar r(&table_);
   r.function("torchsparse::relabel", &Relabel, {"col"});
   Status error(r.TakeError());
-  EXPECT_EQ(tsb_status_code(error.get()), TSB_ERR_INVALID_ARGUMENT);
-  EXPECT_STREQ(tsb_status_message(error.get()),
+  EXPECT_EQ(tsb_status_get_code(error.get()), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(tsb_status_get_message(error.get()),
                "function 'torchsparse::relabel': 1 argument names for 2 arguments");
   EXPECT_EQ(captured_.add_function_calls, 0);
 }

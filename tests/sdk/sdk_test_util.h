@@ -21,8 +21,8 @@ namespace tsb::sdk_testing {
 // Every test ends with as many live handles as it started with.
 class SdkTest : public ::testing::Test {
  protected:
-  void SetUp() override { live_at_start_ = tsb_live_handles(); }
-  void TearDown() override { EXPECT_EQ(tsb_live_handles(), live_at_start_) << "a handle leaked"; }
+  void SetUp() override { live_at_start_ = tsb_handle_count(); }
+  void TearDown() override { EXPECT_EQ(tsb_handle_count(), live_at_start_) << "a handle leaked"; }
 
  private:
   int64_t live_at_start_ = 0;
@@ -107,7 +107,7 @@ absl::StatusOr<T> ThroughBoundary(const T& value, int32_t* boundary_type = nullp
   TSB_RETURN_IF_ERROR(ToBoundary(Codec<T>::ToIValue(value), &boundary));
   if (boundary_type != nullptr) *boundary_type = boundary.type_index;
   absl::StatusOr<c10::IValue> back = ToIValue(boundary);
-  tsb_release(&boundary);
+  tsb_any_release(&boundary);
   if (!back.ok()) return back.status();
   return Codec<T>::FromIValue(*back);
 }

@@ -53,9 +53,9 @@ class SparseTest : public AbiTest {
 
 TEST_F(SparseTest, PluginDescribesItself) {
   const char* schema = nullptr;
-  TSB_ASSERT_OK(tsb_function_schema("torchsparse::spmm", &schema));
+  TSB_ASSERT_OK(tsb_function_get_schema("torchsparse::spmm", &schema));
   EXPECT_THAT(schema, HasSubstr("-> torchsparse.spmm_result"));
-  TSB_ASSERT_OK(tsb_function_schema("torchsparse::relabel", &schema));
+  TSB_ASSERT_OK(tsb_function_get_schema("torchsparse::relabel", &schema));
   EXPECT_THAT(schema, HasSubstr("-> torchsparse.tensor_pair"));
   int32_t index = 0;
   TSB_ASSERT_OK(tsb_type_parse("torchsparse.spmm_result", &index));
@@ -142,8 +142,8 @@ TEST_F(SparseTest, OperatorByNameFromTheHost) {
   Value result, out, arg;
   TSB_ASSERT_OK(CallOp("torchsparse::spmm", {rowptr.v, col.v, value.v, dense.v},
                        {{"reduce", reduce.v}}, result.out()));
-  TSB_ASSERT_OK(tsb_get_field(result.get(), "out", out.out()));
-  TSB_ASSERT_OK(tsb_get_field(result.get(), "arg_out", arg.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(result.get(), "out", out.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(result.get(), "arg_out", arg.out()));
   auto [want, want_arg] = SpmmOp().call(a.rowptr, a.col, a.value, mat, "min");
   EXPECT_TRUE(torch::equal(TensorOf(out.v), want));
   EXPECT_TRUE(torch::equal(TensorOf(arg.v), *want_arg));
@@ -157,8 +157,8 @@ TEST_F(SparseTest, FunctionsReturnTheirRecords) {
   tsb_any args[] = {rowptr.v, col.v, value.v, dense.v, reduce.v};
   TSB_ASSERT_OK(tsb_function_call("torchsparse::spmm", args, 5, result.out()));
   EXPECT_STREQ(InfoOf(result.v.type_index).name, "torchsparse.spmm_result");
-  TSB_ASSERT_OK(tsb_get_field(result.get(), "out", out.out()));
-  TSB_ASSERT_OK(tsb_get_field(result.get(), "arg_out", arg.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(result.get(), "out", out.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(result.get(), "arg_out", arg.out()));
   EXPECT_TRUE(torch::allclose(TensorOf(out.v), a.dense().mm(mat)));
   EXPECT_EQ(arg.v.type_index, TSB_TYPE_NONE);
 
@@ -166,14 +166,14 @@ TEST_F(SparseTest, FunctionsReturnTheirRecords) {
   tsb_any relabel_args[] = {col.v, idx.v};
   TSB_ASSERT_OK(tsb_function_call("torchsparse::relabel", relabel_args, 2, pair.out()));
   EXPECT_STREQ(InfoOf(pair.v.type_index).name, "torchsparse.tensor_pair");
-  TSB_ASSERT_OK(tsb_get_field(pair.get(), "first", first.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(pair.get(), "first", first.out()));
   EXPECT_TRUE(torch::equal(TensorOf(first.v), torch::tensor({1, 2, 2, 0, 1, 0}, torch::kLong)));
 
   Value triple, third;
-  tsb_any sample_args[] = {rowptr.v, col.v, idx.v, tsb_int(2), tsb_bool(0), tsb_int(7)};
+  tsb_any sample_args[] = {rowptr.v, col.v, idx.v, tsb_any_int(2), tsb_any_bool(0), tsb_any_int(7)};
   TSB_ASSERT_OK(tsb_function_call("torchsparse::sample_adj", sample_args, 6, triple.out()));
   EXPECT_STREQ(InfoOf(triple.v.type_index).name, "torchsparse.tensor_triple");
-  TSB_ASSERT_OK(tsb_get_field(triple.get(), "third", third.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(triple.get(), "third", third.out()));
   EXPECT_EQ(TensorOf(third.v).numel(), 2);  // row 2 is empty, row 0 gives 2 of 3
 }
 
@@ -181,7 +181,7 @@ TEST_F(SparseTest, StorageMethodsFromTheHost) {
   std::vector<int64_t> sizes{4, 3};
   Value row(Boundary(a.row)), col(Boundary(a.col)), value(Boundary(a.value)), shape,
       storage;
-  TSB_ASSERT_OK(tsb_list_from_int64(sizes.data(), sizes.size(), shape.out()));
+  TSB_ASSERT_OK(tsb_list_new_int(sizes.data(), sizes.size(), shape.out()));
   TSB_ASSERT_OK(CallOp("torchsparse::storage_from_coo", {row.v, col.v, value.v, shape.v}, {},
                        storage.out()));
   tsb_type_info info = InfoOf(storage.v.type_index);
@@ -197,7 +197,7 @@ TEST_F(SparseTest, StorageMethodsFromTheHost) {
   EXPECT_TRUE(torch::equal(TensorOf(rowptr.v), a.rowptr));
   TSB_ASSERT_OK(call(storage.v, "nnz", {}, nnz.out()));
   int64_t n = 0;
-  TSB_ASSERT_OK(tsb_get_int(nnz.get(), &n));
+  TSB_ASSERT_OK(tsb_int_get(nnz.get(), &n));
   EXPECT_EQ(n, 6);
   TSB_ASSERT_OK(call(storage.v, "has_csr2csc", {}, has.out()));
   EXPECT_EQ(FromBoundary(has.v).toBool(), false);
@@ -219,7 +219,7 @@ TEST_F(SparseTest, BadInputIsAStatusNotACrash) {
       value(Boundary(a.value)), mat(Boundary(torch::randn({3, 2}, torch::kDouble))), out;
   Status s(CallOp("torchsparse::spmm", {rowptr.v, col.v, value.v, mat.v}, {}, out.out()));
   ASSERT_NE(s.get(), nullptr);
-  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_TORCH);
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TORCH);
   EXPECT_THAT(MessageOf(s),
               HasSubstr("torchsparse::spmm(): argument 'col': expected entries in [0, 3), got 3 "
                         "at [1]"));
@@ -232,12 +232,12 @@ TEST_F(SparseTest, BadInputIsAStatusNotACrash) {
               HasSubstr("argument 'col': expected a 1-D int64 tensor, got a 1-D Float tensor"));
   tsb_any wrong_kind[] = {rowptr.v, text.v, value.v, mat.v, text.v};
   Status not_a_tensor(tsb_function_call("torchsparse::spmm", wrong_kind, 5, out.out()));
-  EXPECT_EQ(tsb_status_code(not_a_tensor.get()), TSB_ERR_TYPE) << MessageOf(not_a_tensor);
+  EXPECT_EQ(tsb_status_get_code(not_a_tensor.get()), TSB_ERR_TYPE) << MessageOf(not_a_tensor);
 
   std::vector<int64_t> sizes{4, 3};
   Value unsorted(Boundary(torch::tensor({1, 0, 0, 1, 3, 3}))), good_col(Boundary(a.col)),
       shape, storage;
-  TSB_ASSERT_OK(tsb_list_from_int64(sizes.data(), sizes.size(), shape.out()));
+  TSB_ASSERT_OK(tsb_list_new_int(sizes.data(), sizes.size(), shape.out()));
   Status bad_storage(CallOp("torchsparse::storage_from_coo",
                             {unsorted.v, good_col.v, value.v, shape.v}, {},
                             storage.out()));

@@ -11,7 +11,7 @@ namespace tsb::testing {
 int32_t TypeOf(const char* annotation) {
   int32_t index = TSB_TYPE_INVALID;
   Status s(tsb_type_parse(annotation, &index));
-  EXPECT_EQ(s.get(), nullptr) << tsb_status_message(s.get());
+  EXPECT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
   return index;
 }
 
@@ -37,7 +37,7 @@ namespace {
 
 void Check(tsb_status* raw) {
   Status s(raw);
-  ASSERT_EQ(s.get(), nullptr) << tsb_status_message(s.get());
+  ASSERT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
 }
 
 tsb_type_info InfoOf(int32_t type_index) {
@@ -51,27 +51,27 @@ tsb_type_info InfoOf(int32_t type_index) {
 
 tsb_any HostRebuild(const tsb_any& value) {
   tsb_any out{};
-  switch (tsb_type_kind(value.type_index)) {
-    case TSB_KIND_NONE: return tsb_none();
-    case TSB_KIND_BOOL: { bool b; Check(tsb_get_bool(&value, &b)); return tsb_bool(b); }
-    case TSB_KIND_INT: { int64_t i; Check(tsb_get_int(&value, &i)); return tsb_int(i); }
-    case TSB_KIND_FLOAT: { double d; Check(tsb_get_float(&value, &d)); return tsb_float(d); }
-    case TSB_KIND_DTYPE: { int32_t c; Check(tsb_get_dtype(&value, &c)); return tsb_dtype(c); }
-    case TSB_KIND_LAYOUT: { int32_t c; Check(tsb_get_layout(&value, &c)); return tsb_layout(c); }
+  switch (tsb_type_get_kind(value.type_index)) {
+    case TSB_KIND_NONE: return tsb_any_none();
+    case TSB_KIND_BOOL: { bool b; Check(tsb_bool_get(&value, &b)); return tsb_any_bool(b); }
+    case TSB_KIND_INT: { int64_t i; Check(tsb_int_get(&value, &i)); return tsb_any_int(i); }
+    case TSB_KIND_FLOAT: { double d; Check(tsb_float_get(&value, &d)); return tsb_any_float(d); }
+    case TSB_KIND_DTYPE: { int32_t c; Check(tsb_dtype_get(&value, &c)); return tsb_any_dtype(c); }
+    case TSB_KIND_LAYOUT: { int32_t c; Check(tsb_layout_get(&value, &c)); return tsb_any_layout(c); }
     case TSB_KIND_MEMORY_FORMAT: {
-      int32_t c; Check(tsb_get_memory_format(&value, &c)); return tsb_memory_format(c);
+      int32_t c; Check(tsb_memory_format_get(&value, &c)); return tsb_any_memory_format(c);
     }
     case TSB_KIND_DEVICE: {
-      int32_t type, index; Check(tsb_get_device(&value, &type, &index));
-      return tsb_device(type, index);
+      int32_t type, index; Check(tsb_device_get(&value, &type, &index));
+      return tsb_any_device(type, index);
     }
     case TSB_KIND_COMPLEX: {
-      double re, im; Check(tsb_get_complex(&value, &re, &im));
+      double re, im; Check(tsb_complex_get(&value, &re, &im));
       Check(tsb_complex_new(re, im, &out));
       return out;
     }
     case TSB_KIND_STR: {
-      const char* data; size_t len; Check(tsb_get_str(&value, &data, &len));
+      const char* data; size_t len; Check(tsb_str_get(&value, &data, &len));
       Check(tsb_str_new(data, len, &out));
       return out;
     }
@@ -83,7 +83,7 @@ tsb_any HostRebuild(const tsb_any& value) {
     }
     case TSB_KIND_LIST: {
       size_t n = 0;
-      Check(tsb_len(&value, &n));
+      Check(tsb_any_len(&value, &n));
       std::vector<tsb_any> items(n);
       for (size_t i = 0; i < n; ++i) {
         Value item;
@@ -93,36 +93,36 @@ tsb_any HostRebuild(const tsb_any& value) {
       // Untyped on the way in; the expected type decides, as a schema would.
       Value untyped;
       Check(tsb_list_new(TSB_TYPE_ANY, items.data(), n, untyped.out()));
-      for (tsb_any& item : items) tsb_release(&item);
-      Check(tsb_coerce(untyped.get(), value.type_index, &out));
+      for (tsb_any& item : items) tsb_any_release(&item);
+      Check(tsb_any_coerce(untyped.get(), value.type_index, &out));
       return out;
     }
     case TSB_KIND_DICT: {
       tsb_type_info info = InfoOf(value.type_index);
       size_t n = 0;
-      Check(tsb_len(&value, &n));
+      Check(tsb_any_len(&value, &n));
       std::vector<tsb_any> keys(n), values(n);
-      Check(tsb_dict_items(&value, keys.data(), values.data(), n));
+      Check(tsb_dict_get_items(&value, keys.data(), values.data(), n));
       for (size_t i = 0; i < n; ++i) {
         tsb_any k = HostRebuild(keys[i]), v = HostRebuild(values[i]);
-        tsb_release(&keys[i]);
-        tsb_release(&values[i]);
+        tsb_any_release(&keys[i]);
+        tsb_any_release(&values[i]);
         keys[i] = k;
         values[i] = v;
       }
       Check(tsb_dict_new(info.contained[0], info.contained[1], keys.data(),
                          values.data(), n, &out));
       for (size_t i = 0; i < n; ++i) {
-        tsb_release(&keys[i]);
-        tsb_release(&values[i]);
+        tsb_any_release(&keys[i]);
+        tsb_any_release(&values[i]);
       }
       return out;
     }
     case TSB_KIND_ENUM: {  // by member name, as a host would
       const char* member = nullptr;
-      Check(tsb_get_enum(&value, &member, nullptr));
-      tsb_any name = tsb_borrowed_str(member);
-      Check(tsb_coerce(&name, value.type_index, &out));
+      Check(tsb_enum_get(&value, &member, nullptr));
+      tsb_any name = tsb_any_borrowed_str(member);
+      Check(tsb_any_coerce(&name, value.type_index, &out));
       return out;
     }
     case TSB_KIND_OBJECT:
@@ -130,10 +130,10 @@ tsb_any HostRebuild(const tsb_any& value) {
       // A host cannot build an object (TorchScript runs its __init__): it
       // passes on the handle it was given.
       out = value;
-      tsb_retain(&out);
+      tsb_any_retain(&out);
       return out;
     default:
-      ADD_FAILURE() << "HostRebuild: unhandled kind " << tsb_type_kind(value.type_index);
+      ADD_FAILURE() << "HostRebuild: unhandled kind " << tsb_type_get_kind(value.type_index);
       return out;
   }
 }

@@ -26,7 +26,7 @@ struct Value {
   explicit Value(tsb_any any) : v(any) {}
   Value(const Value&) = delete;
   Value& operator=(const Value&) = delete;
-  ~Value() { tsb_release(&v); }
+  ~Value() { tsb_any_release(&v); }
   tsb_any* out() { return &v; }
   const tsb_any* get() const { return &v; }
 };
@@ -34,21 +34,21 @@ struct Value {
 #define TSB_ASSERT_OK(expr)                                             \
   do {                                                                  \
     ::tsb::testing::Status tsb_s_(expr);                                \
-    ASSERT_EQ(tsb_s_.get(), nullptr) << tsb_status_message(tsb_s_.get()); \
+    ASSERT_EQ(tsb_s_.get(), nullptr) << tsb_status_get_message(tsb_s_.get()); \
   } while (0)
 
 #define TSB_EXPECT_OK(expr)                                             \
   do {                                                                  \
     ::tsb::testing::Status tsb_s_(expr);                                \
-    EXPECT_EQ(tsb_s_.get(), nullptr) << tsb_status_message(tsb_s_.get()); \
+    EXPECT_EQ(tsb_s_.get(), nullptr) << tsb_status_get_message(tsb_s_.get()); \
   } while (0)
 
 // Every test ends with no live handle.
 class AbiTest : public ::testing::Test {
  protected:
-  void SetUp() override { live_at_start_ = tsb_live_handles(); }
+  void SetUp() override { live_at_start_ = tsb_handle_count(); }
   void TearDown() override {
-    EXPECT_EQ(tsb_live_handles(), live_at_start_) << "a handle leaked";
+    EXPECT_EQ(tsb_handle_count(), live_at_start_) << "a handle leaked";
   }
 
  private:
@@ -64,7 +64,7 @@ c10::IValue FromBoundary(const tsb_any& value);
 
 // Rebuilds `value` as a host would, through the C ABI only: reads it with
 // the accessors, builds a fresh value bottom-up with the builders (lists of
-// Any, then tsb_coerce to the original type). A new reference.
+// Any, then tsb_any_coerce to the original type). A new reference.
 tsb_any HostRebuild(const tsb_any& value);
 
 // Deep equality of two IValues, including container types, order, and

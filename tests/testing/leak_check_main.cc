@@ -10,7 +10,7 @@ namespace {
 class NoLiveHandlesAtExit : public ::testing::Environment {
  public:
   void TearDown() override {
-    EXPECT_EQ(tsb_live_handles(), 0) << "boundary handles still alive at exit";
+    EXPECT_EQ(tsb_handle_count(), 0) << "boundary handles still alive at exit";
   }
 };
 

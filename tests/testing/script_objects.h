@@ -28,7 +28,7 @@ inline tsb_type_info InfoOf(int32_t type_index) {
   tsb_type_info info{};
   info.struct_size = sizeof(info);
   Status s(tsb_type_get_info(type_index, &info));
-  EXPECT_EQ(s.get(), nullptr) << tsb_status_message(s.get());
+  EXPECT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
   return info;
 }
 
@@ -43,9 +43,9 @@ inline void ExpectStatus(tsb_status* raw, tsb_code code, const std::string& path
                          const std::string& detail) {
   Status s(raw);
   ASSERT_NE(s.get(), nullptr) << "expected: " << detail;
-  EXPECT_EQ(tsb_status_code(s.get()), code) << tsb_status_message(s.get());
-  EXPECT_EQ(tsb_status_path(s.get()), path);
-  EXPECT_EQ(tsb_status_detail(s.get()), detail);
+  EXPECT_EQ(tsb_status_get_code(s.get()), code) << tsb_status_get_message(s.get());
+  EXPECT_EQ(tsb_status_get_path(s.get()), path);
+  EXPECT_EQ(tsb_status_get_detail(s.get()), detail);
 }
 
 // class Rec: value: int; next: Optional[Rec] -- built in C++, since

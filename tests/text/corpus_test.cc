@@ -28,19 +28,19 @@ TEST_F(CorpusTest, PickledByPyTorchPrintsAsPythonComputesIt) {
     const std::string bytes = ReadFile(entry["file"]);
     ASSERT_FALSE(bytes.empty()) << name;
     Value v;
-    Status s(tsb_pickle_load(bytes.data(), bytes.size(), v.out()));
+    Status s(tsb_pickle_read(bytes.data(), bytes.size(), v.out()));
     if (entry.contains("expect_error")) {
       // A known limit of LibTorch's unpickler (docs/json.md): it must fail
       // cleanly, and for the documented reason.
       ASSERT_NE(s.get(), nullptr) << name << " loads now: update make_corpus.py";
-      EXPECT_NE(std::string(tsb_status_message(s.get()))
+      EXPECT_NE(std::string(tsb_status_get_message(s.get()))
                     .find(entry["expect_error"].get<std::string>()),
                 std::string::npos)
-          << name << ": " << tsb_status_message(s.get());
+          << name << ": " << tsb_status_get_message(s.get());
       ++refused;
       continue;
     }
-    ASSERT_EQ(s.get(), nullptr) << name << ": " << tsb_status_message(s.get());
+    ASSERT_EQ(s.get(), nullptr) << name << ": " << tsb_status_get_message(s.get());
     const std::string printed = ToJson(v.v);
     if (entry.contains("libtorch_json")) {
       // A documented divergence of LibTorch's unpickler from torch.load.

@@ -1,4 +1,4 @@
-// Every way tsb_from_json refuses input, with its exact code, path and
+// Every way tsb_json_read refuses input, with its exact code, path and
 // detail; malformed and hostile documents never crash.
 #include <string>
 
@@ -143,11 +143,11 @@ TEST_F(JsonErrorsTest, MalformedJsonReportsWhereAndNeverCrashes) {
   for (const char* bad : {"nul", "{\"a\":}", "1 2", "[1,]", "{'a': 1}", "NaN", "\"\xff\"",
                           "\"unterminated", "01", "[1e99999]"}) {
     tsb_any out{};
-    Status s(tsb_from_json(bad, TypeOf("Any"), &out));
+    Status s(tsb_json_read(bad, TypeOf("Any"), &out));
     ASSERT_NE(s.get(), nullptr) << bad;
-    EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_INVALID_ARGUMENT) << bad;
-    EXPECT_EQ(std::string(tsb_status_detail(s.get())).rfind("invalid JSON", 0), 0u)
-        << tsb_status_message(s.get());
+    EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT) << bad;
+    EXPECT_EQ(std::string(tsb_status_get_detail(s.get())).rfind("invalid JSON", 0), 0u)
+        << tsb_status_get_message(s.get());
   }
 }
 
@@ -155,10 +155,10 @@ TEST_F(JsonErrorsTest, DeepNestingIsRefusedNotOverflowed) {
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   for (const char* type : {"Any", "List[Any]"}) {
     tsb_any out{};
-    Status s(tsb_from_json(deep.c_str(), TypeOf(type), &out));
+    Status s(tsb_json_read(deep.c_str(), TypeOf(type), &out));
     ASSERT_NE(s.get(), nullptr);
-    EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
-    EXPECT_STREQ(tsb_status_detail(s.get()), "JSON nested deeper than 512 levels");
+    EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
+    EXPECT_STREQ(tsb_status_get_detail(s.get()), "JSON nested deeper than 512 levels");
   }
   // 500 levels are fine.
   const std::string ok = std::string(500, '[') + std::string(500, ']');
@@ -168,21 +168,21 @@ TEST_F(JsonErrorsTest, DeepNestingIsRefusedNotOverflowed) {
 
 TEST_F(JsonErrorsTest, BadArguments) {
   tsb_any out{};
-  Status null_json(tsb_from_json(nullptr, TSB_TYPE_INT, &out));
-  EXPECT_EQ(tsb_status_code(null_json.get()), TSB_ERR_INVALID_ARGUMENT);
-  Status null_out(tsb_from_json("1", TSB_TYPE_INT, nullptr));
-  EXPECT_EQ(tsb_status_code(null_out.get()), TSB_ERR_INVALID_ARGUMENT);
-  Status bad_type(tsb_from_json("1", 12345, &out));
-  EXPECT_EQ(tsb_status_code(bad_type.get()), TSB_ERR_NOT_FOUND);
+  Status null_json(tsb_json_read(nullptr, TSB_TYPE_INT, &out));
+  EXPECT_EQ(tsb_status_get_code(null_json.get()), TSB_ERR_INVALID_ARGUMENT);
+  Status null_out(tsb_json_read("1", TSB_TYPE_INT, nullptr));
+  EXPECT_EQ(tsb_status_get_code(null_out.get()), TSB_ERR_INVALID_ARGUMENT);
+  Status bad_type(tsb_json_read("1", 12345, &out));
+  EXPECT_EQ(tsb_status_get_code(bad_type.get()), TSB_ERR_NOT_FOUND);
   char* text = nullptr;
-  Status null_value(tsb_to_json(nullptr, &text));
-  EXPECT_EQ(tsb_status_code(null_value.get()), TSB_ERR_INVALID_ARGUMENT);
-  tsb_any one = tsb_int(1);
-  Status null_text(tsb_to_json(&one, nullptr));
-  EXPECT_EQ(tsb_status_code(null_text.get()), TSB_ERR_INVALID_ARGUMENT);
-  tsb_any bad_dtype = tsb_dtype(99);
-  Status invalid(tsb_to_json(&bad_dtype, &text));
-  EXPECT_EQ(tsb_status_code(invalid.get()), TSB_ERR_INVALID_ARGUMENT);
+  Status null_value(tsb_json_write(nullptr, &text));
+  EXPECT_EQ(tsb_status_get_code(null_value.get()), TSB_ERR_INVALID_ARGUMENT);
+  tsb_any one = tsb_any_int(1);
+  Status null_text(tsb_json_write(&one, nullptr));
+  EXPECT_EQ(tsb_status_get_code(null_text.get()), TSB_ERR_INVALID_ARGUMENT);
+  tsb_any bad_dtype = tsb_any_dtype(99);
+  Status invalid(tsb_json_write(&bad_dtype, &text));
+  EXPECT_EQ(tsb_status_get_code(invalid.get()), TSB_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(text, nullptr);
 }
 

@@ -30,10 +30,10 @@ TEST_F(JsonInputTest, NumbersFollowTheExpectedType) {
 TEST_F(JsonInputTest, ArraysAreListsOrTuplesByTheExpectedType) {
   Value list(FromJson("[1,2]", "List[int]"));
   EXPECT_EQ(list.v.type_index, TypeOf("List[int]"));
-  EXPECT_EQ(tsb_type_kind(list.v.type_index), TSB_KIND_LIST);
+  EXPECT_EQ(tsb_type_get_kind(list.v.type_index), TSB_KIND_LIST);
   Value tuple(FromJson("[1,2]", "Tuple[int, int]"));
   EXPECT_EQ(tuple.v.type_index, TypeOf("Tuple[int, int]"));
-  EXPECT_EQ(tsb_type_kind(tuple.v.type_index), TSB_KIND_TUPLE);
+  EXPECT_EQ(tsb_type_get_kind(tuple.v.type_index), TSB_KIND_TUPLE);
   // The built containers carry the expected types all the way down.
   Value nested(FromJson("[[1,null]]", "List[Tuple[int, Optional[str]]]"));
   EXPECT_EQ(nested.v.type_index, TypeOf("List[Tuple[int, Optional[str]]]"));
@@ -45,7 +45,7 @@ TEST_F(JsonInputTest, ArraysAreListsOrTuplesByTheExpectedType) {
 TEST_F(JsonInputTest, StringsNameDevicesAndDtypesOnlyWhenExpected) {
   Value device(FromJson("\"cuda:1\"", "Device"));
   int32_t type = 0, index = 0;
-  TSB_ASSERT_OK(tsb_get_device(device.get(), &type, &index));
+  TSB_ASSERT_OK(tsb_device_get(device.get(), &type, &index));
   EXPECT_EQ(type, 1);
   EXPECT_EQ(index, 1);
   Value dtype(FromJson("\"bfloat16\"", "ScalarType"));
@@ -106,7 +106,7 @@ TEST_F(JsonInputTest, ScalarAndAnyInferFromTheJson) {
   // An Any-typed value can then be coerced like any host-built value.
   Value ints(FromJson("[1, 2]", "Any"));
   Value typed;
-  TSB_ASSERT_OK(tsb_coerce(ints.get(), TypeOf("List[float]"), typed.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(ints.get(), TypeOf("List[float]"), typed.out()));
   EXPECT_EQ(ToJson(typed.v), "[1.0,2.0]");
 }
 
@@ -133,7 +133,7 @@ TEST_F(JsonInputTest, NamedTupleFieldsMayComeInAnyOrder) {
   Value v(FromJson(R"({"third":null,"second":{"dtype":"int64","shape":[],"data":[2]},"first":{"dtype":"int64","shape":[],"data":[1]}})",
                    "tsbridge.tensor_triple"));
   Value first;
-  TSB_ASSERT_OK(tsb_get_field(v.get(), "first", first.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(v.get(), "first", first.out()));
   EXPECT_EQ(FromBoundary(first.v).toTensor().item<int64_t>(), 1);
 }
 

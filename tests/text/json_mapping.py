@@ -2,7 +2,7 @@
 document, independently of the C++ code: the corpus test compares the two.
 
 Only the output direction is needed: a Python value as torch.load returns it
--> the JSON tsb_to_json must print for the value LibTorch loads.
+-> the JSON tsb_json_write must print for the value LibTorch loads.
 """
 import math
 

@@ -34,7 +34,7 @@ TEST_F(JsonRoundTripTest, Scalars) {
 TEST_F(JsonRoundTripTest, FloatsKeepEveryBit) {
   for (double d : {0.1, 1.0 / 3.0, 5e-324, std::numeric_limits<double>::max(),
                    -123456.789e-200}) {
-    std::string text = ToJson(tsb_float(d));
+    std::string text = ToJson(tsb_any_float(d));
     Value back(FromJson(text, "float"));
     EXPECT_EQ(back.v.u.d, d) << text;
   }
@@ -63,11 +63,11 @@ TEST_F(JsonRoundTripTest, TorchEnums) {
     ExpectRoundTrip(format, "MemoryFormat");
   }
   // The type decides: the same IValue int prints as a dtype, or as an int.
-  EXPECT_EQ(ToJson(tsb_dtype(6)), "\"float32\"");
-  EXPECT_EQ(ToJson(tsb_int(6)), "6");
-  EXPECT_EQ(ToJson(tsb_layout(1)), "\"sparse_coo\"");
-  EXPECT_EQ(ToJson(tsb_memory_format(2)), "\"channels_last\"");
-  EXPECT_EQ(ToJson(tsb_device(1, 0)), "\"cuda:0\"");
+  EXPECT_EQ(ToJson(tsb_any_dtype(6)), "\"float32\"");
+  EXPECT_EQ(ToJson(tsb_any_int(6)), "6");
+  EXPECT_EQ(ToJson(tsb_any_layout(1)), "\"sparse_coo\"");
+  EXPECT_EQ(ToJson(tsb_any_memory_format(2)), "\"channels_last\"");
+  EXPECT_EQ(ToJson(tsb_any_device(1, 0)), "\"cuda:0\"");
 }
 
 TEST_F(JsonRoundTripTest, TensorsOfEveryBuildableDtype) {

@@ -5,8 +5,8 @@ from docs/json.md (json_mapping.py), not by tsbridge.
 
     make_corpus.py OUT_DIR
 
-tests/text/corpus_test.cc loads every NAME.pt with tsb_pickle_load, prints
-it with tsb_to_json and compares the parsed JSON with the entry's "json".
+tests/text/corpus_test.cc loads every NAME.pt with tsb_pickle_read, prints
+it with tsb_json_write and compares the parsed JSON with the entry's "json".
 An entry with "libtorch_json" documents a value LibTorch loads differently
 from PyTorch (the test expects that JSON, and that it still differs).
 An entry with "expect_error" instead names a value LibTorch's unpickler

@@ -15,12 +15,12 @@ namespace {
 
 class PickleTest : public JsonTest {
  protected:
-  // Saves `value` with tsb_pickle_save and has PyTorch check it as `name`.
+  // Saves `value` with tsb_pickle_write and has PyTorch check it as `name`.
   void SaveAndCheckInPython(const tsb_any& value, const std::string& name) {
     TSB_REQUIRE_PYTORCH();
     char* data = nullptr;
     size_t size = 0;
-    TSB_ASSERT_OK(tsb_pickle_save(&value, &data, &size));
+    TSB_ASSERT_OK(tsb_pickle_write(&value, &data, &size));
     const std::string path = WorkDir("cpp_to_python_" + name) + "/value.pt";
     WriteFile(path, data, size);
     tsb_string_free(data);
@@ -38,8 +38,8 @@ class PickleTest : public JsonTest {
     EXPECT_EQ(run.exit_code, 0) << run.output;
     const std::string bytes = ReadFile(path);
     tsb_any out{};
-    Status s(tsb_pickle_load(bytes.data(), bytes.size(), &out));
-    EXPECT_EQ(s.get(), nullptr) << tsb_status_message(s.get());
+    Status s(tsb_pickle_read(bytes.data(), bytes.size(), &out));
+    EXPECT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
     return out;
   }
 };
@@ -73,7 +73,7 @@ TEST_F(PickleTest, CppToPythonIntKeysSpecialFloatsDevice) {
   const double inf = std::numeric_limits<double>::infinity();
   Value floats(Boundary(c10::List<double>({std::nan(""), inf, -inf, -0.0})));
   SaveAndCheckInPython(floats.v, "specials");
-  SaveAndCheckInPython(tsb_device(0, -1), "device");
+  SaveAndCheckInPython(tsb_any_device(0, -1), "device");
 }
 
 TEST_F(PickleTest, CppToPythonNamedTupleArrivesAsAPlainTuple) {
@@ -127,32 +127,32 @@ TEST_F(PickleTest, RoundTripInCpp) {
                    "Tuple[Dict[str, List[Tuple[int, Optional[str]]]], List[Tensor]]"));
   char* data = nullptr;
   size_t size = 0;
-  TSB_ASSERT_OK(tsb_pickle_save(&v.v, &data, &size));
+  TSB_ASSERT_OK(tsb_pickle_write(&v.v, &data, &size));
   Value back;
-  Status s(tsb_pickle_load(data, size, back.out()));
+  Status s(tsb_pickle_read(data, size, back.out()));
   tsb_string_free(data);
-  ASSERT_EQ(s.get(), nullptr) << tsb_status_message(s.get());
+  ASSERT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
   EXPECT_EQ(ToJson(back.v), ToJson(v.v));
 }
 
 TEST_F(PickleTest, BadBytesAreAnErrorNotACrash) {
   tsb_any out{};
   const std::string garbage = "definitely not a zip archive";
-  Status s(tsb_pickle_load(garbage.data(), garbage.size(), &out));
+  Status s(tsb_pickle_read(garbage.data(), garbage.size(), &out));
   ASSERT_NE(s.get(), nullptr);
-  EXPECT_EQ(tsb_status_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(std::string(tsb_status_detail(s.get())).rfind("not a value torch.save wrote", 0),
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(tsb_status_get_detail(s.get())).rfind("not a value torch.save wrote", 0),
             0u)
-      << tsb_status_message(s.get());
+      << tsb_status_get_message(s.get());
   EXPECT_EQ(out.type_index, TSB_TYPE_INVALID);
-  Status empty(tsb_pickle_load("", 0, &out));
-  EXPECT_EQ(tsb_status_code(empty.get()), TSB_ERR_INVALID_ARGUMENT);
-  Status null_data(tsb_pickle_load(nullptr, 4, &out));
-  EXPECT_EQ(tsb_status_code(null_data.get()), TSB_ERR_INVALID_ARGUMENT);
-  tsb_any one = tsb_int(1);
+  Status empty(tsb_pickle_read("", 0, &out));
+  EXPECT_EQ(tsb_status_get_code(empty.get()), TSB_ERR_INVALID_ARGUMENT);
+  Status null_data(tsb_pickle_read(nullptr, 4, &out));
+  EXPECT_EQ(tsb_status_get_code(null_data.get()), TSB_ERR_INVALID_ARGUMENT);
+  tsb_any one = tsb_any_int(1);
   size_t size = 0;
-  Status null_out(tsb_pickle_save(&one, nullptr, &size));
-  EXPECT_EQ(tsb_status_code(null_out.get()), TSB_ERR_INVALID_ARGUMENT);
+  Status null_out(tsb_pickle_write(&one, nullptr, &size));
+  EXPECT_EQ(tsb_status_get_code(null_out.get()), TSB_ERR_INVALID_ARGUMENT);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Shared by the JSON and pickle suites: the bundled plugins are loaded once
 // per process (Tuple, NamedTuple, Optional, Union come from them), and small
-// wrappers over tsb_to_json / tsb_from_json that fail the test on error.
+// wrappers over tsb_json_write / tsb_json_read that fail the test on error.
 #ifndef TSBRIDGE_TESTS_TEXT_TEXT_TESTING_H_
 #define TSBRIDGE_TESTS_TEXT_TEXT_TESTING_H_
 
@@ -19,7 +19,7 @@ class BundledPlugins : public ::testing::Environment {
  public:
   void SetUp() override {
     Status s(tsb_plugin_load_bundled());
-    ASSERT_EQ(s.get(), nullptr) << tsb_status_message(s.get());
+    ASSERT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
   }
 };
 inline ::testing::Environment* const kBundledPlugins =
@@ -34,8 +34,8 @@ inline std::string Canonical(const std::string& text) {
 
 inline std::string ToJson(const tsb_any& value) {
   char* text = nullptr;
-  Status s(tsb_to_json(&value, &text));
-  EXPECT_EQ(s.get(), nullptr) << tsb_status_message(s.get());
+  Status s(tsb_json_write(&value, &text));
+  EXPECT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
   std::string out = text == nullptr ? "<error>" : text;
   tsb_string_free(text);
   return out;
@@ -44,9 +44,9 @@ inline std::string ToJson(const tsb_any& value) {
 // A value read from JSON as `annotation`; the test fails on error.
 inline tsb_any FromJson(const std::string& json, const char* annotation) {
   tsb_any out{};
-  Status s(tsb_from_json(json.c_str(), TypeOf(annotation), &out));
+  Status s(tsb_json_read(json.c_str(), TypeOf(annotation), &out));
   EXPECT_EQ(s.get(), nullptr) << annotation << " from " << json << ": "
-                              << tsb_status_message(s.get());
+                              << tsb_status_get_message(s.get());
   return out;
 }
 
@@ -61,17 +61,17 @@ class JsonTest : public AbiTest {
         << "as " << annotation;
   }
 
-  // tsb_from_json fails with exactly this code, path and detail, and leaves
+  // tsb_json_read fails with exactly this code, path and detail, and leaves
   // `out` untouched.
   static void ExpectError(const std::string& json, const char* annotation,
                           const char* path, const std::string& detail,
                           tsb_code code = TSB_ERR_TYPE) {
     tsb_any out{};
-    Status s(tsb_from_json(json.c_str(), TypeOf(annotation), &out));
+    Status s(tsb_json_read(json.c_str(), TypeOf(annotation), &out));
     ASSERT_NE(s.get(), nullptr) << json << " as " << annotation << " should fail";
-    EXPECT_EQ(tsb_status_code(s.get()), code) << tsb_status_message(s.get());
-    EXPECT_STREQ(tsb_status_path(s.get()), path) << json << " as " << annotation;
-    EXPECT_EQ(tsb_status_detail(s.get()), detail) << json << " as " << annotation;
+    EXPECT_EQ(tsb_status_get_code(s.get()), code) << tsb_status_get_message(s.get());
+    EXPECT_STREQ(tsb_status_get_path(s.get()), path) << json << " as " << annotation;
+    EXPECT_EQ(tsb_status_get_detail(s.get()), detail) << json << " as " << annotation;
     EXPECT_EQ(out.type_index, TSB_TYPE_INVALID) << "out must stay untouched";
   }
 };

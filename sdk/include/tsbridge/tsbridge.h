@@ -1,18 +1,36 @@
-/* tsbridge host ABI: TorchScript values for any host language, in pure C99.
+/* tsbridge host ABI 1.0: TorchScript values for any host language, in C99.
  *
  * A host sees every TorchScript value as a 16-byte `tsb_any`. Scalars travel
  * inline; strings, complex numbers, tensors and containers travel as
- * refcounted handles. Every type is known by a `type_index`; `tsb_type_get_info`
- * describes it (kind, annotation, contained types), so a host can walk any
- * value without knowing a C++ type.
+ * refcounted handles. Every type is known by a `type_index`;
+ * `tsb_type_get_info` describes it (kind, annotation, contained types), so a
+ * host can walk any value without knowing a C++ type.
+ *
+ * Compatibility (docs/abi.md is the written rule): within one major version
+ * a minor release only adds functions, enum values, constants and trailing
+ * fields of structs that start with `struct_size`; nothing is renamed,
+ * removed or reordered. A host compares TSB_VERSION_MAJOR with the major of
+ * tsb_version() at run time and refuses another major.
+ *
+ * Names: every exported function is tsb_<noun>_<verb>[_<object>]
+ * (tsb_list_get, tsb_module_get_method, tsb_list_copy_int); docs/abi.md
+ * lists the nouns and verbs. Numbers are `int` (int64_t) and `float`
+ * (double), as TorchScript calls them. Counts and lengths are size_t,
+ * returned through an out-parameter of a function returning a status.
+ * Buffers are passed as (source, n, destination).
  *
  * Conventions, for every function below unless it says otherwise:
  *  - A function returning `tsb_status*` returns NULL on success. A non-NULL
  *    status is owned by the caller and released with `tsb_status_free`.
- *    On failure, `out` parameters are left untouched and nothing is leaked.
- *  - `const tsb_any*` parameters are borrowed: the callee takes no reference.
- *  - A `tsb_any` written to an `out` parameter is a NEW reference: the caller
- *    releases it with `tsb_release` (a no-op for inline scalars).
+ *    On failure, out-parameters are left untouched and nothing is leaked.
+ *  - Lifetimes use four phrases only:
+ *      "borrowed": the callee takes no reference (every `const tsb_any*`
+ *        parameter);
+ *      "new reference": a `tsb_any` written to an out-parameter; the caller
+ *        releases it with `tsb_any_release` (a no-op for inline scalars);
+ *      "caller frees": memory the caller releases with the function named;
+ *      "process lifetime": valid until the process ends (type infos,
+ *        plugin infos, operator schemas, version strings).
  *  - No function lets a C++ exception escape; none aborts on bad input.
  *  - Status objects are per call: threads never share error state.
  */
@@ -20,8 +38,8 @@
 #define TSBRIDGE_TSBRIDGE_H_
 
 /* Version first, as DLPack does: hosts compare these with tsb_version(). */
-#define TSB_VERSION_MAJOR 0
-#define TSB_VERSION_MINOR 1
+#define TSB_VERSION_MAJOR 1
+#define TSB_VERSION_MINOR 0
 #define TSB_VERSION_PATCH 0
 #define TSB_VERSION \
   (TSB_VERSION_MAJOR * 10000 + TSB_VERSION_MINOR * 100 + TSB_VERSION_PATCH)
@@ -30,8 +48,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* TSB_EXPORTS is defined while building libtsbridge itself; a host leaves
+ * it undefined and gets the imports. */
 #if defined(_WIN32)
+#if defined(TSB_EXPORTS)
+#define TSB_API __declspec(dllexport)
+#else
 #define TSB_API __declspec(dllimport)
+#endif
 #else
 #define TSB_API __attribute__((visibility("default")))
 #endif
@@ -42,10 +66,12 @@ extern "C" {
 
 /* ---------------------------------------------------------------- version */
 
-/* TSB_VERSION of the loaded library (may differ from the header's). */
+/* TSB_VERSION of the loaded library (may differ from the header's): a host
+ * checks tsb_version() / 10000 == TSB_VERSION_MAJOR before anything else.
+ * The one function outside the naming scheme, fixed for every major. */
 TSB_API int32_t tsb_version(void);
-/* "MAJOR.MINOR.PATCH" of the loaded library; static storage. */
-TSB_API const char* tsb_version_string(void);
+/* "MAJOR.MINOR.PATCH" of the loaded library; process lifetime. */
+TSB_API const char* tsb_version_get_string(void);
 
 /* ----------------------------------------------------------------- status */
 
@@ -66,23 +92,25 @@ typedef enum tsb_code {
 typedef struct tsb_status tsb_status;
 
 /* Accessors take a status returned by this library; the strings live as long
- * as the status. NULL is treated as success (code TSB_OK, empty strings). */
-TSB_API tsb_code tsb_status_code(const tsb_status* s);
+ * as the status. NULL reads as success (code TSB_OK, empty strings). */
+TSB_API tsb_code tsb_status_get_code(const tsb_status* s);
 /* Full message: "PATH: DETAIL", or DETAIL when the error has no path. */
-TSB_API const char* tsb_status_message(const tsb_status* s);
-/* Path into the value, e.g. "[2] → key \"b\""; "" when none. */
-TSB_API const char* tsb_status_path(const tsb_status* s);
+TSB_API const char* tsb_status_get_message(const tsb_status* s);
+/* Path into the value, e.g. "argument 'p' → key \"b\" → [3]"; "" when none.
+ * One syntax in every host (docs/abi.md). */
+TSB_API const char* tsb_status_get_path(const tsb_status* s);
 /* The message without its path, e.g. "expected int, got str \"x\"". */
-TSB_API const char* tsb_status_detail(const tsb_status* s);
+TSB_API const char* tsb_status_get_detail(const tsb_status* s);
 /* The C++ backtrace of a c10::Error, kept out of the message; "" otherwise. */
-TSB_API const char* tsb_status_backtrace(const tsb_status* s);
+TSB_API const char* tsb_status_get_backtrace(const tsb_status* s);
 TSB_API void tsb_status_free(tsb_status* s);
 /* A new status, for callbacks that report to tsbridge (plugin functions,
- * host callbacks). `message` is copied; NULL reads as "". code TSB_OK is
- * turned into TSB_ERR_INTERNAL: a status always means failure. */
+ * host callbacks); caller frees with tsb_status_free unless it returns it.
+ * `message` is copied; NULL reads as "". Code TSB_OK becomes
+ * TSB_ERR_INTERNAL: a status always means failure. */
 TSB_API tsb_status* tsb_status_new(tsb_code code, const char* message);
 /* The same with a path into the value ("argument 'x' → [1]"), kept apart
- * from the detail as tsb_status_path and tsb_status_detail report them. */
+ * from the detail as tsb_status_get_path and tsb_status_get_detail report. */
 TSB_API tsb_status* tsb_status_new_at(tsb_code code, const char* path,
                                       const char* detail);
 
@@ -133,6 +161,72 @@ typedef enum tsb_kind {
 #define TSB_TYPE_ANY ((int32_t)TSB_KIND_ANY)
 #define TSB_TYPE_FIRST_DYNAMIC ((int32_t)64)
 
+/* dtype codes: c10::ScalarType's numbering, fixed for ABI 1.x. */
+typedef enum tsb_dtype_code {
+  TSB_DTYPE_UINT8 = 0,
+  TSB_DTYPE_INT8 = 1,
+  TSB_DTYPE_INT16 = 2,
+  TSB_DTYPE_INT32 = 3,
+  TSB_DTYPE_INT64 = 4,
+  TSB_DTYPE_FLOAT16 = 5,
+  TSB_DTYPE_FLOAT32 = 6,
+  TSB_DTYPE_FLOAT64 = 7,
+  TSB_DTYPE_COMPLEX32 = 8,
+  TSB_DTYPE_COMPLEX64 = 9,
+  TSB_DTYPE_COMPLEX128 = 10,
+  TSB_DTYPE_BOOL = 11,
+  TSB_DTYPE_QINT8 = 12,
+  TSB_DTYPE_QUINT8 = 13,
+  TSB_DTYPE_QINT32 = 14,
+  TSB_DTYPE_BFLOAT16 = 15
+} tsb_dtype_code;
+
+/* Device types: c10::DeviceType's numbering, fixed for ABI 1.x. DLPack
+ * numbers devices differently (DLDeviceType); the mapping, both ways, is
+ * CPU 0 <-> kDLCPU 1, CUDA 1 <-> kDLCUDA 2 (kDLCUDAHost 3 is CPU memory),
+ * HIP 6 <-> kDLROCM 10, VULKAN 10 <-> kDLVulkan 7, METAL 11 <-> kDLMetal 8,
+ * XPU 12 <-> kDLOneAPI 14; no other type crosses through DLPack. */
+typedef enum tsb_device_type {
+  TSB_DEVICE_CPU = 0,
+  TSB_DEVICE_CUDA = 1,
+  TSB_DEVICE_MKLDNN = 2,
+  TSB_DEVICE_OPENGL = 3,
+  TSB_DEVICE_OPENCL = 4,
+  TSB_DEVICE_IDEEP = 5,
+  TSB_DEVICE_HIP = 6,
+  TSB_DEVICE_FPGA = 7,
+  TSB_DEVICE_ORT = 8,
+  TSB_DEVICE_XLA = 9,
+  TSB_DEVICE_VULKAN = 10,
+  TSB_DEVICE_METAL = 11,
+  TSB_DEVICE_XPU = 12,
+  TSB_DEVICE_MPS = 13,
+  TSB_DEVICE_META = 14,
+  TSB_DEVICE_HPU = 15,
+  TSB_DEVICE_VE = 16,
+  TSB_DEVICE_LAZY = 17,
+  TSB_DEVICE_IPU = 18
+} tsb_device_type;
+
+/* Layouts: c10::Layout's numbering. */
+typedef enum tsb_layout_code {
+  TSB_LAYOUT_STRIDED = 0,
+  TSB_LAYOUT_SPARSE_COO = 1,
+  TSB_LAYOUT_SPARSE_CSR = 2,
+  TSB_LAYOUT_MKLDNN = 3,
+  TSB_LAYOUT_SPARSE_CSC = 4,
+  TSB_LAYOUT_SPARSE_BSR = 5,
+  TSB_LAYOUT_SPARSE_BSC = 6
+} tsb_layout_code;
+
+/* Memory formats: c10::MemoryFormat's numbering. */
+typedef enum tsb_memory_format_code {
+  TSB_MEMORY_FORMAT_CONTIGUOUS = 0,
+  TSB_MEMORY_FORMAT_PRESERVE = 1,
+  TSB_MEMORY_FORMAT_CHANNELS_LAST = 2,
+  TSB_MEMORY_FORMAT_CHANNELS_LAST_3D = 3
+} tsb_memory_format_code;
+
 typedef struct tsb_type_info {
   /* Set by the caller to sizeof(tsb_type_info) so the struct can grow. */
   size_t struct_size;
@@ -148,28 +242,26 @@ typedef struct tsb_type_info {
   /* Field names (num_fields of them); NULL when there are none. NamedTuple:
    * its fields, in order (num_fields == num_contained). Enum: its member
    * names, in order (contained is {the value type}). Object (TorchScript
-   * class or module): its attribute names, read with tsb_get_field; an
+   * class or module): its attribute names, read with tsb_any_get_field; an
    * object has no contained types, since attribute types may name the class
    * itself. */
   const char* const* field_names;
   /* Who provides the codec: "core" or a plugin's name. */
   const char* provider;
-  /* Number of field_names. Added in 0.1: read it only when the
-   * struct_size you passed covers it. */
   size_t num_fields;
 } tsb_type_info;
 
-/* Describes a type. Every pointer in *out is valid for the life of the
- * process (types are never un-interned). */
+/* Describes a type. Every pointer in *out has process lifetime (types are
+ * never un-interned). */
 TSB_API tsb_status* tsb_type_get_info(int32_t type_index, tsb_type_info* out);
-/* Kind of a type index; TSB_KIND_INVALID for an unknown index. */
-TSB_API tsb_kind tsb_type_kind(int32_t type_index);
+/* Kind of a type index; TSB_ERR_NOT_FOUND for an unknown index. */
+TSB_API tsb_status* tsb_type_get_kind(int32_t type_index, tsb_kind* out);
 /* Parses a TorchScript type with LibTorch's own parsers: Python annotation
  * syntax ("Dict[str, List[int]]") or schema syntax ("int[]", "Tensor?"). */
 TSB_API tsb_status* tsb_type_parse(const char* annotation, int32_t* out);
 /* Composes List[element] and Dict[key, value] from type indices. */
-TSB_API tsb_status* tsb_type_list_of(int32_t element, int32_t* out);
-TSB_API tsb_status* tsb_type_dict_of(int32_t key, int32_t value, int32_t* out);
+TSB_API tsb_status* tsb_type_make_list(int32_t element, int32_t* out);
+TSB_API tsb_status* tsb_type_make_dict(int32_t key, int32_t value, int32_t* out);
 
 /* ----------------------------------------------------------------- values */
 
@@ -190,44 +282,44 @@ typedef struct tsb_any {
   } u;
 } tsb_any;
 
-/* Inline builders: no allocation, nothing to release. */
-static inline tsb_any tsb_make_inline(int32_t type_index, int64_t i) {
+/* Inline values: no allocation, nothing to release. */
+static inline tsb_any tsb_any_inline(int32_t type_index, int64_t i) {
   tsb_any v;
   v.type_index = type_index;
   v.flags = 0;
   v.u.i = i;
   return v;
 }
-static inline tsb_any tsb_none(void) { return tsb_make_inline(TSB_TYPE_NONE, 0); }
-static inline tsb_any tsb_bool(bool b) { return tsb_make_inline(TSB_TYPE_BOOL, b ? 1 : 0); }
-static inline tsb_any tsb_int(int64_t i) { return tsb_make_inline(TSB_TYPE_INT, i); }
-static inline tsb_any tsb_float(double d) {
-  tsb_any v = tsb_make_inline(TSB_TYPE_FLOAT, 0);
+static inline tsb_any tsb_any_none(void) { return tsb_any_inline(TSB_TYPE_NONE, 0); }
+static inline tsb_any tsb_any_bool(bool b) { return tsb_any_inline(TSB_TYPE_BOOL, b ? 1 : 0); }
+static inline tsb_any tsb_any_int(int64_t i) { return tsb_any_inline(TSB_TYPE_INT, i); }
+static inline tsb_any tsb_any_float(double d) {
+  tsb_any v = tsb_any_inline(TSB_TYPE_FLOAT, 0);
   v.u.d = d;
   return v;
 }
-/* dtype codes are c10::ScalarType's (0 uint8 ... 6 float32, 7 float64, 11 bool). */
-static inline tsb_any tsb_dtype(int32_t scalar_type) {
-  return tsb_make_inline(TSB_TYPE_DTYPE, scalar_type);
+/* `code` is a tsb_dtype_code. */
+static inline tsb_any tsb_any_dtype(int32_t code) {
+  return tsb_any_inline(TSB_TYPE_DTYPE, code);
 }
-/* layout codes are c10::Layout's (0 strided, 1 sparse COO, ...). */
-static inline tsb_any tsb_layout(int32_t layout) {
-  return tsb_make_inline(TSB_TYPE_LAYOUT, layout);
+/* `code` is a tsb_layout_code. */
+static inline tsb_any tsb_any_layout(int32_t code) {
+  return tsb_any_inline(TSB_TYPE_LAYOUT, code);
 }
-/* memory format codes are c10::MemoryFormat's (0 contiguous, 1 preserve, ...). */
-static inline tsb_any tsb_memory_format(int32_t format) {
-  return tsb_make_inline(TSB_TYPE_MEMORY_FORMAT, format);
+/* `code` is a tsb_memory_format_code. */
+static inline tsb_any tsb_any_memory_format(int32_t code) {
+  return tsb_any_inline(TSB_TYPE_MEMORY_FORMAT, code);
 }
-/* device_type is c10::DeviceType's (0 CPU, 1 CUDA, ...); index -1 means none. */
-static inline tsb_any tsb_device(int32_t device_type, int32_t index) {
-  return tsb_make_inline(TSB_TYPE_DEVICE,
-                         (int64_t)(((uint64_t)(uint32_t)device_type << 32) |
-                                   (uint32_t)index));
+/* `device_type` is a tsb_device_type; index -1 means none. */
+static inline tsb_any tsb_any_device(int32_t device_type, int32_t index) {
+  return tsb_any_inline(TSB_TYPE_DEVICE,
+                        (int64_t)(((uint64_t)(uint32_t)device_type << 32) |
+                                  (uint32_t)index));
 }
-/* A caller-owned, NUL-terminated string, valid for the duration of the call
- * it is passed to. Functions that keep it copy it. */
-static inline tsb_any tsb_borrowed_str(const char* s) {
-  tsb_any v = tsb_make_inline(TSB_TYPE_STR, 0);
+/* A caller-owned, NUL-terminated string, borrowed for the duration of the
+ * call it is passed to. Functions that keep it copy it. */
+static inline tsb_any tsb_any_borrowed_str(const char* s) {
+  tsb_any v = tsb_any_inline(TSB_TYPE_STR, 0);
   v.flags = TSB_FLAG_BORROWED_STR;
   v.u.borrowed_str = s;
   return v;
@@ -235,21 +327,20 @@ static inline tsb_any tsb_borrowed_str(const char* s) {
 
 /* Adds a reference to a handle; no-op for inline values and NULL. The new
  * reference belongs to a copy of the tsb_any: copy it first, then release
- * each copy once (tsb_release resets the variable it is given). */
-TSB_API void tsb_retain(const tsb_any* v);
+ * each copy once (tsb_any_release resets the variable it is given). */
+TSB_API void tsb_any_retain(const tsb_any* v);
 /* Drops the reference *v holds, if any, and resets *v to TSB_TYPE_INVALID
  * so a second release is harmless. NULL is ignored. */
-TSB_API void tsb_release(tsb_any* v);
+TSB_API void tsb_any_release(tsb_any* v);
 /* Identity of the object a handle refers to, for hosts that map boundary
  * values back to their own objects (a tensor a callee returns unchanged
  * comes back as the host object that went in, as PyTorch does): two values
  * have the same non-zero id iff they share one object (the same tensor,
  * ignoring views; the same list, dict, tuple, object) while either lives.
- * 0 for inline values and for str (immutable: identity does not matter).
- * Added in 0.1. */
-TSB_API tsb_status* tsb_value_id(const tsb_any* v, uint64_t* out);
+ * 0 for inline values and for str (immutable: identity does not matter). */
+TSB_API tsb_status* tsb_any_get_id(const tsb_any* v, uint64_t* out);
 /* Number of live handles in the process (a leak check for tests). */
-TSB_API int64_t tsb_live_handles(void);
+TSB_API tsb_status* tsb_handle_count(size_t* out);
 
 /* New str handle holding a copy of data[0..len). */
 TSB_API tsb_status* tsb_str_new(const char* data, size_t len, tsb_any* out);
@@ -257,42 +348,49 @@ TSB_API tsb_status* tsb_str_new(const char* data, size_t len, tsb_any* out);
 TSB_API tsb_status* tsb_complex_new(double re, double im, tsb_any* out);
 
 /* Checked scalar accessors: each fails with TSB_ERR_TYPE on another kind.
- * They do not convert (use tsb_coerce for that). */
-TSB_API tsb_status* tsb_get_bool(const tsb_any* v, bool* out);
-TSB_API tsb_status* tsb_get_int(const tsb_any* v, int64_t* out);
-TSB_API tsb_status* tsb_get_float(const tsb_any* v, double* out);
-TSB_API tsb_status* tsb_get_complex(const tsb_any* v, double* re, double* im);
+ * They do not convert (use tsb_any_coerce for that). */
+TSB_API tsb_status* tsb_bool_get(const tsb_any* v, bool* out);
+TSB_API tsb_status* tsb_int_get(const tsb_any* v, int64_t* out);
+TSB_API tsb_status* tsb_float_get(const tsb_any* v, double* out);
+TSB_API tsb_status* tsb_complex_get(const tsb_any* v, double* re, double* im);
 /* *data stays valid while v's handle (or the borrowed string) lives. */
-TSB_API tsb_status* tsb_get_str(const tsb_any* v, const char** data, size_t* len);
-TSB_API tsb_status* tsb_get_device(const tsb_any* v, int32_t* device_type,
+TSB_API tsb_status* tsb_str_get(const tsb_any* v, const char** data, size_t* len);
+/* *device_type is a tsb_device_type. */
+TSB_API tsb_status* tsb_device_get(const tsb_any* v, int32_t* device_type,
                                    int32_t* index);
-TSB_API tsb_status* tsb_get_dtype(const tsb_any* v, int32_t* scalar_type);
-TSB_API tsb_status* tsb_get_layout(const tsb_any* v, int32_t* layout);
-TSB_API tsb_status* tsb_get_memory_format(const tsb_any* v, int32_t* format);
+/* *code is a tsb_dtype_code. */
+TSB_API tsb_status* tsb_dtype_get(const tsb_any* v, int32_t* code);
+TSB_API tsb_status* tsb_layout_get(const tsb_any* v, int32_t* code);
+TSB_API tsb_status* tsb_memory_format_get(const tsb_any* v, int32_t* code);
 
-/* Debug text of any value (TorchScript's own printing). *out is malloc'ed
- * and owned by the caller: free it with tsb_string_free. */
-TSB_API tsb_status* tsb_repr(const tsb_any* v, char** out);
+/* Debug text of any value (TorchScript's own printing); caller frees *out
+ * with tsb_string_free. */
+TSB_API tsb_status* tsb_any_repr(const tsb_any* v, char** out);
+/* Frees a string or byte buffer this library returned. NULL is ignored. */
 TSB_API void tsb_string_free(char* s);
 
 /* ------------------------------------------------------------- containers */
 
 /* Number of elements of a List, Dict or Tuple (NamedTuple too). */
-TSB_API tsb_status* tsb_len(const tsb_any* container, size_t* out);
+TSB_API tsb_status* tsb_any_len(const tsb_any* container, size_t* out);
 /* Element i of a List or Tuple: a new reference in *out. */
 TSB_API tsb_status* tsb_list_get(const tsb_any* list, size_t i, tsb_any* out);
+/* All n elements of a List or Tuple, n == length: new references in
+ * out[0..n), in one call. */
+TSB_API tsb_status* tsb_list_get_items(const tsb_any* list, size_t n, tsb_any* out);
 /* Field `name` of a NamedTuple, or attribute `name` of a TorchScript class
  * instance (TSB_KIND_OBJECT), converted by its declared type: a new
  * reference in *out. A torchbind custom class has no readable fields. */
-TSB_API tsb_status* tsb_get_field(const tsb_any* value, const char* name, tsb_any* out);
+TSB_API tsb_status* tsb_any_get_field(const tsb_any* value, const char* name,
+                                      tsb_any* out);
 /* Item i of a Dict in insertion order: new references in *key and *value.
- * O(i): walk a whole dict with tsb_dict_items. */
-TSB_API tsb_status* tsb_dict_item(const tsb_any* dict, size_t i, tsb_any* key,
-                                  tsb_any* value);
+ * O(i): walk a whole dict with tsb_dict_get_items. */
+TSB_API tsb_status* tsb_dict_get_item(const tsb_any* dict, size_t i, tsb_any* key,
+                                      tsb_any* value);
 /* The first n items of a Dict in insertion order, n <= length: new
  * references in keys[0..n) and values[0..n). */
-TSB_API tsb_status* tsb_dict_items(const tsb_any* dict, tsb_any* keys,
-                                   tsb_any* values, size_t n);
+TSB_API tsb_status* tsb_dict_get_items(const tsb_any* dict, size_t n, tsb_any* keys,
+                                       tsb_any* values);
 /* Value stored under key (coerced to the key type): a new reference;
  * TSB_ERR_NOT_FOUND when absent. */
 TSB_API tsb_status* tsb_dict_get(const tsb_any* dict, const tsb_any* key,
@@ -300,23 +398,25 @@ TSB_API tsb_status* tsb_dict_get(const tsb_any* dict, const tsb_any* key,
 
 /* Bulk copies of List[int] / List[float] / List[bool] into host buffers of
  * exactly n elements, n == length. */
-TSB_API tsb_status* tsb_list_copy_int64(const tsb_any* list, int64_t* out, size_t n);
-TSB_API tsb_status* tsb_list_copy_double(const tsb_any* list, double* out, size_t n);
-TSB_API tsb_status* tsb_list_copy_bool(const tsb_any* list, bool* out, size_t n);
+TSB_API tsb_status* tsb_list_copy_int(const tsb_any* list, size_t n, int64_t* out);
+TSB_API tsb_status* tsb_list_copy_float(const tsb_any* list, size_t n, double* out);
+TSB_API tsb_status* tsb_list_copy_bool(const tsb_any* list, size_t n, bool* out);
 
 /* --------------------------------------------------------------- builders */
 
 /* New List[element_type] from n borrowed items, each coerced to element_type
  * (an error names the item: "[3]: expected int, got str \"x\"").
  * element_type TSB_TYPE_ANY keeps the items as they are, for a later
- * tsb_coerce against the type a schema expects. */
+ * tsb_any_coerce against the type a schema expects. */
 TSB_API tsb_status* tsb_list_new(int32_t element_type, const tsb_any* items,
                                  size_t n, tsb_any* out);
-TSB_API tsb_status* tsb_list_from_int64(const int64_t* data, size_t n, tsb_any* out);
-TSB_API tsb_status* tsb_list_from_double(const double* data, size_t n, tsb_any* out);
-TSB_API tsb_status* tsb_list_from_bool(const bool* data, size_t n, tsb_any* out);
+/* New List[int] / List[float] / List[bool] copied from data[0..n). */
+TSB_API tsb_status* tsb_list_new_int(const int64_t* data, size_t n, tsb_any* out);
+TSB_API tsb_status* tsb_list_new_float(const double* data, size_t n, tsb_any* out);
+TSB_API tsb_status* tsb_list_new_bool(const bool* data, size_t n, tsb_any* out);
 /* New Tuple of n borrowed items, typed by the items' own types; coerce it to
- * a NamedTuple or another Tuple type with tsb_coerce. Needs plugins/tuple. */
+ * a NamedTuple or another Tuple type with tsb_any_coerce. Needs
+ * plugins/tuple. */
 TSB_API tsb_status* tsb_tuple_new(const tsb_any* items, size_t n, tsb_any* out);
 /* New Dict[key_type, value_type] from n borrowed key/value pairs, in order;
  * a repeated key keeps its first position and its last value. */
@@ -327,7 +427,8 @@ TSB_API tsb_status* tsb_dict_new(int32_t key_type, int32_t value_type,
  * all the way down (int -> float, List[Any] -> List[int], ...). The result
  * shares storage with value where no conversion is needed. Errors carry
  * the path to the offending element. */
-TSB_API tsb_status* tsb_coerce(const tsb_any* value, int32_t expected, tsb_any* out);
+TSB_API tsb_status* tsb_any_coerce(const tsb_any* value, int32_t expected,
+                                   tsb_any* out);
 
 /* ---------------------------------------------------------------- tensors */
 
@@ -375,66 +476,44 @@ TSB_API tsb_status* tsb_plugin_load_from_env(void);
 /* Loads the plugins installed next to libtsbridge.so, in
  * <libdir>/tsbridge/plugins/ (tuple, optional, ...). */
 TSB_API tsb_status* tsb_plugin_load_bundled(void);
-/* The directory tsb_plugin_load_bundled reads; static storage. */
-TSB_API const char* tsb_plugin_bundled_dir(void);
-/* Number of loaded plugins. */
-TSB_API int32_t tsb_plugin_count(void);
-/* Describes plugin `id`; pointers are valid for the life of the process. */
+/* The directory tsb_plugin_load_bundled reads; process lifetime. */
+TSB_API tsb_status* tsb_plugin_get_bundled_dir(const char** out);
+/* Number of loaded plugins; ids run from 0 to *out - 1. */
+TSB_API tsb_status* tsb_plugin_count(size_t* out);
+/* Describes plugin `id`; pointers in *out have process lifetime. */
 TSB_API tsb_status* tsb_plugin_get_info(int32_t id, tsb_plugin_info* out);
 
-/* Calls a function a plugin registered, e.g. "torchsparse::relabel", with n
- * borrowed arguments, each coerced to its declared type; the result is a new
- * reference. Errors name the function and, for conversions, the argument
- * and the path: "f(): argument 'x' → [1]: expected int, got str \"a\"". */
-TSB_API tsb_status* tsb_function_call(const char* name, const tsb_any* args,
-                                      size_t n, tsb_any* out);
-/* The function's schema, e.g. "torchsparse::relabel(Tensor col, Tensor idx)
- * -> torchsparse.tensor_pair"; static storage. */
-TSB_API tsb_status* tsb_function_schema(const char* name, const char** out);
+/* ------------------------------------------------------------------ calls */
 
-/* ------------------------------------------------- enums, objects, classes */
+/* The arguments of every call (module methods, object methods, operators,
+ * plugin functions): positional values, then keyword values by name; all
+ * borrowed. A NULL `const tsb_call_args*` means no arguments. */
+typedef struct tsb_call_args {
+  size_t struct_size; /* sizeof(tsb_call_args), set by the caller */
+  const tsb_any* args;
+  size_t num_args;
+  const char* const* kw_names; /* may be NULL when num_kwargs is 0 */
+  const tsb_any* kw_values;
+  size_t num_kwargs;
+} tsb_call_args;
 
-/* An Enum value: its member name (static storage) and its value (a new
- * reference: int, float or str); either pointer may be NULL when not
- * wanted. The Enum's qualified type name is
- * tsb_type_get_info(v->type_index).name, its members are the field_names.
- * Build one with tsb_coerce from a member name (str) or from a value equal
- * to a member's value; a str that names one member and is the value of
- * another is refused as ambiguous. */
-TSB_API tsb_status* tsb_get_enum(const tsb_any* v, const char** member_name,
-                                 tsb_any* value);
-/* Calls a method of a TorchScript class instance or a torchbind custom class
- * instance (fields: tsb_get_field; a custom class's state, when it defines
- * pickling: method "__getstate__"). Arguments are coerced to the method's
- * schema; kw_names/kw_values (may be NULL when num_kwargs is 0) pass
- * keyword arguments. The result is a new reference. */
-TSB_API tsb_status* tsb_object_call(const tsb_any* object, const char* method,
-                                    const tsb_any* args, size_t num_args,
-                                    const char* const* kw_names,
-                                    const tsb_any* kw_values, size_t num_kwargs,
-                                    tsb_any* out);
+/* Positional arguments only. */
+static inline tsb_call_args tsb_call_args_make(const tsb_any* args, size_t n) {
+  tsb_call_args a;
+  a.struct_size = sizeof(tsb_call_args);
+  a.args = args;
+  a.num_args = n;
+  a.kw_names = NULL;
+  a.kw_values = NULL;
+  a.num_kwargs = 0;
+  return a;
+}
 
-/* --------------------------------------------------------- text and bytes */
-
-/* The JSON text form (docs/json.md): *out is malloc'ed, free it with
- * tsb_string_free. Every kind round-trips. */
-TSB_API tsb_status* tsb_to_json(const tsb_any* value, char** out);
-/* Parses JSON as a value of type `expected`: type-directed (a JSON number is
- * an int or a float by the expected type; a tensor is
- * {"dtype": ..., "shape": [...], "data": [...]}). Errors carry the path. */
-TSB_API tsb_status* tsb_from_json(const char* json, int32_t expected, tsb_any* out);
-/* The bytes torch.save writes for a value (LibTorch's pickle_save); *data is
- * malloc'ed, free it with tsb_string_free. */
-TSB_API tsb_status* tsb_pickle_save(const tsb_any* value, char** data, size_t* size);
-/* A value from bytes torch.save wrote (LibTorch's pickle_load). */
-TSB_API tsb_status* tsb_pickle_load(const char* data, size_t size, tsb_any* out);
-
-/* ---------------------------------------------------------------- runtime */
-
-/* A loaded TorchScript module. Many threads may call one module at once. */
-typedef struct tsb_module tsb_module;
-
+/* One argument or return of a schema. Arrays of these are read with
+ * tsb_schema_get_argument / tsb_schema_get_return, which step by the
+ * library's struct_size, so the struct can grow. */
 typedef struct tsb_argument_info {
+  size_t struct_size;     /* sizeof(tsb_argument_info) in the library */
   const char* name;
   const char* annotation; /* "Optional[int]" */
   int32_t type_index;     /* TSB_TYPE_INVALID if no codec serves the type */
@@ -445,7 +524,7 @@ typedef struct tsb_argument_info {
 
 typedef struct tsb_schema_info {
   size_t struct_size; /* set by the caller to sizeof(tsb_schema_info) */
-  const char* name;   /* "forward", "aten::add" */
+  const char* name;   /* "forward", "aten::add", "torchsparse::relabel" */
   const char* overload_name; /* "Tensor", "Scalar", "" */
   const char* schema; /* the whole schema, as LibTorch prints it */
   size_t num_arguments; /* for a method, without self */
@@ -454,7 +533,70 @@ typedef struct tsb_schema_info {
   const tsb_argument_info* returns;
 } tsb_schema_info;
 
-/* Loads a module saved by torch.jit.save or tsb_module_save. */
+static inline const tsb_argument_info* tsb_schema_get_argument(
+    const tsb_schema_info* schema, size_t i) {
+  return (const tsb_argument_info*)((const char*)schema->arguments +
+                                    i * schema->arguments->struct_size);
+}
+static inline const tsb_argument_info* tsb_schema_get_return(
+    const tsb_schema_info* schema, size_t i) {
+  return (const tsb_argument_info*)((const char*)schema->returns +
+                                    i * schema->returns->struct_size);
+}
+
+/* Calls a function a plugin registered, e.g. "torchsparse::relabel": each
+ * argument is coerced to its declared type, defaults fill the rest; the
+ * result is a new reference. Errors name the function and, for
+ * conversions, the argument and the path:
+ * "f(): argument 'x' → [1]: expected int, got str \"a\"". */
+TSB_API tsb_status* tsb_function_call(const char* name, const tsb_call_args* args,
+                                      tsb_any* out);
+/* The function's schema, as operators report theirs; pointers in *out have
+ * process lifetime. */
+TSB_API tsb_status* tsb_function_get_schema(const char* name, tsb_schema_info* out);
+
+/* ------------------------------------------------- enums, objects, classes */
+
+/* An Enum value: its member name (process lifetime) and its value (a new
+ * reference: int, float or str); either pointer may be NULL when not
+ * wanted. The Enum's qualified type name is
+ * tsb_type_get_info(v->type_index).name, its members are the field_names.
+ * Build one with tsb_any_coerce from a member name (str) or from a value
+ * equal to a member's value; a str that names one member and is the value
+ * of another is refused as ambiguous. */
+TSB_API tsb_status* tsb_enum_get(const tsb_any* v, const char** member_name,
+                                 tsb_any* value);
+/* Calls a method of a TorchScript class instance or a torchbind custom class
+ * instance (fields: tsb_any_get_field; a custom class's state, when it
+ * defines pickling: method "__getstate__"). Arguments are coerced to the
+ * method's schema. The result is a new reference. */
+TSB_API tsb_status* tsb_object_call(const tsb_any* object, const char* method,
+                                    const tsb_call_args* args, tsb_any* out);
+
+/* --------------------------------------------------------- text and bytes */
+
+/* read/write: a value from or to an in-memory encoding; load/save: a file. */
+
+/* The JSON text form (docs/json.md); caller frees *out with
+ * tsb_string_free. Every kind round-trips. */
+TSB_API tsb_status* tsb_json_write(const tsb_any* value, char** out);
+/* Parses JSON as a value of type `expected`: type-directed (a JSON number is
+ * an int or a float by the expected type; a tensor is
+ * {"dtype": ..., "shape": [...], "data": [...]}). Errors carry the path. */
+TSB_API tsb_status* tsb_json_read(const char* json, int32_t expected, tsb_any* out);
+/* The bytes torch.save writes for a value (LibTorch's pickle_save); caller
+ * frees *data with tsb_string_free. */
+TSB_API tsb_status* tsb_pickle_write(const tsb_any* value, char** data, size_t* size);
+/* A value from bytes torch.save wrote (LibTorch's pickle_load). */
+TSB_API tsb_status* tsb_pickle_read(const char* data, size_t size, tsb_any* out);
+
+/* ---------------------------------------------------------------- runtime */
+
+/* A loaded TorchScript module. Many threads may call one module at once. */
+typedef struct tsb_module tsb_module;
+
+/* Loads a module saved by torch.jit.save or tsb_module_save; caller frees
+ * *out with tsb_module_free. */
 TSB_API tsb_status* tsb_module_load(const char* path, tsb_module** out);
 /* Compiles TorchScript source: its top-level defs become methods of a new
  * module (__torch__.tsb.Compiled), so each takes `self` first, as with
@@ -462,19 +604,16 @@ TSB_API tsb_status* tsb_module_load(const char* path, tsb_module** out);
 TSB_API tsb_status* tsb_module_compile(const char* source, tsb_module** out);
 TSB_API tsb_status* tsb_module_save(const tsb_module* module, const char* path);
 TSB_API void tsb_module_free(tsb_module* module);
-/* Methods, in the module's order. Pointers live as long as the module;
- * out->struct_size must be set (the struct is filled up to it). */
-TSB_API tsb_status* tsb_module_num_methods(const tsb_module* module, size_t* out);
-TSB_API tsb_status* tsb_module_method(const tsb_module* module, size_t i,
-                                      tsb_schema_info* out);
+/* Methods, in the module's order. Pointers in *out live as long as the
+ * module; out->struct_size must be set (the struct is filled up to it). */
+TSB_API tsb_status* tsb_module_count_methods(const tsb_module* module, size_t* out);
+TSB_API tsb_status* tsb_module_get_method(const tsb_module* module, size_t i,
+                                          tsb_schema_info* out);
 /* Calls a method with positional and keyword arguments, each coerced to
  * its schema type; defaults fill the rest. Errors carry the path:
  * "forward(): argument 'p' → field 'b': expected Optional[int], got str \"x\"". */
 TSB_API tsb_status* tsb_module_call(tsb_module* module, const char* method,
-                                    const tsb_any* args, size_t num_args,
-                                    const char* const* kw_names,
-                                    const tsb_any* kw_values, size_t num_kwargs,
-                                    tsb_any* out);
+                                    const tsb_call_args* args, tsb_any* out);
 
 /* Dispatcher operators by qualified name ("aten::add", "torchsparse::spmm").
  * The overload is chosen from the schemas and the argument types, never by
@@ -482,12 +621,12 @@ TSB_API tsb_status* tsb_module_call(tsb_module* module, const char* method,
  * conversions; a tie is an error listing the tied schemas (docs/runtime.md).
  * Several returns come back as one Tuple, a NamedTuple
  * "torch.return_types.<name>" when the schema names them all. Overload
- * infos are static storage. */
-TSB_API tsb_status* tsb_op_num_overloads(const char* name, size_t* out);
-TSB_API tsb_status* tsb_op_overload(const char* name, size_t i, tsb_schema_info* out);
-TSB_API tsb_status* tsb_op_call(const char* name, const tsb_any* args, size_t num_args,
-                                const char* const* kw_names, const tsb_any* kw_values,
-                                size_t num_kwargs, tsb_any* out);
+ * infos have process lifetime. */
+TSB_API tsb_status* tsb_op_count_overloads(const char* name, size_t* out);
+TSB_API tsb_status* tsb_op_get_overload(const char* name, size_t i,
+                                        tsb_schema_info* out);
+TSB_API tsb_status* tsb_op_call(const char* name, const tsb_call_args* args,
+                                tsb_any* out);
 
 /* Tracing: `fn` runs once on the example inputs while the tracer records the
  * operators it calls through tsb_op_call; the result is a module whose
@@ -496,9 +635,9 @@ TSB_API tsb_status* tsb_op_call(const char* name, const tsb_any* args, size_t nu
  * abandons the trace and is returned. */
 typedef tsb_status* (*tsb_trace_fn)(void* user_data, const tsb_any* inputs,
                                     size_t num_inputs, tsb_any* output);
-TSB_API tsb_status* tsb_trace(tsb_trace_fn fn, void* user_data,
-                              const tsb_any* example_inputs, size_t num_inputs,
-                              tsb_module** out);
+TSB_API tsb_status* tsb_module_trace(tsb_trace_fn fn, void* user_data,
+                                     const tsb_any* example_inputs, size_t num_inputs,
+                                     tsb_module** out);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -238,7 +238,7 @@ PyObject* Trace(PyObject* fn, PyObject* example_inputs) {
   TraceState state{fn};
   tsb_module* module = nullptr;
   // The GIL stays held: the tracer calls back into Python on this thread.
-  tsb_status* status = tsb_trace(TraceCallback, &state, inputs.data(),
+  tsb_status* status = tsb_module_trace(TraceCallback, &state, inputs.data(),
                                  inputs.size(), &module);
   if (state.type != nullptr) {  // the function's own exception, unchanged
     tsb_status_free(status);

@@ -30,7 +30,7 @@ PyObject* OpCaller(const std::string& name, bool is_function);
 // object.method(*args, **kwargs) for a script or torchbind object.
 PyObject* CallObject(const tsb_any& object, const std::string& method, PyObject* const* args,
                      size_t nargs, PyObject* kwnames);
-// tsb_trace of a Python function: a module capsule.
+// tsb_module_trace of a Python function: a module capsule.
 PyObject* Trace(PyObject* fn, PyObject* example_inputs);
 
 }  // namespace tsbpy

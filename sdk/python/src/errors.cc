@@ -37,8 +37,8 @@ PyObject* Check(PyObject* result) {
 
 void CheckStatus(tsb_status* status) {
   if (status == nullptr) return;
-  ConvertError e{tsb_status_code(status), tsb_status_path(status),
-                 tsb_status_detail(status)};
+  ConvertError e{tsb_status_get_code(status), tsb_status_get_path(status),
+                 tsb_status_get_detail(status)};
   tsb_status_free(status);
   throw e;
 }
@@ -67,9 +67,9 @@ void SetError(const ConvertError& e, const std::string& where) {
 }
 
 void SetStatusError(tsb_status* status, const std::string& where) {
-  ConvertError e{tsb_status_code(status), tsb_status_path(status),
-                 tsb_status_detail(status)};
-  const std::string backtrace = tsb_status_backtrace(status);
+  ConvertError e{tsb_status_get_code(status), tsb_status_get_path(status),
+                 tsb_status_get_detail(status)};
+  const std::string backtrace = tsb_status_get_backtrace(status);
   tsb_status_free(status);
   SetError(e, where);
   if (backtrace.empty()) return;

@@ -2,7 +2,7 @@
 // schema's parameter, a container's element type) the converter builds
 // that type directly (List[int] in one bulk copy, typed dicts); otherwise,
 // or when the Python value does not fit, it builds the value by its own
-// Python type and the callee's tsb_coerce converts it to the expected type
+// Python type and the callee's tsb_any_coerce converts it to the expected type
 // and reports a mismatch with its path.
 #include <cstring>
 #include <string>
@@ -26,7 +26,7 @@ void StrFromPython(PyObject* obj, tsb_any* out) {
     CheckStatus(tsb_str_new(data, static_cast<size_t>(len), out));
     return;
   }
-  *out = tsb_borrowed_str(data);
+  *out = tsb_any_borrowed_str(data);
 }
 
 void IntFromPython(PyObject* obj, tsb_any* out) {
@@ -39,7 +39,7 @@ void IntFromPython(PyObject* obj, tsb_any* out) {
                            ", which is out of range for int (64 bits)"};
   }
   if (x == -1 && PyErr_Occurred()) throw PyErrorSet{};
-  *out = tsb_int(x);
+  *out = tsb_any_int(x);
 }
 
 // Converts each item with `element`, collecting the results.
@@ -79,7 +79,7 @@ bool BulkList(PyObject* seq, int32_t element, tsb_any* out) {
       buf[i] = PyLong_AsLongLongAndOverflow(src[i], &overflow);
       if (overflow != 0) return false;
     }
-    CheckStatus(tsb_list_from_int64(buf, static_cast<size_t>(n), out));
+    CheckStatus(tsb_list_new_int(buf, static_cast<size_t>(n), out));
     return true;
   }
   if (element == TSB_TYPE_FLOAT) {
@@ -91,7 +91,7 @@ bool BulkList(PyObject* seq, int32_t element, tsb_any* out) {
         return false;  // ints too: the callee widens them, as coercion says
       }
     }
-    CheckStatus(tsb_list_from_double(buf, static_cast<size_t>(n), out));
+    CheckStatus(tsb_list_new_float(buf, static_cast<size_t>(n), out));
     return true;
   }
   if (element == TSB_TYPE_BOOL) {
@@ -100,7 +100,7 @@ bool BulkList(PyObject* seq, int32_t element, tsb_any* out) {
       if (!PyBool_Check(src[i])) return false;
       buf[i] = src[i] == Py_True;
     }
-    CheckStatus(tsb_list_from_bool(buf, static_cast<size_t>(n), out));
+    CheckStatus(tsb_list_new_bool(buf, static_cast<size_t>(n), out));
     return true;
   }
   return false;
@@ -171,13 +171,13 @@ void DictFromPython(PyObject* obj, int32_t key_type, int32_t value_type, tsb_any
 // By the Python type alone.
 void Untyped(PyObject* obj, tsb_any* out) {
   if (obj == Py_None) {
-    *out = tsb_none();
+    *out = tsb_any_none();
   } else if (PyBool_Check(obj)) {
-    *out = tsb_bool(obj == Py_True);
+    *out = tsb_any_bool(obj == Py_True);
   } else if (PyLong_Check(obj)) {
     IntFromPython(obj, out);
   } else if (PyFloat_Check(obj)) {
-    *out = tsb_float(PyFloat_AS_DOUBLE(obj));
+    *out = tsb_any_float(PyFloat_AS_DOUBLE(obj));
   } else if (PyComplex_Check(obj)) {
     CheckStatus(tsb_complex_new(PyComplex_RealAsDouble(obj), PyComplex_ImagAsDouble(obj), out));
   } else if (PyUnicode_Check(obj)) {
@@ -197,7 +197,7 @@ void Untyped(PyObject* obj, tsb_any* out) {
     const TypeEntry& type = Type(static_cast<int32_t>(PyLong_AsLong(index.p)));
     Owned plain;
     TupleFromPython(obj, &type, plain.out());
-    CheckStatus(tsb_coerce(&plain.v, type.index, out));
+    CheckStatus(tsb_any_coerce(&plain.v, type.index, out));
   } else if (PyList_Check(obj)) {
     ListFromPython(obj, TSB_TYPE_ANY, out);
   } else if (PyDict_Check(obj)) {
@@ -259,7 +259,7 @@ void FromPython(PyObject* obj, int32_t expected, tsb_any* out) {
       break;
     case TSB_KIND_OPTIONAL:
       if (obj == Py_None) {
-        *out = tsb_none();
+        *out = tsb_any_none();
         return;
       }
       return FromPython(obj, type.contained[0], out);

@@ -22,15 +22,15 @@ namespace tsbpy {
 
 // One boundary reference, released when it goes out of scope.
 struct Owned {
-  tsb_any v = tsb_make_inline(TSB_TYPE_INVALID, 0);
+  tsb_any v = tsb_any_inline(TSB_TYPE_INVALID, 0);
   Owned() = default;
   explicit Owned(tsb_any value) : v(value) {}
   Owned(const Owned&) = delete;
   Owned& operator=(const Owned&) = delete;
-  Owned(Owned&& o) noexcept : v(o.v) { o.v = tsb_make_inline(TSB_TYPE_INVALID, 0); }
-  ~Owned() { tsb_release(&v); }
-  tsb_any* out() { tsb_release(&v); return &v; }
-  tsb_any release() { tsb_any r = v; v = tsb_make_inline(TSB_TYPE_INVALID, 0); return r; }
+  Owned(Owned&& o) noexcept : v(o.v) { o.v = tsb_any_inline(TSB_TYPE_INVALID, 0); }
+  ~Owned() { tsb_any_release(&v); }
+  tsb_any* out() { tsb_any_release(&v); return &v; }
+  tsb_any release() { tsb_any r = v; v = tsb_any_inline(TSB_TYPE_INVALID, 0); return r; }
 };
 
 // A vector of boundary references, all released at the end; up to 8 live
@@ -42,15 +42,15 @@ class OwnedVec {
   OwnedVec(const OwnedVec&) = delete;
   OwnedVec& operator=(const OwnedVec&) = delete;
   ~OwnedVec() {
-    for (size_t i = 0; i < size_; ++i) tsb_release(&data_[i]);
+    for (size_t i = 0; i < size_; ++i) tsb_any_release(&data_[i]);
   }
   // Sizes an empty vector: n invalid (nothing to release) values.
   void resize(size_t n) {
     if (n > kInline) {
-      heap_.assign(n, tsb_make_inline(TSB_TYPE_INVALID, 0));
+      heap_.assign(n, tsb_any_inline(TSB_TYPE_INVALID, 0));
       data_ = heap_.data();
     } else {
-      for (size_t i = 0; i < n; ++i) inline_[i] = tsb_make_inline(TSB_TYPE_INVALID, 0);
+      for (size_t i = 0; i < n; ++i) inline_[i] = tsb_any_inline(TSB_TYPE_INVALID, 0);
     }
     size_ = n;
   }
@@ -200,7 +200,7 @@ bool IsTensor(PyObject* obj);  // a torch.Tensor or a DLPack capsule
 void TensorFromPython(PyObject* obj, tsb_any* out);
 
 // Per call: a tensor that went in comes back as the same Python object when
-// the callee returns it, as PyTorch does (tsb_value_id); the same Python
+// the callee returns it, as PyTorch does (tsb_any_get_id); the same Python
 // tensor passed twice crosses once. Scopes nest; lookups see outer scopes.
 class IdentityScope {
  public:

@@ -52,12 +52,12 @@ PyObject* SchemaDict(const tsb_schema_info& s) {
 
 tsb_schema_info FindMethod(tsb_module* m, const char* name, std::vector<tsb_schema_info>* all) {
   size_t n = 0;
-  Raise(tsb_module_num_methods(m, &n));
+  Raise(tsb_module_count_methods(m, &n));
   tsb_schema_info found{};
   for (size_t i = 0; i < n; ++i) {
     tsb_schema_info info{};
     info.struct_size = sizeof(info);
-    Raise(tsb_module_method(m, i, &info));
+    Raise(tsb_module_get_method(m, i, &info));
     if (all != nullptr) all->push_back(info);
     if (name != nullptr && std::string(name) == info.name) found = info;
   }
@@ -135,12 +135,12 @@ PyObject* OpOverloads(PyObject*, PyObject* args) {
   if (!PyArg_ParseTuple(args, "s", &name)) return nullptr;
   return Entry([&]() -> PyObject* {
     size_t n = 0;
-    Raise(tsb_op_num_overloads(name, &n));
+    Raise(tsb_op_count_overloads(name, &n));
     Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
     for (size_t i = 0; i < n; ++i) {
       tsb_schema_info info{};
       info.struct_size = sizeof(info);
-      Raise(tsb_op_overload(name, i, &info));
+      Raise(tsb_op_get_overload(name, i, &info));
       PyList_SET_ITEM(list.p, i, SchemaDict(info));
     }
     return list.release();
@@ -152,7 +152,7 @@ PyObject* FunctionSchema(PyObject*, PyObject* args) {
   if (!PyArg_ParseTuple(args, "s", &name)) return nullptr;
   return Entry([&]() -> PyObject* {
     const char* schema = nullptr;
-    Raise(tsb_function_schema(name, &schema));
+    Raise(tsb_function_get_schema(name, &schema));
     return Text(schema);
   });
 }
@@ -189,7 +189,7 @@ PyObject* GetField(PyObject*, PyObject* args) {
   if (!PyArg_ParseTuple(args, "Os", &capsule, &name)) return nullptr;
   return Entry([&]() -> PyObject* {
     Owned field;
-    Raise(tsb_get_field(&HandleArg(capsule), name, field.out()));
+    Raise(tsb_any_get_field(&HandleArg(capsule), name, field.out()));
     return ToPython(field.v);
   });
 }
@@ -197,7 +197,7 @@ PyObject* GetField(PyObject*, PyObject* args) {
 PyObject* ValueRepr(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
     char* text = nullptr;
-    Raise(tsb_repr(&HandleArg(capsule), &text));
+    Raise(tsb_any_repr(&HandleArg(capsule), &text));
     Ref s(Text(text));
     tsb_string_free(text);
     return s.release();
@@ -207,7 +207,7 @@ PyObject* ValueRepr(PyObject*, PyObject* capsule) {
 PyObject* ValueId(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
     uint64_t id = 0;
-    Raise(tsb_value_id(&HandleArg(capsule), &id));
+    Raise(tsb_any_get_id(&HandleArg(capsule), &id));
     return PyLong_FromUnsignedLongLong(id);
   });
 }
@@ -288,7 +288,7 @@ PyObject* Convert(PyObject*, PyObject* args) {
     IdentityScope scope;
     Owned built, coerced;
     FromPython(obj, index, built.out());
-    CheckStatus(tsb_coerce(&built.v, index, coerced.out()));
+    CheckStatus(tsb_any_coerce(&built.v, index, coerced.out()));
     return ToPython(coerced.v);
   });
 }
@@ -300,9 +300,9 @@ PyObject* ToJson(PyObject*, PyObject* args) {
   return Entry([&]() -> PyObject* {
     Owned built, coerced;
     FromPython(obj, index, built.out());
-    CheckStatus(tsb_coerce(&built.v, index, coerced.out()));
+    CheckStatus(tsb_any_coerce(&built.v, index, coerced.out()));
     char* text = nullptr;
-    Raise(tsb_to_json(&coerced.v, &text));
+    Raise(tsb_json_write(&coerced.v, &text));
     Ref s(Text(text));
     tsb_string_free(text);
     return s.release();
@@ -315,13 +315,13 @@ PyObject* FromJson(PyObject*, PyObject* args) {
   if (!PyArg_ParseTuple(args, "si", &json, &index)) return nullptr;
   return Entry([&]() -> PyObject* {
     Owned v;
-    Raise(tsb_from_json(json, index, v.out()));
+    Raise(tsb_json_read(json, index, v.out()));
     return ToPython(v.v);
   });
 }
 
-PyObject* LiveHandles(PyObject*, PyObject*) { return PyLong_FromLongLong(tsb_live_handles()); }
-PyObject* Version(PyObject*, PyObject*) { return Text(tsb_version_string()); }
+PyObject* LiveHandles(PyObject*, PyObject*) { return PyLong_FromLongLong(tsb_handle_count()); }
+PyObject* Version(PyObject*, PyObject*) { return Text(tsb_version_get_string()); }
 
 #define TSB_FASTCALL(f) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(f))
 

@@ -36,7 +36,7 @@ PyObject* ToCapsule(const tsb_any& v) {
 
 // `aten::view(t, dtype)` through the ABI: a view of the same memory.
 void ViewAs(const tsb_any& t, int32_t scalar_type, tsb_any* out) {
-  tsb_any args[2] = {t, tsb_dtype(scalar_type)};
+  tsb_any args[2] = {t, tsb_any_dtype(scalar_type)};
   CheckStatus(tsb_op_call("aten::view", args, 2, nullptr, nullptr, 0, out));
 }
 
@@ -99,7 +99,7 @@ PyObject* TensorToPython(const tsb_any& v) {
   } catch (ConvertError&) {
     if (!g_torch.available) throw;
     Owned bytes;  // a bool tensor? Then as uint8, viewed back as bool.
-    tsb_any args[2] = {v, tsb_dtype(kUInt8)};
+    tsb_any args[2] = {v, tsb_any_dtype(kUInt8)};
     tsb_status* s = tsb_op_call("aten::view", args, 2, nullptr, nullptr, 0, bytes.out());
     if (s != nullptr) {
       tsb_status_free(s);
@@ -117,7 +117,7 @@ void TensorFromPython(PyObject* obj, tsb_any* out) {
   for (IdentityScope* scope = g_scope; scope != nullptr; scope = scope->outer()) {
     if (const tsb_any* same = scope->FindHandle(obj)) {  // the same tensor again
       *out = *same;
-      tsb_retain(out);
+      tsb_any_retain(out);
       return;
     }
   }
@@ -153,7 +153,7 @@ IdentityScope::~IdentityScope() {
   g_scope = outer_;
   for (Entry& e : entries_) {
     Py_DECREF(e.obj);
-    tsb_release(&e.handle);
+    tsb_any_release(&e.handle);
   }
 }
 
@@ -166,11 +166,11 @@ IdentityScope* IdentityScope::Keeper() {
 
 void IdentityScope::Remember(const tsb_any& handle, PyObject* obj) {
   uint64_t id = 0;
-  tsb_status* s = tsb_value_id(&handle, &id);
+  tsb_status* s = tsb_any_get_id(&handle, &id);
   if (s != nullptr || id == 0) return tsb_status_free(s);
   if (FindHandle(obj) != nullptr) return;
   tsb_any kept = handle;
-  tsb_retain(&kept);
+  tsb_any_retain(&kept);
   entries_.push_back({id, Py_NewRef(obj), kept});
 }
 
@@ -184,7 +184,7 @@ void IdentityScope::Index() const {
 PyObject* IdentityScope::FindObject(const tsb_any& handle) const {
   if (entries_.empty()) return nullptr;
   uint64_t id = 0;
-  tsb_status* s = tsb_value_id(&handle, &id);
+  tsb_status* s = tsb_any_get_id(&handle, &id);
   if (s != nullptr) {
     tsb_status_free(s);
     return nullptr;

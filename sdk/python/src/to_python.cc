@@ -1,6 +1,6 @@
 // Boundary → Python, one converter per kind, chosen by the value's type
 // index (its dynamic type; abstract kinds never reach here). Lists of int,
-// float and bool come out with one bulk copy; dicts with one tsb_dict_items.
+// float and bool come out with one bulk copy; dicts with one tsb_dict_get_items.
 #include <vector>
 #include <string>
 
@@ -12,19 +12,19 @@ namespace {
 PyObject* StrToPython(const tsb_any& v) {
   const char* data = nullptr;
   size_t len = 0;
-  CheckStatus(tsb_get_str(&v, &data, &len));
+  CheckStatus(tsb_str_get(&v, &data, &len));
   return Check(PyUnicode_DecodeUTF8(data, static_cast<Py_ssize_t>(len), "replace"));
 }
 
 PyObject* ComplexToPython(const tsb_any& v) {
   double re = 0, im = 0;
-  CheckStatus(tsb_get_complex(&v, &re, &im));
+  CheckStatus(tsb_complex_get(&v, &re, &im));
   return Check(PyComplex_FromDoubles(re, im));
 }
 
 size_t Length(const tsb_any& v) {
   size_t n = 0;
-  CheckStatus(tsb_len(&v, &n));
+  CheckStatus(tsb_any_len(&v, &n));
   return n;
 }
 
@@ -55,10 +55,10 @@ PyObject* ListToPython(const TypeEntry& type, const tsb_any& v) {
   const size_t n = Length(v);
   switch (type.contained[0]) {
     case TSB_TYPE_INT:
-      return BulkList<int64_t>(v, n, tsb_list_copy_int64,
+      return BulkList<int64_t>(v, n, tsb_list_copy_int,
                                [](int64_t x) { return PyLong_FromLongLong(x); });
     case TSB_TYPE_FLOAT:
-      return BulkList<double>(v, n, tsb_list_copy_double,
+      return BulkList<double>(v, n, tsb_list_copy_float,
                               [](double x) { return PyFloat_FromDouble(x); });
     case TSB_TYPE_BOOL:
       return BulkList<bool>(v, n, tsb_list_copy_bool,
@@ -88,7 +88,7 @@ PyObject* NamedTupleToPython(const TypeEntry& type, const tsb_any& v) {
 PyObject* DictToPython(const tsb_any& v) {
   const size_t n = Length(v);
   OwnedVec keys(n), values(n);
-  CheckStatus(tsb_dict_items(&v, keys.data(), values.data(), n));
+  CheckStatus(tsb_dict_get_items(&v, keys.data(), values.data(), n));
   Ref dict(Check(PyDict_New()));
   for (size_t i = 0; i < n; ++i) {
     Ref key(ToPython(keys[i]));
@@ -106,7 +106,7 @@ PyObject* DictToPython(const tsb_any& v) {
 
 PyObject* EnumToPython(const TypeEntry& type, const tsb_any& v) {
   const char* member = nullptr;
-  CheckStatus(tsb_get_enum(&v, &member, nullptr));
+  CheckStatus(tsb_enum_get(&v, &member, nullptr));
   for (size_t i = 0; i < type.fields.size(); ++i) {  // the same static strings
     if (type.fields[i] == member) return Py_NewRef(type.members[i]);
   }
@@ -163,7 +163,7 @@ PyObject* ToPython(const tsb_any& v) {
     case TSB_KIND_OBJECT:
     case TSB_KIND_CUSTOM_CLASS: {
       tsb_any handle = v;
-      tsb_retain(&handle);
+      tsb_any_retain(&handle);
       return WrapObject(type, handle);
     }
     default:

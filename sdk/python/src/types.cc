@@ -49,9 +49,9 @@ void MakeEnum(TypeEntry& t) {
     Owned name, value;
     CheckStatus(tsb_str_new(member, std::strlen(member), name.out()));
     tsb_any as_enum;
-    CheckStatus(tsb_coerce(&name.v, t.index, &as_enum));
+    CheckStatus(tsb_any_coerce(&name.v, t.index, &as_enum));
     t.member_values.push_back(as_enum);  // kept for the life of the process
-    CheckStatus(tsb_get_enum(&as_enum, nullptr, value.out()));
+    CheckStatus(tsb_enum_get(&as_enum, nullptr, value.out()));
     Ref py_value(ToPython(value.v));
     Ref pair(Check(Py_BuildValue("(sO)", member, py_value.p)));
     if (PyList_Append(members.p, pair.p) < 0) throw PyErrorSet{};
@@ -95,7 +95,7 @@ std::unique_ptr<TypeEntry> MakeEntry(int32_t index) {
 void FreeValueCapsule(PyObject* capsule) {
   auto* v = static_cast<tsb_any*>(PyCapsule_GetPointer(capsule, kValueCapsule));
   if (v == nullptr) return PyErr_Clear();
-  tsb_release(v);
+  tsb_any_release(v);
   delete v;
 }
 
@@ -130,14 +130,14 @@ const TypeEntry& Type(int32_t index) {
 TypeEntry::~TypeEntry() {
   Py_XDECREF(cls);
   for (PyObject* m : members) Py_DECREF(m);
-  for (tsb_any& v : member_values) tsb_release(&v);
+  for (tsb_any& v : member_values) tsb_any_release(&v);
 }
 
 PyObject* WrapObject(const TypeEntry& type, tsb_any handle) {
   auto* held = new tsb_any(handle);
   PyObject* capsule = PyCapsule_New(held, kValueCapsule, FreeValueCapsule);
   if (capsule == nullptr) {
-    tsb_release(held);
+    tsb_any_release(held);
     delete held;
     throw PyErrorSet{};
   }
@@ -155,7 +155,7 @@ const tsb_any* ObjectHandle(PyObject* obj) {
 bool FromOwnClass(PyObject* obj, tsb_any* out) {
   if (const tsb_any* h = ObjectHandle(obj)) {  // the capsule keeps it alive
     *out = *h;
-    tsb_retain(out);
+    tsb_any_retain(out);
     return true;
   }
   if (PyObject_IsInstance(obj, g_enum_base) != 1) return false;
@@ -173,7 +173,7 @@ bool FromOwnClass(PyObject* obj, tsb_any* out) {
   for (size_t i = 0; i < t.members.size(); ++i) {
     if (t.members[i] == obj) {
       *out = t.member_values[i];
-      tsb_retain(out);
+      tsb_any_retain(out);
       return true;
     }
   }
@@ -185,8 +185,8 @@ PyObject* TorchEnumToPython(int32_t type_index, int64_t code) {
   if (found != g_torch_enums.end()) return Py_NewRef(found->second);
   // The name from the JSON form ("float32", "cuda:0"), then torch's object.
   char* json = nullptr;
-  tsb_any v = tsb_make_inline(type_index, code);
-  CheckStatus(tsb_to_json(&v, &json));
+  tsb_any v = tsb_any_inline(type_index, code);
+  CheckStatus(tsb_json_write(&v, &json));
   std::string name(json);
   tsb_string_free(json);
   if (name.size() >= 2 && name.front() == '"') name = name.substr(1, name.size() - 2);
@@ -215,14 +215,14 @@ bool TorchEnumFromPython(PyObject* obj, tsb_any* out) {
   else return false;
   PyObject* code = PyDict_GetItemWithError(g_torch_enum_codes, obj);
   if (code != nullptr) {
-    *out = tsb_make_inline(index, PyLong_AsLongLong(code));
+    *out = tsb_any_inline(index, PyLong_AsLongLong(code));
     return true;
   }
   if (PyErr_Occurred()) throw PyErrorSet{};
   Ref text(Check(PyObject_Str(obj)));  // "torch.float32", "cuda:0"
   Ref json(Check(PyUnicode_FromFormat("\"%U\"", text.p)));
   Owned v;
-  CheckStatus(tsb_from_json(PyUnicode_AsUTF8(json.p), index, v.out()));
+  CheckStatus(tsb_json_read(PyUnicode_AsUTF8(json.p), index, v.out()));
   if (PyDict_SetItem(g_torch_enum_codes, obj, Ref(PyLong_FromLongLong(v.v.u.i)).p) < 0) {
     throw PyErrorSet{};
   }
