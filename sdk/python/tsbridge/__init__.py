@@ -181,6 +181,29 @@ def plugins():
     return [Plugin(_native.plugin_info(i)) for i in range(_native.plugin_count())]
 
 
+class Library:
+    """An operator library: its name, file and the operators it registered."""
+
+    def __init__(self, info):
+        self.__dict__.update(info)
+
+    def __repr__(self):
+        return f"<tsbridge.Library {self.name} from {self.path}>"
+
+
+def load_library(path_or_name):
+    """Loads an operator library (a shared library registering operators with
+    TORCH_LIBRARY) by path, or by a known name such as ``"torchvision"``
+    (its ops and image libraries, found without a path; docs/vision.md).
+    A no-op for a file already loaded."""
+    return Library(_native.library_info(_native.load_library(str(path_or_name))))
+
+
+def libraries():
+    """The loaded operator library files, in load order."""
+    return [Library(_native.library_info(i)) for i in range(_native.library_count())]
+
+
 def type_of(annotation):
     """The Python class tsbridge uses for a named type (NamedTuple, Enum,
     class), or None: ``tsbridge.type_of("tsbridge.tensor_pair")``."""
