@@ -15,18 +15,18 @@ compare() { "$python" "$here/compare_outputs.py" "$@"; }
 # A batch for the classifier and the segmentation model: {"file": ...}.
 "$python" -c "import torch; torch.save(torch.load('$models/photo.tensor.pt').unsqueeze(0), 'batch.pt')"
 
-for name in resnet18 lraspp; do
+# run_and_compare NAME ARGS: tsb runs NAME.pt, PyTorch's output must match.
+run_and_compare() {
+  local name=$1 args=$2
   expect "$name: tsb run" 0 '' -- "$tsb" --library torchvision run "$models/$name.pt" \
-    --args '[{"file": "batch.pt"}]' --out "$name.out.pt"
+    --args "$args" --out "$name.out.pt"
   expect "$name: same as PyTorch" 0 'matches PyTorch' -- \
     compare "$models/$name.expected.pt" "$name.out.pt"
-done
-for name in fasterrcnn ssdlite; do
-  expect "$name: tsb run on a JPEG" 0 '' -- "$tsb" --library torchvision run "$models/$name.pt" \
-    --args "[[{\"image\": \"$models/photo.jpg\"}]]" --out "$name.out.pt"
-  expect "$name: same as PyTorch" 0 'matches PyTorch' -- \
-    compare "$models/$name.expected.pt" "$name.out.pt"
-done
+}
+run_and_compare resnet18 '[{"file": "batch.pt"}]'
+run_and_compare lraspp '[{"file": "batch.pt"}]'
+run_and_compare fasterrcnn "[[{\"image\": \"$models/photo.jpg\"}]]"
+run_and_compare ssdlite "[[{\"image\": \"$models/photo.jpg\"}]]"
 
 # The one-liner of examples/vision, with --summary.
 expect "detector --summary" 0 '"boxes":{"dtype":"float32","shape":[100,4],"min":' -- \

@@ -161,11 +161,15 @@ def _operator(qualified):
 ops = _Lazy("tsbridge.ops", lambda ns: _Lazy(f"tsbridge.ops.{ns}", _operator, ns + "::"))
 
 
-class Plugin:
-    """What a loaded plugin registered."""
+class _Loaded:
+    """A record of what loading registered, its fields as attributes."""
 
     def __init__(self, info):
         self.__dict__.update(info)
+
+
+class Plugin(_Loaded):
+    """What a loaded plugin registered."""
 
     def __repr__(self):
         return f"<tsbridge.Plugin {self.name} {self.version} from {self.path}>"
@@ -181,11 +185,8 @@ def plugins():
     return [Plugin(_native.plugin_info(i)) for i in range(_native.plugin_count())]
 
 
-class Library:
+class Library(_Loaded):
     """An operator library: its name, file and the operators it registered."""
-
-    def __init__(self, info):
-        self.__dict__.update(info)
 
     def __repr__(self):
         return f"<tsbridge.Library {self.name} from {self.path}>"
