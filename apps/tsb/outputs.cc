@@ -43,7 +43,9 @@ Json SummarizeTensor(const Json& tensor) {
 
 }  // namespace
 
-Json ResultJson(const tsb_any& value) { return Json::parse(ToJson(value)); }
+Json ResultJson(const tsb_any& value) {
+  return ParseJson(ToJson(value), "the result's JSON");  // written by nlohmann: valid
+}
 
 Json Summarize(const Json& json) {
   if (IsTensor(json)) {
