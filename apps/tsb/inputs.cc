@@ -41,11 +41,20 @@ bool IsFileForm(const Json& json) {
   return false;
 }
 
-bool ContainsFileForm(const Json& json) {
-  if (IsFileForm(json)) return true;
+// {"dtype": ..., "shape": ..., "data": ...}: what Any reads as a Dict, but
+// an untyped argument (an operator with several overloads) means as a Tensor.
+bool IsTensorObject(const Json& json) {
+  return json.is_object() && json.contains("dtype") && json.contains("shape") &&
+         json.contains("data");
+}
+
+// Whether `json` must be built piece by piece rather than read whole by
+// tsb_json_read: it holds a file form, or a tensor object where Any is read.
+bool NeedsBuilding(const Json& json, bool untyped) {
+  if (IsFileForm(json) || (untyped && IsTensorObject(json))) return true;
   if (json.is_array() || json.is_object()) {
     for (const auto& item : json) {
-      if (ContainsFileForm(item)) return true;
+      if (NeedsBuilding(item, untyped)) return true;
     }
   }
   return false;
@@ -109,9 +118,13 @@ Value Coerce(Value value, int32_t type, const std::string& where) {
 Value Read(const Json& json, int32_t type, const std::string& context,
            const std::string& path) {
   const std::string where = At(context, path);
-  if (!ContainsFileForm(json)) {
+  const bool untyped = type == TSB_TYPE_ANY;
+  if (!NeedsBuilding(json, untyped) || (untyped && IsTensorObject(json))) {
     Value value;
-    Check(tsb_json_read(json.dump().c_str(), type, &value.v), where);
+    Check(tsb_json_read(json.dump().c_str(), untyped && IsTensorObject(json) ? TSB_TYPE_TENSOR
+                                                                             : type,
+                        &value.v),
+          where);
     return value;
   }
   tsb_type_info info = TypeInfo(type);

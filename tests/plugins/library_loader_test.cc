@@ -13,7 +13,7 @@ namespace {
 
 constexpr const char* kCallsTwice =
     "def forward(self, x: Tensor) -> Tensor:\n"
-    "    return torch.ops.tsbfixture.twice(x)\n";
+    "    return ops.tsbfixture.twice(x)\n";
 
 size_t LibraryCount() {
   size_t n = 0;

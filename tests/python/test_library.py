@@ -30,7 +30,7 @@ def test_an_unregistered_operator_names_its_library():
     with pytest.raises(tsbridge.Error, match="calls the operator nosuchlib::op, which is not "
                        "registered: load the library that registers the nosuchlib:: operators"):
         tsbridge.compile("def f(self, x: Tensor) -> Tensor:\n"
-                         "    return torch.ops.nosuchlib.op(x)\n")
+                         "    return ops.nosuchlib.op(x)\n")
 
 
 def test_torchvision_by_name_twice():
