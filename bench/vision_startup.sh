@@ -5,12 +5,13 @@
 # whole process, the median of RUNS runs, interleaved; prints the ratio.
 # Usage: bench/vision_startup.sh BUILD_DIR [RUNS]
 set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="$(cd "$1" && pwd)"
 runs=${2:-5}
 work="$build/vision_startup"
 mkdir -p "$work"
 cd "$work"
-/usr/bin/python3 "$(dirname "$0")/../examples/vision/make_detector.py" . >/dev/null 2>&1
+/usr/bin/python3 "$here/../examples/vision/make_detector.py" . >/dev/null 2>&1
 
 cat > pytorch_detect.py <<'PY'
 import torch, torchvision
