@@ -10,7 +10,7 @@ TSB_PACKAGES=(
   libtorch-dev libabsl-dev libboost-dev libdlpack-dev
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3-torch
+  python3-torch python3-torchvision  # torchvision: tests/vision, examples/vision
   python3-dev python3-pytest python3-setuptools python3-pip python3-wheel
   clang libclang-rt-14-dev  # the sanitizer stage and libFuzzer (scripts/sanitize.sh)
 )

@@ -7,7 +7,9 @@ namespace tsb::cli {
 
 void Check(tsb_status* status, const std::string& context) {
   if (status == nullptr) return;
-  std::string message = context + ": " + tsb_status_get_message(status);
+  // An empty context: the status says it all ("cannot load plugin 'x': ...").
+  std::string message = tsb_status_get_message(status);
+  if (!context.empty()) message = context + ": " + message;
   tsb_status_free(status);
   throw Failure(message);
 }

@@ -20,7 +20,8 @@ struct Failure : std::runtime_error {
   int exit_code;
 };
 
-// Throws Failure("<context>: <status message>") for a non-NULL status.
+// Throws Failure("<context>: <status message>") for a non-NULL status
+// (the message alone for an empty context).
 void Check(tsb_status* status, const std::string& context);
 
 struct Value {

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/plugins/library_loader.h"
 #include "core/runtime/runtime.h"
 #include "core/types/type_parser.h"
 
@@ -66,7 +67,16 @@ absl::StatusOr<tsb_module*> LoadModule(const char* path) {
   if (!std::ifstream(path).good()) {
     return absl::NotFoundError(absl::StrCat("cannot open module file \"", path, "\""));
   }
-  return MakeModule(torch::jit::load(path)).release();
+  try {
+    return MakeModule(torch::jit::load(path)).release();
+  } catch (const std::exception& e) {  // c10::Error, torch::jit::ErrorReport
+    // "Unknown builtin op: torchvision::nms" names no library to load.
+    if (auto missing = MissingOperatorError(
+            e.what(), absl::StrCat("cannot load module \"", path, "\""))) {
+      return *missing;
+    }
+    throw;
+  }
 }
 
 absl::StatusOr<tsb_module*> CompileModule(const char* source) {
@@ -78,6 +88,9 @@ absl::StatusOr<tsb_module*> CompileModule(const char* source) {
   } catch (const c10::Error& e) {
     return TorchError(e);
   } catch (const std::exception& e) {  // torch::jit::ErrorReport
+    if (auto missing = MissingOperatorError(e.what(), "cannot compile the source")) {
+      return *missing;
+    }
     return TorchError(e);
   }
   return MakeModule(std::move(module)).release();

@@ -10,6 +10,7 @@
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include "absl/strings/str_cat.h"
+#include "core/plugins/library_loader.h"
 #include "core/registry/lock_free_map.h"
 #include "core/runtime/runtime.h"
 
@@ -63,7 +64,11 @@ class OpTables {
     table->symbol = c10::Symbol::fromQualString(std::string(name));
     const auto& ops = torch::jit::getAllOperatorsFor(table->symbol);
     if (ops.empty()) {
-      return absl::NotFoundError(absl::StrCat("no operator named ", name));
+      std::string hint;  // torchvision::nms: name the library to load
+      if (LibraryForNamespace(name.substr(0, sep))) {
+        hint = absl::StrCat(": ", MissingOperatorHint(name));
+      }
+      return absl::NotFoundError(absl::StrCat("no operator named ", name, hint));
     }
     table->registered = ops.size();
     std::string tuple_name =

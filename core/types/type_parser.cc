@@ -17,14 +17,27 @@
 namespace tsb {
 namespace {
 
+// `ops.NS.NAME(...)`: operators of any namespace, as saved TorchScript code
+// spells them (torchvision::nms is `ops.torchvision.nms`), as LibTorch's own
+// importer resolves them.
+struct OpsNamespaces : torch::jit::SugaredValue {
+  std::string kind() const override { return "ops"; }
+  std::shared_ptr<torch::jit::SugaredValue> attr(const torch::jit::SourceRange& loc,
+                                                 torch::jit::GraphFunction& m,
+                                                 const std::string& ns) override {
+    return std::make_shared<torch::jit::BuiltinModule>(ns);
+  }
+};
+
 // The type names LibTorch's schemas use but the script frontend does not
 // know by itself, and the named types plugins registered; everything else is
-// left to LibTorch's native resolver (torch, math, builtins).
+// left to LibTorch's native resolver (torch, math, builtins), but `ops`.
 struct TsbridgeResolver : torch::jit::Resolver {
   explicit TsbridgeResolver(const TypeNameLookup* extra) : extra(extra) {}
   std::shared_ptr<torch::jit::SugaredValue> resolveValue(
       const std::string& name, torch::jit::GraphFunction& m,
       const torch::jit::SourceRange& loc) override {
+    if (name == "ops") return std::make_shared<OpsNamespaces>();
     return torch::jit::nativeResolver()->resolveValue(name, m, loc);
   }
   c10::TypePtr resolveType(const std::string& name,

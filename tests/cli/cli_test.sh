@@ -1,33 +1,15 @@
 #!/usr/bin/env bash
-# The tsb command line, run as a user would: the default example, inspect,
+# The tsb command line, run as a user would: the demo, inspect,
 # run with JSON, plugins, compile, and every kind of bad input (a clear
 # message on stderr and a non-zero exit code).
 # Usage: cli_test.sh TSB EXAMPLE_MODEL WORK_DIR
 set -u
 tsb=$1 model=$2 work=$3
 mkdir -p "$work"
-passed=0 failed=0
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 
-# expect NAME EXIT_CODE PATTERN -- COMMAND...: the exit code must match and
-# stdout+stderr must contain PATTERN (a fixed string).
-expect() {
-  local name=$1 code=$2 pattern=$3
-  shift 4
-  local out status
-  out=$("$@" 2>&1)
-  status=$?
-  if [[ $status -eq $code && $out == *"$pattern"* ]]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAILED $name: exit $status (want $code), output:"
-    echo "$out" | sed 's/^/  /'
-    echo "  wanted: $pattern"
-  fi
-}
-
-expect "default runs the example" 0 '[{"start":[1.0,3.0],"end":[4.0,-2.0]}' -- "$tsb"
-expect "example tensor result" 0 '"data":[12.0,24.0]' -- "$tsb"
+expect "demo runs the example" 0 '[{"start":[1.0,3.0],"end":[4.0,-2.0]}' -- "$tsb" demo
+expect "example tensor result" 0 '"data":[12.0,24.0]' -- "$tsb" demo
 expect "inspect lists the schema" 0 \
   'forward(__torch__.tsb.Compiled self, (float, float)[] points' -- "$tsb" inspect "$model"
 expect "inspect a plugin" 0 'type tsbridge.tensor_pair' -- \
@@ -56,5 +38,4 @@ echo 'def forward(self, x: int) -> int:
     return x +' > "$work/broken.torchscript"
 expect "compile error" 1 'tsb: cannot compile' -- "$tsb" compile "$work/broken.torchscript" -o "$work/broken.pt"
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish

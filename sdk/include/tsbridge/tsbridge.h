@@ -483,6 +483,37 @@ TSB_API tsb_status* tsb_plugin_count(size_t* out);
 /* Describes plugin `id`; pointers in *out have process lifetime. */
 TSB_API tsb_status* tsb_plugin_get_info(int32_t id, tsb_plugin_info* out);
 
+/* ----------------------------------------------------- operator libraries */
+
+/* Operator libraries are shared libraries that register operators with
+ * TORCH_LIBRARY (torchvision's nms, roi_align, image::decode_jpeg, ...), not
+ * tsbridge plugins: once loaded, modules that call their operators load and
+ * run, and tsb_op_call reaches them. docs/vision.md. */
+typedef struct tsb_library_info {
+  size_t struct_size; /* set by the caller to sizeof(tsb_library_info) */
+  const char* name;   /* the name it was asked by, or the file's stem */
+  const char* path;   /* the file, canonical */
+  size_t num_operators; /* the operators its loading registered */
+  const char* const* operators;
+} tsb_library_info;
+
+/* Loads an operator library: a path (it contains '/' or ends in .so) is
+ * opened as is (RTLD_NOW | RTLD_GLOBAL); a known name ("torchvision": its
+ * _C and image libraries) is looked for in the places docs/vision.md lists,
+ * and an error says where it looked. *out (may be NULL) receives the id of
+ * the (first) file, 0, 1, ... in load order. Loading a file twice is a
+ * no-op returning its id; a file that fails to load changes nothing.
+ * Libraries are never unloaded. */
+TSB_API tsb_status* tsb_library_load(const char* path_or_name, int32_t* out);
+/* Loads each entry of the environment variable TSB_LIBRARY_PATH, a
+ * colon-separated list of paths and names; stops at the first failure. An
+ * unset variable loads nothing. */
+TSB_API tsb_status* tsb_library_load_from_env(void);
+/* Number of loaded operator library files; ids run from 0 to *out - 1. */
+TSB_API tsb_status* tsb_library_count(size_t* out);
+/* Describes library `id`; pointers in *out have process lifetime. */
+TSB_API tsb_status* tsb_library_get_info(int32_t id, tsb_library_info* out);
+
 /* ------------------------------------------------------------------ calls */
 
 /* The arguments of every call (module methods, object methods, operators,

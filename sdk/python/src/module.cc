@@ -75,6 +75,7 @@ PyObject* Init(PyObject*, PyObject* args) {
     InitTorch();
     Raise(tsb_plugin_load_bundled());  // Tuple, NamedTuple, Optional, Union
     Raise(tsb_plugin_load_from_env());
+    Raise(tsb_library_load_from_env());  // TSB_LIBRARY_PATH
     return Py_NewRef(GetTorch().available ? Py_True : Py_False);
   });
 }
@@ -248,6 +249,37 @@ PyObject* PluginInfo(PyObject*, PyObject* args) {
 
 PyObject* PluginCount(PyObject*, PyObject*) { return PyLong_FromLong(::tsb::PluginCount()); }
 
+PyObject* LoadLibrary(PyObject*, PyObject* args) {
+  const char* path_or_name;
+  if (!PyArg_ParseTuple(args, "s", &path_or_name)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    int32_t id = -1;
+    Raise(tsb_library_load(path_or_name, &id));
+    return PyLong_FromLong(id);
+  });
+}
+
+PyObject* LibraryInfo(PyObject*, PyObject* args) {
+  int id;
+  if (!PyArg_ParseTuple(args, "i", &id)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    tsb_library_info info{};
+    info.struct_size = sizeof(info);
+    Raise(tsb_library_get_info(id, &info));
+    return Check(Py_BuildValue("{s:i,s:N,s:N,s:N}", "id", id, "name", Text(info.name), "path",
+                               Text(info.path), "operators",
+                               StringList(info.operators, info.num_operators)));
+  });
+}
+
+PyObject* LibraryCount(PyObject*, PyObject*) {
+  return Entry([&]() -> PyObject* {
+    size_t count = 0;
+    Raise(tsb_library_count(&count));
+    return PyLong_FromSize_t(count);
+  });
+}
+
 PyObject* TraceFn(PyObject*, PyObject* args) {
   PyObject *fn, *inputs;
   if (!PyArg_ParseTuple(args, "OO", &fn, &inputs)) return nullptr;
@@ -345,6 +377,9 @@ PyMethodDef g_functions[] = {
     {"load_plugin", LoadPlugin, METH_VARARGS, "load_plugin(path) -> id"},
     {"plugin_info", PluginInfo, METH_VARARGS, "plugin_info(id) -> dict"},
     {"plugin_count", PluginCount, METH_NOARGS, "plugin_count() -> int"},
+    {"load_library", LoadLibrary, METH_VARARGS, "load_library(path_or_name) -> id"},
+    {"library_info", LibraryInfo, METH_VARARGS, "library_info(id) -> dict"},
+    {"library_count", LibraryCount, METH_NOARGS, "library_count() -> int"},
     {"trace", TraceFn, METH_VARARGS, "trace(fn, example_inputs) -> module capsule"},
     {"parse_type", ParseType, METH_VARARGS, "parse_type(annotation) -> type index"},
     {"type_info", TypeInfo, METH_VARARGS, "type_info(index) -> dict"},

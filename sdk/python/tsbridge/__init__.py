@@ -161,11 +161,15 @@ def _operator(qualified):
 ops = _Lazy("tsbridge.ops", lambda ns: _Lazy(f"tsbridge.ops.{ns}", _operator, ns + "::"))
 
 
-class Plugin:
-    """What a loaded plugin registered."""
+class _Loaded:
+    """A record of what loading registered, its fields as attributes."""
 
     def __init__(self, info):
         self.__dict__.update(info)
+
+
+class Plugin(_Loaded):
+    """What a loaded plugin registered."""
 
     def __repr__(self):
         return f"<tsbridge.Plugin {self.name} {self.version} from {self.path}>"
@@ -179,6 +183,26 @@ def load_plugin(path):
 def plugins():
     """The loaded plugins, in load order."""
     return [Plugin(_native.plugin_info(i)) for i in range(_native.plugin_count())]
+
+
+class Library(_Loaded):
+    """An operator library: its name, file and the operators it registered."""
+
+    def __repr__(self):
+        return f"<tsbridge.Library {self.name} from {self.path}>"
+
+
+def load_library(path_or_name):
+    """Loads an operator library (a shared library registering operators with
+    TORCH_LIBRARY) by path, or by a known name such as ``"torchvision"``
+    (its ops and image libraries, found without a path; docs/vision.md).
+    A no-op for a file already loaded."""
+    return Library(_native.library_info(_native.load_library(str(path_or_name))))
+
+
+def libraries():
+    """The loaded operator library files, in load order."""
+    return [Library(_native.library_info(i)) for i in range(_native.library_count())]
 
 
 def type_of(annotation):

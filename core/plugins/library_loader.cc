@@ -1,0 +1,260 @@
+#include "core/plugins/library_loader.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <set>
+
+#include <torch/csrc/jit/runtime/operator.h>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
+namespace tsb {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A library tsbridge finds by name: the files, as <package>/<prefix>*.so
+// inside a Python package directory; the first is required. Namespaces are
+// those its operators live in.
+struct KnownLibrary {
+  const char* name;
+  const char* package;
+  std::vector<const char*> prefixes;
+  std::vector<const char*> namespaces;
+};
+
+const std::vector<KnownLibrary>& KnownLibraries() {
+  static const auto* const known = new std::vector<KnownLibrary>{
+      // torchvision's ops (nms, roi_align, ...) and its image codecs
+      // (image::read_file, decode_jpeg, decode_png): both need LibTorch only.
+      {"torchvision", "torchvision", {"_C", "image"}, {"torchvision", "image"}},
+  };
+  return *known;
+}
+
+std::set<std::string> RegisteredOperatorNames() {
+  std::set<std::string> names;
+  for (const auto& op : torch::jit::getAllOperators()) {
+    names.insert(op->schema().name());
+  }
+  return names;
+}
+
+bool IsPath(absl::string_view s) {
+  return absl::StrContains(s, '/') || absl::EndsWith(s, ".so") ||
+         absl::StrContains(s, ".so.");
+}
+
+// The file in `dir` named <prefix>*.so or <prefix>.*.so, if any.
+std::optional<std::string> FindFile(const fs::path& dir, absl::string_view prefix) {
+  std::error_code error;
+  std::vector<std::string> matches;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    std::string file = entry.path().filename().string();
+    if (absl::StartsWith(file, prefix) && absl::EndsWith(file, ".so") &&
+        (file.size() == prefix.size() + 3 || file[prefix.size()] == '.')) {
+      matches.push_back(entry.path().string());
+    }
+  }
+  if (matches.empty()) return std::nullopt;
+  std::sort(matches.begin(), matches.end());
+  return matches.front();
+}
+
+void AddPythonDirs(const fs::path& lib, std::vector<std::string>& dirs) {
+  std::error_code error;
+  std::vector<std::string> found;
+  for (const auto& entry : fs::directory_iterator(lib, error)) {
+    std::string name = entry.path().filename().string();
+    if (!absl::StartsWith(name, "python3")) continue;
+    for (const char* sub : {"dist-packages", "site-packages"}) {
+      if (fs::is_directory(entry.path() / sub, error)) {
+        found.push_back((entry.path() / sub).string());
+      }
+    }
+  }
+  std::sort(found.begin(), found.end());
+  dirs.insert(dirs.end(), found.begin(), found.end());
+}
+
+}  // namespace
+
+std::vector<std::string> LibrarySearchDirs() {
+  std::vector<std::string> dirs;
+  if (const char* only = std::getenv("TSB_LIBRARY_SEARCH_PATH")) {  // replaces the list
+    for (absl::string_view dir : absl::StrSplit(only, ':', absl::SkipEmpty())) {
+      dirs.emplace_back(dir);
+    }
+    return dirs;
+  }
+  dirs.push_back("/usr/lib/python3/dist-packages");  // Debian's python3-*
+  AddPythonDirs("/usr/local/lib", dirs);
+  AddPythonDirs("/usr/lib", dirs);
+  for (const char* env : {"VIRTUAL_ENV", "CONDA_PREFIX"}) {
+    if (const char* prefix = std::getenv(env)) AddPythonDirs(fs::path(prefix) / "lib", dirs);
+  }
+  if (const char* home = std::getenv("HOME")) {
+    AddPythonDirs(fs::path(home) / ".local" / "lib", dirs);
+  }
+  // One entry per directory, first place kept.
+  std::vector<std::string> unique;
+  for (const std::string& dir : dirs) {
+    if (std::find(unique.begin(), unique.end(), dir) == unique.end()) unique.push_back(dir);
+  }
+  return unique;
+}
+
+absl::StatusOr<std::vector<std::string>> FindKnownLibrary(absl::string_view name) {
+  const KnownLibrary* known = nullptr;
+  std::vector<std::string> names;
+  for (const KnownLibrary& library : KnownLibraries()) {
+    names.push_back(library.name);
+    if (name == library.name) known = &library;
+  }
+  if (known == nullptr) {
+    return absl::NotFoundError(absl::StrCat(
+        "unknown operator library '", name, "': known names are ", absl::StrJoin(names, ", "),
+        "; any other library is loaded by its path (a file ending in .so)"));
+  }
+  std::vector<std::string> dirs = LibrarySearchDirs();
+  for (const std::string& dir : dirs) {
+    fs::path package = fs::path(dir) / known->package;
+    std::optional<std::string> first = FindFile(package, known->prefixes.front());
+    if (!first) continue;
+    std::vector<std::string> files = {*first};
+    for (size_t i = 1; i < known->prefixes.size(); ++i) {
+      if (auto file = FindFile(package, known->prefixes[i])) files.push_back(*file);
+    }
+    return files;
+  }
+  std::vector<std::string> looked;
+  for (const std::string& dir : dirs) {
+    looked.push_back(absl::StrCat(dir, "/", known->package, "/", known->prefixes.front(), "*.so"));
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "cannot find the operator library '", name, "': looked for ", absl::StrJoin(looked, ", "),
+      " (install it, e.g. Debian's python3-", known->package,
+      ", set TSB_LIBRARY_SEARCH_PATH to the directory holding ", known->package,
+      "/, or give the path of the .so file)"));
+}
+
+std::optional<std::string> LibraryForNamespace(absl::string_view ns) {
+  for (const KnownLibrary& library : KnownLibraries()) {
+    for (const char* served : library.namespaces) {
+      if (ns == served) return std::string(library.name);
+    }
+  }
+  return std::nullopt;
+}
+
+std::string MissingOperatorHint(absl::string_view op) {
+  absl::string_view ns = op.substr(0, op.find("::"));
+  if (std::optional<std::string> library = LibraryForNamespace(ns)) {
+    return absl::StrCat("load the operator library '", *library, "' first (tsb --library ",
+                        *library, ", tsbridge.load_library(\"", *library,
+                        "\"), tsb_library_load(\"", *library, "\"))");
+  }
+  return absl::StrCat("load the library that registers the ", ns,
+                      ":: operators first (tsb --library PATH.so, tsbridge.load_library(path), "
+                      "tsb_library_load(path))");
+}
+
+std::optional<absl::Status> MissingOperatorError(absl::string_view torch_message,
+                                                 absl::string_view what) {
+  constexpr absl::string_view kMarker = "Unknown builtin op: ";
+  size_t at = torch_message.find(kMarker);
+  if (at == absl::string_view::npos) return std::nullopt;
+  absl::string_view rest = torch_message.substr(at + kMarker.size());
+  size_t end = rest.find_first_of(". \n");
+  absl::string_view op = rest.substr(0, end);
+  if (!absl::StrContains(op, "::")) return std::nullopt;
+  return absl::FailedPreconditionError(
+      absl::StrCat(what, ": its code calls the operator ", op,
+                   ", which is not registered: ", MissingOperatorHint(op)));
+}
+
+LibraryLoader& LibraryLoader::Global() {
+  static LibraryLoader* const loader = new LibraryLoader();  // never unloaded
+  return *loader;
+}
+
+const LoadedLibrary* LibraryLoader::Get(int32_t id) const noexcept {
+  if (id < 0 || id >= Count()) return nullptr;
+  return libraries_[id].load(std::memory_order_acquire);
+}
+
+absl::StatusOr<int32_t> LibraryLoader::Load(const std::string& path_or_name) {
+  if (path_or_name.empty()) {
+    return absl::InvalidArgumentError("an operator library's path or name is empty");
+  }
+  std::vector<std::string> files;
+  std::string name;
+  if (IsPath(path_or_name)) {
+    files.push_back(path_or_name);
+  } else {
+    absl::StatusOr<std::vector<std::string>> found = FindKnownLibrary(path_or_name);
+    if (!found.ok()) return found.status();
+    files = *std::move(found);
+    name = path_or_name;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::optional<int32_t> first;
+  for (const std::string& file : files) {
+    absl::StatusOr<int32_t> id = LoadFileLocked(file, name);
+    if (!id.ok()) return id.status();
+    if (!first) first = *id;
+  }
+  return *first;
+}
+
+absl::StatusOr<int32_t> LibraryLoader::LoadFileLocked(const std::string& path,
+                                                      const std::string& name) {
+  char resolved[PATH_MAX];
+  if (realpath(path.c_str(), resolved) == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot load operator library '", path, "': no such file"));
+  }
+  std::string canonical = resolved;
+  int32_t count = Count();
+  for (int32_t id = 0; id < count; ++id) {
+    if (libraries_[id].load()->path == canonical) return id;  // loading twice is a no-op
+  }
+  if (count == kMaxLibraries) return absl::ResourceExhaustedError("too many operator libraries");
+
+  std::set<std::string> before = RegisteredOperatorNames();
+  dlerror();
+  void* handle = nullptr;
+  try {  // a TORCH_LIBRARY that clashes with one already registered throws
+    handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  } catch (const std::exception& e) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot load operator library '", path, "': its registration failed: ", e.what()));
+  }
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    return absl::InvalidArgumentError(absl::StrCat("cannot load operator library '", path,
+                                                   "': ", why ? why : "dlopen failed"));
+  }
+  // Never dlclose'd: the dispatcher now holds its kernels.
+  auto record = std::make_unique<LoadedLibrary>();
+  record->name = name.empty() ? fs::path(canonical).stem().string() : name;
+  record->path = canonical;
+  for (const std::string& op : RegisteredOperatorNames()) {
+    if (before.count(op) == 0) record->operators.push_back(op);
+  }
+  for (const std::string& op : record->operators) record->operator_ptrs.push_back(op.c_str());
+  libraries_[count].store(record.release(), std::memory_order_release);
+  count_.store(count + 1, std::memory_order_release);
+  return count;
+}
+
+}  // namespace tsb

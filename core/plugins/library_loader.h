@@ -1,0 +1,81 @@
+// Loads operator libraries: shared libraries that register operators with
+// TORCH_LIBRARY (torchvision's _C and image libraries, a project's own
+// kernels), not tsbridge plugins. A library is opened once, RTLD_NOW |
+// RTLD_GLOBAL, and never closed; its static initialisers register its
+// operators with LibTorch's dispatcher, where modules and tsb_op_call find
+// them. Known names ("torchvision") are looked up in a documented list of
+// places (docs/vision.md), so a user need not type a path.
+#ifndef TSBRIDGE_CORE_PLUGINS_LIBRARY_LOADER_H_
+#define TSBRIDGE_CORE_PLUGINS_LIBRARY_LOADER_H_
+
+#include <array>
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace tsb {
+
+struct LoadedLibrary {
+  std::string name;  // the known name it was asked by, or the file's name
+  std::string path;  // canonical
+  std::vector<std::string> operators;  // those it registered, sorted
+  std::vector<const char*> operator_ptrs;  // C views, for tsb_library_info
+};
+
+class LibraryLoader {
+ public:
+  static LibraryLoader& Global();
+
+  // Loads a file (a path: it contains '/' or ends in ".so") or every file of
+  // a known name. Returns the id of the first file; a file loaded before
+  // keeps its id (loading twice is a no-op).
+  absl::StatusOr<int32_t> Load(const std::string& path_or_name);
+
+  int32_t Count() const noexcept { return count_.load(std::memory_order_acquire); }
+  const LoadedLibrary* Get(int32_t id) const noexcept;
+
+ private:
+  static constexpr int32_t kMaxLibraries = 256;
+  absl::StatusOr<int32_t> LoadFileLocked(const std::string& path, const std::string& name);
+
+  std::mutex mutex_;
+  std::array<std::atomic<const LoadedLibrary*>, kMaxLibraries> libraries_{};
+  std::atomic<int32_t> count_{0};
+};
+
+// The files a known library name stands for, found in the places
+// LibrarySearchDirs() lists: e.g. "torchvision" -> .../torchvision/_C*.so
+// (required) and .../torchvision/image*.so (if present). NotFound says
+// where it looked; an unknown name lists the known ones.
+absl::StatusOr<std::vector<std::string>> FindKnownLibrary(absl::string_view name);
+
+// Where known libraries are looked for, in order: Debian's
+// /usr/lib/python3/dist-packages, then /usr/local/lib/python3*/ and
+// /usr/lib/python3*/{dist,site}-packages, the same under $VIRTUAL_ENV/lib
+// and $CONDA_PREFIX/lib, and ~/.local/lib/python3*/site-packages. When set,
+// $TSB_LIBRARY_SEARCH_PATH (colon-separated directories) replaces the list.
+std::vector<std::string> LibrarySearchDirs();
+
+// The operator library that registers a namespace's operators, as the user
+// would ask for it: "torchvision" for torchvision:: and image::;
+// std::nullopt for a namespace no known library serves.
+std::optional<std::string> LibraryForNamespace(absl::string_view ns);
+
+// When a LibTorch error says a module's code calls an operator that is not
+// registered ("Unknown builtin op: torchvision::nms"), an error naming the
+// operator and the library to load; otherwise std::nullopt. `what` is the
+// context ("cannot load module \"m.pt\"").
+std::optional<absl::Status> MissingOperatorError(absl::string_view torch_message,
+                                                 absl::string_view what);
+// The hint alone for an operator name: "load the operator library ...".
+std::string MissingOperatorHint(absl::string_view op);
+
+}  // namespace tsb
+
+#endif  // TSBRIDGE_CORE_PLUGINS_LIBRARY_LOADER_H_

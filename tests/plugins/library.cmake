@@ -1,0 +1,14 @@
+# Operator libraries (TORCH_LIBRARY shared libraries, tsb_library_load): a
+# fixture library registering tsbfixture::twice, and the loader's tests.
+add_library(fixture_oplib MODULE plugins/fixtures/fixture_oplib.cc)
+target_link_libraries(fixture_oplib PRIVATE torch)
+set_target_properties(fixture_oplib PROPERTIES
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/fixtures/oplib)
+
+add_executable(tsbridge_library_tests plugins/library_loader_test.cc testing/abi_test.cc)
+target_compile_definitions(tsbridge_library_tests PRIVATE
+  TSB_OPLIB_FIXTURE="$<TARGET_FILE:fixture_oplib>"
+  TSB_NOT_A_LIBRARY="${CMAKE_CURRENT_BINARY_DIR}/fixtures/not_a_library/libfixture_not_a_library.so")
+target_link_libraries(tsbridge_library_tests PRIVATE tsbridge_internal tsb_test_main)
+add_dependencies(tsbridge_library_tests fixture_oplib)
+gtest_discover_tests(tsbridge_library_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)

@@ -1,0 +1,147 @@
+// Operator libraries: tsb_library_load by path and by name, twice, refused
+// files, TSB_LIBRARY_PATH, and the error for a module calling an operator
+// nobody registered. Each test runs in its own process (gtest_discover_tests),
+// so each starts with nothing loaded.
+#include <stdlib.h>
+
+#include <string>
+
+#include "tests/testing/abi_test.h"
+
+namespace tsb::testing {
+namespace {
+
+constexpr const char* kCallsTwice =
+    "def forward(self, x: Tensor) -> Tensor:\n"
+    "    return ops.tsbfixture.twice(x)\n";
+
+size_t LibraryCount() {
+  size_t n = 0;
+  Status s(tsb_library_count(&n));
+  EXPECT_EQ(s.get(), nullptr);
+  return n;
+}
+
+std::string Message(tsb_status* status) {
+  Status s(status);
+  return s ? tsb_status_get_message(s.get()) : "(ok)";
+}
+
+TEST(LibraryLoaderTest, ModuleCallingAnUnregisteredOperatorNamesIt) {
+  tsb_module* module = nullptr;
+  std::string message = Message(tsb_module_compile(kCallsTwice, &module));
+  EXPECT_EQ(module, nullptr);
+  EXPECT_NE(message.find("calls the operator tsbfixture::twice, which is not registered: load "
+                         "the library that registers the tsbfixture:: operators first "
+                         "(tsb --library PATH.so"),
+            std::string::npos)
+      << message;
+}
+
+TEST(LibraryLoaderTest, TorchvisionNamespaceNamesTheLibrary) {
+  tsb_any out{};
+  std::string message = Message(tsb_op_call("torchvision::no_such_op", nullptr, &out));
+  EXPECT_NE(message.find("no operator named torchvision::no_such_op: load the operator library "
+                         "'torchvision' first (tsb --library torchvision, "
+                         "tsbridge.load_library(\"torchvision\")"),
+            std::string::npos)
+      << message;
+}
+
+TEST(LibraryLoaderTest, LoadsByPathAndRegistersItsOperators) {
+  int32_t id = -1;
+  TSB_ASSERT_OK(tsb_library_load(TSB_OPLIB_FIXTURE, &id));
+  EXPECT_EQ(id, 0);
+  tsb_library_info info{};
+  info.struct_size = sizeof(info);
+  TSB_ASSERT_OK(tsb_library_get_info(id, &info));
+  EXPECT_STREQ(info.name, "libfixture_oplib");
+  ASSERT_EQ(info.num_operators, 1u);
+  EXPECT_STREQ(info.operators[0], "tsbfixture::twice");
+
+  // The module that could not compile before now runs.
+  tsb_module* module = nullptr;
+  TSB_ASSERT_OK(tsb_module_compile(kCallsTwice, &module));
+  Value tensor, result;
+  TSB_ASSERT_OK(tsb_json_read(R"({"dtype": "float32", "shape": [2], "data": [1.5, -2]})",
+                              TSB_TYPE_TENSOR, tensor.out()));
+  tsb_call_args args = tsb_call_args_make(tensor.get(), 1);
+  TSB_ASSERT_OK(tsb_module_call(module, "forward", &args, result.out()));
+  char* json = nullptr;
+  TSB_ASSERT_OK(tsb_json_write(result.get(), &json));
+  EXPECT_NE(std::string(json).find("\"data\":[3.0,-4.0]"), std::string::npos) << json;
+  tsb_string_free(json);
+  tsb_module_free(module);
+}
+
+TEST(LibraryLoaderTest, LoadingTwiceIsANoOp) {
+  int32_t first = -1, second = -1;
+  TSB_ASSERT_OK(tsb_library_load(TSB_OPLIB_FIXTURE, &first));
+  TSB_ASSERT_OK(tsb_library_load(TSB_OPLIB_FIXTURE, &second));
+  EXPECT_EQ(first, second);
+  EXPECT_EQ(LibraryCount(), 1u);
+}
+
+TEST(LibraryLoaderTest, NotASharedLibraryChangesNothing) {
+  int32_t id = -5;
+  std::string message = Message(tsb_library_load(TSB_NOT_A_LIBRARY, &id));
+  EXPECT_NE(message.find("cannot load operator library '" TSB_NOT_A_LIBRARY "': "),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("invalid ELF header"), std::string::npos) << message;
+  EXPECT_EQ(id, -5);
+  EXPECT_EQ(LibraryCount(), 0u);
+}
+
+TEST(LibraryLoaderTest, MissingFile) {
+  EXPECT_EQ(Message(tsb_library_load("/nonexistent/libops.so", nullptr)),
+            "cannot load operator library '/nonexistent/libops.so': no such file");
+  EXPECT_EQ(LibraryCount(), 0u);
+}
+
+TEST(LibraryLoaderTest, UnknownName) {
+  std::string message = Message(tsb_library_load("torchvisoin", nullptr));
+  EXPECT_NE(message.find("unknown operator library 'torchvisoin': known names are torchvision"),
+            std::string::npos)
+      << message;
+}
+
+TEST(LibraryLoaderTest, KnownNameNotFoundSaysWhereItLooked) {
+  setenv("TSB_LIBRARY_SEARCH_PATH", "/nonexistent/a:/nonexistent/b", 1);
+  std::string message = Message(tsb_library_load("torchvision", nullptr));
+  EXPECT_NE(message.find("cannot find the operator library 'torchvision': looked for "
+                         "/nonexistent/a/torchvision/_C*.so, /nonexistent/b/torchvision/_C*.so"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(LibraryCount(), 0u);
+}
+
+TEST(LibraryLoaderTest, FromEnvironment) {
+  setenv("TSB_LIBRARY_PATH", TSB_OPLIB_FIXTURE ":" TSB_OPLIB_FIXTURE, 1);
+  TSB_ASSERT_OK(tsb_library_load_from_env());
+  EXPECT_EQ(LibraryCount(), 1u);
+  setenv("TSB_LIBRARY_PATH", "/nonexistent/libops.so", 1);
+  EXPECT_EQ(Message(tsb_library_load_from_env()),
+            "TSB_LIBRARY_PATH: cannot load operator library '/nonexistent/libops.so': no such "
+            "file");
+}
+
+TEST(LibraryLoaderTest, TorchvisionByName) {
+  int32_t id = -1;
+  Status s(tsb_library_load("torchvision", &id));
+  if (s != nullptr &&
+      std::string(tsb_status_get_message(s.get())).find("cannot find") != std::string::npos) {
+    GTEST_SKIP() << "python3-torchvision is not installed: " << tsb_status_get_message(s.get());
+  }
+  ASSERT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
+  size_t overloads = 0;
+  TSB_ASSERT_OK(tsb_op_count_overloads("torchvision::nms", &overloads));
+  EXPECT_EQ(overloads, 1u);
+  TSB_ASSERT_OK(tsb_op_count_overloads("image::decode_jpeg", &overloads));
+  EXPECT_EQ(LibraryCount(), 2u);  // _C and image
+  TSB_ASSERT_OK(tsb_library_load("torchvision", nullptr));
+  EXPECT_EQ(LibraryCount(), 2u);
+}
+
+}  // namespace
+}  // namespace tsb::testing
