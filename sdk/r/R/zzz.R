@@ -9,7 +9,6 @@
   invisible()
 }
 
-#' @rdname tsb_version
 tsb_version <- function() .tsb$version
 
 tsb_handle_count <- function() .Call(tsbr_handle_count)

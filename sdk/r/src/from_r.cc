@@ -507,6 +507,7 @@ void FromR(SEXP x, int32_t expected, tsb_any* out) {
   const TypeEntry& type = Type(expected);
   switch (type.kind) {
     case TSB_KIND_LIST:
+      if (IsArrayLike(x)) break;  // a matrix or array is a tensor
       if ((Rf_isVectorAtomic(x) && !Inherits(x, "tsb_dtype")) ||
           (TYPEOF(x) == VECSXP && !OBJECT(x)) || Inherits(x, "tsb_tuple")) {
         if (type.contained[0] == TSB_TYPE_TENSOR && Rf_isVectorAtomic(x)) Mismatch(expected, x);
