@@ -20,6 +20,11 @@ import corpus  # noqa: E402  (also puts tests/runtime and tests/text on the path
 base = corpus.base
 
 
+def compact(j):
+    """JSON as tsb_json_write prints it: no spaces, UTF-8 kept."""
+    return json.dumps(j, separators=(",", ":"), ensure_ascii=False)
+
+
 def result_json(v):
     """base.expected_json, also inside containers (an Enum in a Tuple)."""
     if isinstance(v, tuple) and hasattr(v, "_fields"):
@@ -43,9 +48,9 @@ def main(work):
         scripted = saved[module][0]
         result = getattr(scripted, method)(*args)
         out.append({"module": module, "method": method,
-                    "args": [json.dumps(base.argument_json(a)) for a in args],
-                    "expected": json.dumps(result_json(result))})
-    (work / "corpus.json").write_text(json.dumps(out, indent=1))
+                    "args": [compact(base.argument_json(a)) for a in args],
+                    "expected": compact(result_json(result))})
+    (work / "corpus.json").write_text(json.dumps(out, indent=1), encoding="utf-8")
     print(f"{len(out)} cases written to {work / 'corpus.json'}")
 
 

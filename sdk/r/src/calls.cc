@@ -80,6 +80,16 @@ int32_t TypeByName(const Caller& c, const std::string& name) {
   return TSB_TYPE_ANY;
 }
 
+bool PlainVector(SEXP x) {
+  return Rf_isVectorAtomic(x) && !OBJECT(x) && Rf_xlength(x) != 1;
+}
+
+// Where overloads disagree and one takes a Tensor, a plain R vector is one.
+int32_t Refine(int32_t type, bool tensor_possible, SEXP value) {
+  if (type == TSB_TYPE_ANY && tensor_possible && PlainVector(value)) return TSB_TYPE_TENSOR;
+  return type;
+}
+
 int32_t TypeAt(const Caller& c, size_t i) {
   if (!c.params.empty()) return i < c.params.size() ? c.params[i].type : TSB_TYPE_ANY;
   return i < c.position_types.size() ? c.position_types[i] : TSB_TYPE_ANY;
@@ -261,11 +271,15 @@ Caller* OperatorCaller(const std::string& name) {
   constexpr int32_t kUnset = -1000;
   for (const auto& params : overloads) {
     for (size_t i = 0; i < params.size(); ++i) {
+      const bool tensor = params[i].type == TSB_TYPE_TENSOR;
       if (!params[i].kwarg_only) {
         if (c->position_types.size() <= i) c->position_types.resize(i + 1, kUnset);
+        if (c->position_tensor.size() <= i) c->position_tensor.resize(i + 1, false);
         int32_t& t = c->position_types[i];
         t = (t == kUnset || t == params[i].type) ? params[i].type : TSB_TYPE_ANY;
+        if (tensor) c->position_tensor[i] = true;
       }
+      if (tensor) c->tensor_names.push_back(params[i].name);
       bool found = false;
       for (auto& [nm, t] : c->name_types) {
         if (nm == params[i].name) {
@@ -320,7 +334,8 @@ SEXP CallWithList(const Caller& c, SEXP args) {
                                            " after a named one");
       }
       const size_t at = a.positional.size();
-      const int32_t type = TypeAt(c, at);
+      const bool tensor_possible = at < c.position_tensor.size() && c.position_tensor[at];
+      const int32_t type = Refine(TypeAt(c, at), tensor_possible, value);
       std::string where = c.name + "(): argument ";
       where += !c.params.empty() && at < c.params.size() ? "'" + c.params[at].name + "'"
                                                           : std::to_string(at);
@@ -329,8 +344,10 @@ SEXP CallWithList(const Caller& c, SEXP args) {
     } else {
       a.names.emplace_back(name);
       a.keyword.items.push_back(tsb_any_inline(TSB_TYPE_INVALID, 0));
-      Convert(value, TypeByName(c, name), c.name + "(): argument '" + name + "'",
-              &a.keyword.items.back());
+      bool tensor_possible = false;
+      for (const std::string& n : c.tensor_names) tensor_possible = tensor_possible || n == name;
+      Convert(value, Refine(TypeByName(c, name), tensor_possible, value),
+              c.name + "(): argument '" + name + "'", &a.keyword.items.back());
     }
   }
   return Finish(c, a);

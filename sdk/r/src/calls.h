@@ -28,6 +28,10 @@ struct Caller {
   // in every overload that has it (Any where they disagree).
   std::vector<int32_t> position_types;
   std::vector<std::pair<std::string, int32_t>> name_types;
+  // Whether some overload takes a Tensor at a position or name where they
+  // disagree: an R vector (not of length 1) there is a tensor, not a List.
+  std::vector<bool> position_tensor;
+  std::vector<std::string> tensor_names;
 };
 
 // The module behind an xptr made by WrapModule.

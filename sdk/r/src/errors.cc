@@ -67,6 +67,7 @@ std::string Describe(SEXP x) {
     SEXP cls = Rf_getAttrib(x, R_ClassSymbol);
     return std::string("an R object of class ") + CHAR(STRING_ELT(cls, 0));
   }
+  if (!Rf_isVector(x)) return std::string("an R ") + type;
   const R_xlen_t n = Rf_xlength(x);
   if (n != 1 || TYPEOF(x) == VECSXP) {
     std::string kind = TYPEOF(x) == VECSXP ? "list" : std::string(type) + " vector";

@@ -32,16 +32,17 @@ test_that("every corpus case gives PyTorch's result", {
   for (case in c$json) {
     m <- c$modules[[case$module]]
     schema <- m$.schemas[[case$method]]
-    types <- vapply(schema$arguments, function(a) a$annotation, "")
+    types <- vapply(schema$arguments, function(a) a$type_index, 0L)
     args <- Map(function(json, type) tsb_from_json(json, type), case$args, types[seq_along(case$args)])
     result <- do.call(m[[case$method]], args)
-    ret <- schema$returns[[1]]$annotation
+    ret <- schema$returns[[1]]$type_index
     where <- paste0(case$module, ".", case$method, "(", paste(case$args, collapse = ", "), ")")
     got <- short_names(tsb_to_json(result, ret))
-    if (grepl("^\\{\"class\"", case$expected)) {  # an object: not readable from JSON
-      want <- gsub(" ", "", case$expected)
-    } else {
-      want <- short_names(tsb_to_json(tsb_from_json(case$expected, ret), ret))
+    want <- short_names(case$expected)
+    if (!identical(got, want)) {  # the same value printed differently? Read PyTorch's back.
+      again <- tryCatch(short_names(tsb_to_json(tsb_from_json(case$expected, ret), ret)),
+                        error = function(e) conditionMessage(e))
+      if (identical(got, again)) want <- again
     }
     expect_identical(got, want, label = where)
   }
