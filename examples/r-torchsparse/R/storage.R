@@ -11,8 +11,10 @@
 .wrap <- function(storage) structure(list(storage = storage), class = "sparse_storage")
 .st <- function(x) unclass(x)$storage
 
+# Entries in any order; duplicates are kept until coalesce().
 sparse_coo <- function(row, col, value = NULL, sparse_sizes) {
-  .wrap(.ops()$storage_from_coo(.index(row), .index(col), .value(value), sparse_sizes))
+  o <- order(row, col)  # the storage keeps entries sorted by row
+  .wrap(.ops()$storage_from_coo(.index(row[o]), .index(col[o]), .value(value[o]), sparse_sizes))
 }
 
 sparse_csr <- function(rowptr, col, value = NULL, sparse_sizes) {

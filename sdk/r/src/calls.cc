@@ -161,10 +161,10 @@ tsb_status* TraceCallback(void* user_data, const tsb_any* inputs, size_t n, tsb_
     }
     cpp11::sexp call(cpp11::safe[Rf_lcons](state->fn, args));
     cpp11::sexp result(EvalKeepingJumps(call, state->token, &state->jumped));
-    SETCAR(state->token, R_NilValue);
-    if (state->jumped) {
+    if (state->jumped) {  // the token holds the jump: continued by Trace()
       return tsb_status_new(TSB_ERR_INVALID_ARGUMENT, "the traced R function raised an error");
     }
+    SETCAR(state->token, R_NilValue);  // R_UnwindProtect kept the result there
     Owned out;
     try {
       FromR(result, TSB_TYPE_ANY, out.out());

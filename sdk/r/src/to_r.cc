@@ -159,8 +159,12 @@ SEXP Int64Vector(const int64_t* data, size_t n) {
     for (size_t i = 0; i < n; ++i) dst[i] = static_cast<int>(data[i]);
     return out;
   }
+  // bit64 spells NA as INT64_MIN: a vector holding -2^63 comes back as
+  // double, where -2^63 is exact.
+  bool has_min = false;
+  for (size_t i = 0; i < n; ++i) has_min = has_min || data[i] == INT64_MIN;
   SEXP out = PROTECT(cpp11::safe[Rf_allocVector](REALSXP, static_cast<R_xlen_t>(n)));
-  if (g_integer64) {  // bit64 stores the int64 bits in a double vector
+  if (g_integer64 && !has_min) {  // bit64 stores the int64 bits in a double vector
     std::memcpy(REAL(out), data, n * sizeof(int64_t));
     cpp11::safe[Rf_setAttrib](out, R_ClassSymbol, cpp11::safe[Rf_mkString]("integer64"));
   } else {
