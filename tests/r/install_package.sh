@@ -6,7 +6,7 @@
 # Usage: install_package.sh SOURCE_DIR WORK_DIR LIB_DIR
 set -e
 src=$1 work=$2 lib=$3
-name=$(basename "$src")
+name=$(sed -n "s/^Package: //p" "$src/DESCRIPTION")
 rm -rf "$work/$name"
 mkdir -p "$work" "$lib"
 cp -R "$src" "$work/$name"
