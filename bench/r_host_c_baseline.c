@@ -11,7 +11,7 @@
 
 static double now_ns(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); /* CPU time: a shared machine */
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
