@@ -36,6 +36,11 @@ SEXP StringList(const char* const* items, size_t n) {
   return out;
 }
 
+// The external pointer of a tsb_object (an environment) or the pointer itself.
+SEXP HandlePointer(SEXP x) {
+  return TYPEOF(x) == ENVSXP ? Rf_findVarInFrame(x, Rf_install(".handle")) : x;
+}
+
 }  // namespace
 
 extern "C" {
@@ -129,7 +134,7 @@ SEXP tsbr_handle_count() {
 
 SEXP tsbr_release(SEXP xptr) {
   TSB_BEGIN
-  if (TYPEOF(xptr) == ENVSXP) xptr = Rf_findVarInFrame(xptr, Rf_install(".handle"));
+  xptr = HandlePointer(xptr);
   if (TYPEOF(xptr) != EXTPTRSXP) Fail(TSB_ERR_INVALID_ARGUMENT, "expected a tsb_tensor or tsb_object, got " + Describe(xptr));
   ReleaseHandle(xptr);
   return R_NilValue;
@@ -301,16 +306,14 @@ SEXP tsbr_call_list(SEXP caller, SEXP args) {
 
 SEXP tsbr_object_call(SEXP object, SEXP method, SEXP args) {
   TSB_BEGIN
-  SEXP xptr = TYPEOF(object) == ENVSXP ? Rf_findVarInFrame(object, Rf_install(".handle")) : object;
-  return CallObject(HandleOf(xptr, "object"), StringArg(method, "method"), args);
+  return CallObject(HandleOf(HandlePointer(object), "object"), StringArg(method, "method"), args);
   TSB_END
 }
 
 SEXP tsbr_object_field(SEXP object, SEXP name) {
   TSB_BEGIN
-  SEXP xptr = TYPEOF(object) == ENVSXP ? Rf_findVarInFrame(object, Rf_install(".handle")) : object;
   Owned field;
-  CheckStatus(tsb_any_get_field(&HandleOf(xptr, "object"), StringArg(name, "field").c_str(), field.out()));
+  CheckStatus(tsb_any_get_field(&HandleOf(HandlePointer(object), "object"), StringArg(name, "field").c_str(), field.out()));
   return ToR(field.v);
   TSB_END
 }
