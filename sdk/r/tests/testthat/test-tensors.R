@@ -78,3 +78,15 @@ test_that("print, format, a tensor returned unchanged, release", {
   expect_error(m$same(s), "no longer valid")
   expect_identical(dim(t), 3L)
 })
+
+test_that("the R vector stays alive while the tensor lives", {
+  t <- local({
+    v <- numeric(1000)
+    v[] <- seq_len(1000)
+    tsb_tensor(v)
+  })
+  gc()
+  gc()
+  expect_identical(as.vector(t)[c(1, 1000)], c(1, 1000))
+  expect_identical(sum(as.vector(tsb_ops$aten$mul(t, 2))), 2 * sum(seq_len(1000)))
+})
