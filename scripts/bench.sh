@@ -17,3 +17,9 @@ done
 if [[ -d "$BUILD/python/tsbridge" ]]; then
   PYTHONPATH="$BUILD/python" /usr/bin/python3 "$ROOT/bench/python_host_bench.py" --markdown
 fi
+# The R host against the C ABI from C (docs/r.md); needs the R package
+# installed into the build (ctest -R r_install).
+if command -v Rscript >/dev/null && [[ -d "$BUILD/tests/r-lib/tsbridge" ]]; then
+  R_LIBS="$BUILD/tests/r-lib" Rscript "$ROOT/bench/r_host_bench.R" \
+    "$BUILD/bench/r_host_c_baseline" --markdown
+fi

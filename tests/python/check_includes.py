@@ -3,7 +3,8 @@ include only Python.h, tsbridge/tsbridge.h (and its header-only C++ wrapper tsbr
 standard library and their own headers; never LibTorch (torch/, ATen/, c10/),
 the core's internal headers (core/...), Abseil or the C++ SDK.
 
-Usage: check_includes.py SOURCE_DIR
+Usage: check_includes.py SOURCE_DIR [--allow HEADER ...]
+(the R host passes its own: cpp11.hpp, R.h, ... and its local headers)
 """
 import re
 import sys
@@ -14,8 +15,10 @@ ALLOWED_ANGLED = {"Python.h", "dlpack/dlpack.h"}
 STANDARD = re.compile(r"^[a-z_]+$")  # <string>, <unordered_map>, <cstring>, ...
 
 
-def main(source_dir):
+def main(source_dir, extra=()):
     problems, seen = [], 0
+    allowed_quoted = ALLOWED_QUOTED | set(extra)
+    allowed_angled = ALLOWED_ANGLED | set(extra)
     for path in sorted(Path(source_dir).rglob("*")):
         if path.suffix not in (".cc", ".h", ".c", ".cpp", ".hpp"):
             continue
@@ -25,11 +28,11 @@ def main(source_dir):
                 continue
             seen += 1
             kind, name = m.groups()
-            ok = (name in ALLOWED_QUOTED if kind == '"'
-                  else name in ALLOWED_ANGLED or STANDARD.match(name))
+            ok = (name in allowed_quoted if kind == '"'
+                  else name in allowed_angled or STANDARD.match(name))
             if not ok:
                 problems.append(f"{path}:{n}: #include {kind}{name}: not allowed in the "
-                                "Python host (only tsbridge.h, Python.h, dlpack.h, std)")
+                                "host (only tsbridge.h, dlpack.h, std and the host's own)")
     for p in problems:
         print(p)
     if not seen:
@@ -40,4 +43,5 @@ def main(source_dir):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    extra = sys.argv[sys.argv.index("--allow") + 1:] if "--allow" in sys.argv else []
+    sys.exit(main(sys.argv[1], extra))

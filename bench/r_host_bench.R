@@ -1,0 +1,74 @@
+# The R host against the C ABI called from C, and R's own copies.
+#
+#   Rscript bench/r_host_bench.R C_BASELINE_BINARY [--markdown]
+#
+# (scripts/bench.sh passes build/bench/r_host_c_baseline.) Figures are
+# ratios of medians of CPU time measured in this run: an R call of a no-op method and of
+# a method of six scalars vs the same call from C (r_host_c_baseline.c, the
+# same module source); a List[float] of 1M out of and into tsbridge vs R
+# copying a numeric vector of 1M (in: a method taking it; in and out: a
+# method returning it unchanged, so the out direction is the difference). R torch's published 705 us per jit method
+# call (mlverse/torch#1305) is quoted as a reference, not measured here.
+suppressPackageStartupMessages(library(tsbridge))
+args <- commandArgs(trailingOnly = TRUE)
+c_baseline <- args[1]
+markdown <- "--markdown" %in% args
+
+source_text <- paste(
+  "def noop(self) -> None:\n    pass\n",
+  "def six(self, a: int, b: float, c: bool, d: str, e: int, f: float) -> int:\n    return a\n",
+  "def echo_floats(self, xs: List[float]) -> List[float]:\n    return xs\n",
+  "def count_floats(self, xs: List[float]) -> int:\n    return len(xs)\n", sep = "")
+m <- tsb_compile(source_text)
+
+# Median over batches of the CPU time (user + system) per call: the machine
+# is shared, and CPU time is what the C baseline measures too.
+measure <- function(fn, calls, batches = 21L) {
+  times <- vapply(seq_len(batches), function(b) {
+    start <- proc.time()
+    for (i in seq_len(calls)) fn()
+    used <- proc.time() - start
+    (used[["user.self"]] + used[["sys.self"]]) / calls * 1e9
+  }, 0)
+  stats::median(times)
+}
+
+src_file <- tempfile(fileext = ".py")
+writeLines(source_text, src_file)
+c_out <- system2(c_baseline, c(src_file, "100000"), stdout = TRUE)
+c_ns <- stats::setNames(as.double(sub("^\\S+ ", "", c_out)), sub(" .*", "", c_out))
+
+r_noop <- measure(function() m$noop(), 100000L)
+r_six <- measure(function() m$six(1L, 2, TRUE, "x", 3L, 4), 50000L)
+
+x <- stats::runif(1e6)
+copy_numeric <- function() {  # R's own copy of 1M doubles
+  y <- x
+  y[1L] <- 0
+  y
+}
+r_copy <- measure(copy_numeric, 20L, 11L)
+r_both <- measure(function() m$echo_floats(x), 10L, 11L)
+r_in <- measure(function() m$count_floats(x), 10L, 11L)
+
+rows <- data.frame(
+  figure = c("no-op method call", "six-scalar method call", "List[float] 1M in",
+             "List[float] 1M in and out (returned unchanged)"),
+  r_host = c(r_noop, r_six, r_in, r_both),
+  baseline = c(c_ns[["noop"]], c_ns[["six"]], r_copy, r_copy),
+  baseline_is = c("the same call from C", "the same call from C", "R copies 1M doubles",
+                  "R copies 1M doubles"))
+rows$ratio <- rows$r_host / rows$baseline
+fmt <- function(ns) ifelse(ns >= 1e6, sprintf("%.2f ms", ns / 1e6),
+                           ifelse(ns >= 1e3, sprintf("%.2f us", ns / 1e3), sprintf("%.0f ns", ns)))
+if (markdown) {
+  cat("| figure | R host | baseline | baseline is | ratio |\n|---|---|---|---|---|\n")
+  for (i in seq_len(nrow(rows))) {
+    cat(sprintf("| %s | %s | %s | %s | %.2f |\n", rows$figure[i], fmt(rows$r_host[i]),
+                fmt(rows$baseline[i]), rows$baseline_is[i], rows$ratio[i]))
+  }
+  cat(sprintf("\nReference, not measured here: R torch's jit method call, 705 us after mlverse/torch#1305; the R host's no-op call is %.0f times less.\n",
+              705e3 / r_noop))
+} else {
+  print(rows, row.names = FALSE)
+}

@@ -1,0 +1,73 @@
+/* The C side of bench/r_host_bench.R: the same module source, the same two
+ * calls (a no-op method and a method of six scalars) through the C ABI,
+ * timed in batches; prints the median nanoseconds per call of each as
+ * "noop <ns>" and "six <ns>". Usage: r_host_c_baseline SOURCE_FILE [CALLS] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tsbridge/tsbridge.h"
+
+static double now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); /* CPU time: a shared machine */
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int compare(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+static int fail(tsb_status* s) {
+  fprintf(stderr, "%s\n", tsb_status_get_message(s));
+  tsb_status_free(s);
+  return 1;
+}
+
+/* Median over 21 batches of ns per call of `method` with `args`. */
+static int median_ns(tsb_module* m, const char* method, const tsb_call_args* args, long calls,
+                     double* out) {
+  double batches[21];
+  for (int b = 0; b < 21; ++b) {
+    double start = now_ns();
+    for (long i = 0; i < calls; ++i) {
+      tsb_any result;
+      tsb_status* s = tsb_module_call(m, method, args, &result);
+      if (s) return fail(s);
+      tsb_any_release(&result);
+    }
+    batches[b] = (now_ns() - start) / (double)calls;
+  }
+  qsort(batches, 21, sizeof(double), compare);
+  *out = batches[10];
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s SOURCE_FILE [CALLS]\n", argv[0]);
+    return 2;
+  }
+  long calls = argc > 2 ? atol(argv[2]) : 20000;
+  FILE* f = fopen(argv[1], "rb");
+  if (!f) return 2;
+  char source[65536];
+  size_t n = fread(source, 1, sizeof source - 1, f);
+  fclose(f);
+  source[n] = '\0';
+  tsb_module* m = NULL;
+  tsb_status* s = tsb_module_compile(source, &m);
+  if (s) return fail(s);
+  double noop = 0, six = 0;
+  tsb_call_args none = tsb_call_args_make(NULL, 0);
+  tsb_any six_args[6] = {tsb_any_int(1), tsb_any_float(2.0), tsb_any_bool(true),
+                         tsb_any_borrowed_str("x"), tsb_any_int(3), tsb_any_float(4.0)};
+  tsb_call_args six_call = tsb_call_args_make(six_args, 6);
+  if (median_ns(m, "noop", &none, calls, &noop)) return 1;
+  if (median_ns(m, "six", &six_call, calls, &six)) return 1;
+  printf("noop %.1f\nsix %.1f\n", noop, six);
+  tsb_module_free(m);
+  return 0;
+}

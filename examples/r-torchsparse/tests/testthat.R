@@ -1,0 +1,4 @@
+library(testthat)
+library(torchsparse)
+
+test_check("torchsparse")

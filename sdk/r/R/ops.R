@@ -1,0 +1,67 @@
+# Operators and plugin functions: tsb_ops$aten$add(a, b, alpha = 2),
+# tsb_ops$torchsparse$spmm(...). Namespaces and functions are made on
+# first use and kept.
+
+.operator <- function(qualified) {
+  schemas <- .Call(tsbr_op_overloads, qualified)
+  if (is.null(schemas)) stop("no operator or plugin function named ", qualified, call. = FALSE)
+  caller <- .Call(tsbr_op_caller, qualified)
+  if (length(schemas) == 1L) {
+    f <- .callable(caller, schemas[[1]])
+  } else {
+    f <- eval(bquote(function(...) .Call(.(tsbr_call_list), .(caller), list(...))))
+    environment(f) <- asNamespace("tsbridge")
+    attr(f, "tsb_schema") <- vapply(schemas, function(s) s$schema, "")
+  }
+  f
+}
+
+.lazy <- function(env, name, make) {
+  found <- get0(name, envir = env, inherits = FALSE)
+  if (is.null(found)) {
+    found <- make()
+    assign(name, found, envir = env)
+  }
+  found
+}
+
+`$.tsb_ops_root` <- function(x, name) {
+  .lazy(x, name, function() {
+    ns <- new.env(parent = emptyenv())
+    assign(".namespace", name, envir = ns)
+    class(ns) <- "tsb_ops_namespace"
+    ns
+  })
+}
+
+`$.tsb_ops_namespace` <- function(x, name) {
+  ns <- get(".namespace", envir = x, inherits = FALSE)
+  .lazy(x, name, function() .operator(paste0(ns, "::", name)))
+}
+
+print.tsb_ops_root <- function(x, ...) {
+  cat("<tsb_ops: tsb_ops$<namespace>$<operator>(...)>\n")
+  invisible(x)
+}
+
+print.tsb_ops_namespace <- function(x, ...) {
+  cat("<tsb_ops$", get(".namespace", envir = x), ">\n", sep = "")
+  invisible(x)
+}
+
+tsb_ops <- structure(new.env(parent = emptyenv()), class = "tsb_ops_root")
+
+tsb_load_plugin <- function(path) {
+  id <- .Call(tsbr_plugin_load, path.expand(path))
+  structure(.Call(tsbr_plugin_info, id), class = "tsb_plugin")
+}
+
+tsb_plugins <- function() {
+  lapply(seq_len(.Call(tsbr_plugin_count)) - 1L,
+         function(i) structure(.Call(tsbr_plugin_info, i), class = "tsb_plugin"))
+}
+
+print.tsb_plugin <- function(x, ...) {
+  cat("<tsb_plugin ", x$name, " ", x$version, " from ", x$path, ">\n", sep = "")
+  invisible(x)
+}

@@ -1,0 +1,360 @@
+// The .Call entry points of the R package (registered in init.cc). Each is
+// guarded by TSB_BEGIN / TSB_END (entry.h); R's own wrappers in R/*.R give
+// them their public names and classes.
+#include <cstring>
+#include <string>
+
+#include "calls.h"
+#include "entry.h"
+
+using namespace tsbr;
+
+namespace {
+
+std::string StringArg(SEXP x, const char* what) {
+  if (TYPEOF(x) != STRSXP || Rf_xlength(x) != 1 || STRING_ELT(x, 0) == NA_STRING) {
+    Fail(TSB_ERR_INVALID_ARGUMENT, std::string(what) + " must be one string, got " + Describe(x));
+  }
+  return Rf_translateCharUTF8(STRING_ELT(x, 0));
+}
+
+int32_t IntArg(SEXP x, const char* what) {
+  if ((TYPEOF(x) != INTSXP && TYPEOF(x) != REALSXP) || Rf_xlength(x) != 1) {
+    Fail(TSB_ERR_INVALID_ARGUMENT, std::string(what) + " must be one number, got " + Describe(x));
+  }
+  const double d = Rf_asReal(x);
+  if (ISNAN(d)) Fail(TSB_ERR_INVALID_ARGUMENT, std::string(what) + " must not be NA");
+  return static_cast<int32_t>(d);
+}
+
+SEXP StringList(const char* const* items, size_t n) {
+  cpp11::writable::strings out(static_cast<R_xlen_t>(n));
+  for (size_t i = 0; i < n; ++i) {
+    SET_STRING_ELT(out, static_cast<R_xlen_t>(i),
+                   cpp11::safe[Rf_mkCharCE](items[i] ? items[i] : "", CE_UTF8));
+  }
+  return out;
+}
+
+// The external pointer of a tsb_object (an environment) or the pointer itself.
+SEXP HandlePointer(SEXP x) {
+  return TYPEOF(x) == ENVSXP ? Rf_findVarInFrame(x, Rf_install(".handle")) : x;
+}
+
+}  // namespace
+
+extern "C" {
+
+SEXP tsbr_init(SEXP integer64) {
+  TSB_BEGIN
+  InitTensors();
+  if (tsb_version() / 10000 != TSB_VERSION_MAJOR) {
+    Fail(TSB_ERR_UNSUPPORTED, std::string("libtsbridge ") + tsb_version_get_string() +
+                                  " has another major version than the header this package was "
+                                  "built with (" + std::to_string(TSB_VERSION_MAJOR) + ")");
+  }
+  SetUseInteger64(Rf_asLogical(integer64) == TRUE);
+  CheckStatus(tsb_plugin_load_bundled());  // Tuple, NamedTuple, Optional, Union, sparse
+  CheckStatus(tsb_plugin_load_from_env());
+  return Utf8(tsb_version_get_string());
+  TSB_END
+}
+
+SEXP tsbr_set_integer64(SEXP on) {
+  TSB_BEGIN
+  SetUseInteger64(Rf_asLogical(on) == TRUE);
+  return R_NilValue;
+  TSB_END
+}
+
+SEXP tsbr_parse_type(SEXP annotation) {
+  TSB_BEGIN
+  int32_t index = TSB_TYPE_INVALID;
+  CheckStatus(tsb_type_parse(StringArg(annotation, "a type").c_str(), &index));
+  return cpp11::as_sexp(index);
+  TSB_END
+}
+
+SEXP tsbr_type_info(SEXP index) {
+  TSB_BEGIN
+  const TypeEntry& t = Type(IntArg(index, "a type index"));
+  NamedList out({"index", "kind", "annotation", "name", "contained", "fields"});
+  out.Set(0, cpp11::as_sexp(t.index)).Set(1, cpp11::as_sexp(static_cast<int>(t.kind)));
+  out.Set(2, Utf8(t.annotation)).Set(3, Utf8(t.name));
+  cpp11::writable::integers contained(static_cast<R_xlen_t>(t.contained.size()));
+  for (size_t i = 0; i < t.contained.size(); ++i) contained[static_cast<R_xlen_t>(i)] = t.contained[i];
+  out.Set(4, contained);
+  cpp11::writable::strings fields(static_cast<R_xlen_t>(t.fields.size()));
+  for (size_t i = 0; i < t.fields.size(); ++i) fields[static_cast<R_xlen_t>(i)] = t.fields[i];
+  out.Set(5, fields);
+  return out;
+  TSB_END
+}
+
+// R → boundary (coerced to the type) → R: what a callee expecting the type receives.
+SEXP tsbr_convert(SEXP x, SEXP index) {
+  TSB_BEGIN
+  const int32_t type = IntArg(index, "a type index");
+  Owned built, coerced;
+  FromR(x, type, built.out());
+  CheckStatus(tsb_any_coerce(&built.v, type, coerced.out()));
+  return ToR(coerced.v);
+  TSB_END
+}
+
+SEXP tsbr_to_json(SEXP x, SEXP index) {
+  TSB_BEGIN
+  const int32_t type = IntArg(index, "a type index");
+  Owned built, coerced;
+  FromR(x, type, built.out());
+  CheckStatus(tsb_any_coerce(&built.v, type, coerced.out()));
+  char* text = nullptr;
+  CheckStatus(tsb_json_write(&coerced.v, &text));
+  std::string s(text);
+  tsb_string_free(text);
+  return Utf8(s);
+  TSB_END
+}
+
+SEXP tsbr_from_json(SEXP text, SEXP index) {
+  TSB_BEGIN
+  Owned v;
+  CheckStatus(tsb_json_read(StringArg(text, "json").c_str(), IntArg(index, "a type index"), v.out()));
+  return ToR(v.v);
+  TSB_END
+}
+
+SEXP tsbr_handle_count() {
+  TSB_BEGIN
+  size_t n = 0;
+  CheckStatus(tsb_handle_count(&n));
+  return cpp11::as_sexp(static_cast<double>(n));
+  TSB_END
+}
+
+SEXP tsbr_release(SEXP xptr) {
+  TSB_BEGIN
+  xptr = HandlePointer(xptr);
+  if (TYPEOF(xptr) != EXTPTRSXP) Fail(TSB_ERR_INVALID_ARGUMENT, "expected a tsb_tensor or tsb_object, got " + Describe(xptr));
+  ReleaseHandle(xptr);
+  return R_NilValue;
+  TSB_END
+}
+
+SEXP tsbr_value_repr(SEXP x) {
+  TSB_BEGIN
+  Owned v;
+  FromR(x, TSB_TYPE_ANY, v.out());
+  char* text = nullptr;
+  CheckStatus(tsb_any_repr(&v.v, &text));
+  std::string s(text);
+  tsb_string_free(text);
+  return Utf8(s);
+  TSB_END
+}
+
+// ---------------------------------------------------------------- tensors
+
+SEXP tsbr_tensor_from_r(SEXP x, SEXP dtype) {
+  TSB_BEGIN
+  int32_t code = -1;
+  if (dtype != R_NilValue) {
+    tsb_any d;
+    if (!TorchEnumFromR(dtype, TSB_TYPE_DTYPE, &d) || d.type_index != TSB_TYPE_DTYPE) {
+      Fail(TSB_ERR_TYPE, "dtype must be a tsb_dtype or a name such as \"float32\", got " + Describe(dtype));
+    }
+    code = static_cast<int32_t>(d.u.i);
+  }
+  if (Inherits(x, "tsb_tensor")) {
+    if (code < 0) return x;
+    tsb_any args[2] = {HandleOf(x, "tensor"), tsb_any_dtype(code)};
+    tsb_call_args a = tsb_call_args_make(args, 2);
+    Owned out;
+    CheckStatus(tsb_op_call("aten::to", &a, out.out()));
+    return ToR(out.v);
+  }
+  Owned t;
+  TensorFromArray(x, code, t.out());
+  return ToR(t.v);
+  TSB_END
+}
+
+SEXP tsbr_tensor_info(SEXP t) {
+  TSB_BEGIN
+  return TensorInfo(HandleOf(t, "tensor"));
+  TSB_END
+}
+
+SEXP tsbr_tensor_to_r(SEXP t) {
+  TSB_BEGIN
+  return TensorToArray(HandleOf(t, "tensor"));
+  TSB_END
+}
+
+SEXP tsbr_r_address(SEXP x) {
+  TSB_BEGIN
+  if (!Rf_isVectorAtomic(x)) Fail(TSB_ERR_INVALID_ARGUMENT, "expected an atomic vector");
+  return cpp11::as_sexp(static_cast<double>(reinterpret_cast<uintptr_t>(DATAPTR(x))));
+  TSB_END
+}
+
+SEXP tsbr_dlpack_stats() {
+  TSB_BEGIN
+  NamedList out({"deleter_calls", "live_buffers"});
+  out.Set(0, cpp11::as_sexp(static_cast<double>(DeleterCalls())));
+  out.Set(1, cpp11::as_sexp(static_cast<double>(LiveBuffers())));
+  return out;
+  TSB_END
+}
+
+// ---------------------------------------------------------------- modules
+
+SEXP tsbr_module_load(SEXP path) {
+  TSB_BEGIN
+  tsb_module* m = nullptr;
+  CheckStatus(tsb_module_load(StringArg(path, "path").c_str(), &m));
+  return WrapModule(m);
+  TSB_END
+}
+
+SEXP tsbr_module_compile(SEXP source) {
+  TSB_BEGIN
+  tsb_module* m = nullptr;
+  CheckStatus(tsb_module_compile(StringArg(source, "source").c_str(), &m));
+  return WrapModule(m);
+  TSB_END
+}
+
+SEXP tsbr_module_save(SEXP module, SEXP path) {
+  TSB_BEGIN
+  CheckStatus(tsb_module_save(ModuleOf(module), StringArg(path, "path").c_str()));
+  return R_NilValue;
+  TSB_END
+}
+
+SEXP tsbr_module_methods(SEXP module) {
+  TSB_BEGIN
+  tsb_module* m = ModuleOf(module);
+  size_t n = 0;
+  CheckStatus(tsb_module_count_methods(m, &n));
+  cpp11::writable::list out(static_cast<R_xlen_t>(n));
+  for (size_t i = 0; i < n; ++i) {
+    tsb_schema_info info{};
+    info.struct_size = sizeof info;
+    CheckStatus(tsb_module_get_method(m, i, &info));
+    out[static_cast<R_xlen_t>(i)] = SchemaToR(info);
+  }
+  return out;
+  TSB_END
+}
+
+SEXP tsbr_method_caller(SEXP module, SEXP name) {
+  TSB_BEGIN
+  return WrapCaller(MethodCaller(ModuleOf(module), StringArg(name, "method")), module);
+  TSB_END
+}
+
+SEXP tsbr_op_caller(SEXP name) {
+  TSB_BEGIN
+  return WrapCaller(OperatorCaller(StringArg(name, "name")), R_NilValue);
+  TSB_END
+}
+
+SEXP tsbr_op_overloads(SEXP name) {
+  TSB_BEGIN
+  const std::string op = StringArg(name, "name");
+  size_t n = 0;
+  tsb_status* s = tsb_op_count_overloads(op.c_str(), &n);
+  if (s != nullptr) {
+    tsb_status_free(s);
+    n = 0;
+  }
+  if (n == 0) {  // a plugin function, or nothing (NULL)
+    tsb_schema_info info{};
+    info.struct_size = sizeof info;
+    tsb_status* f = tsb_function_get_schema(op.c_str(), &info);
+    if (f != nullptr) {
+      tsb_status_free(f);
+      return R_NilValue;
+    }
+    cpp11::writable::list one(1);
+    one[0] = SchemaToR(info);
+    return one;
+  }
+  cpp11::writable::list out(static_cast<R_xlen_t>(n));
+  for (size_t i = 0; i < n; ++i) {
+    tsb_schema_info info{};
+    info.struct_size = sizeof info;
+    CheckStatus(tsb_op_get_overload(op.c_str(), i, &info));
+    out[static_cast<R_xlen_t>(i)] = SchemaToR(info);
+  }
+  return out;
+  TSB_END
+}
+
+SEXP tsbr_call_frame(SEXP caller, SEXP env) {
+  TSB_BEGIN
+  return CallWithFrame(CallerOf(caller), env);
+  TSB_END
+}
+
+SEXP tsbr_call_list(SEXP caller, SEXP args) {
+  TSB_BEGIN
+  return CallWithList(CallerOf(caller), args);
+  TSB_END
+}
+
+SEXP tsbr_object_call(SEXP object, SEXP method, SEXP args) {
+  TSB_BEGIN
+  return CallObject(HandleOf(HandlePointer(object), "object"), StringArg(method, "method"), args);
+  TSB_END
+}
+
+SEXP tsbr_object_field(SEXP object, SEXP name) {
+  TSB_BEGIN
+  Owned field;
+  CheckStatus(tsb_any_get_field(&HandleOf(HandlePointer(object), "object"), StringArg(name, "field").c_str(), field.out()));
+  return ToR(field.v);
+  TSB_END
+}
+
+SEXP tsbr_trace(SEXP fn, SEXP inputs) {
+  TSB_BEGIN
+  return Trace(fn, inputs);
+  TSB_END
+}
+
+// ---------------------------------------------------------------- plugins
+
+SEXP tsbr_plugin_load(SEXP path) {
+  TSB_BEGIN
+  int32_t id = -1;
+  CheckStatus(tsb_plugin_load(StringArg(path, "path").c_str(), &id));
+  return cpp11::as_sexp(id);
+  TSB_END
+}
+
+SEXP tsbr_plugin_count() {
+  TSB_BEGIN
+  size_t n = 0;
+  CheckStatus(tsb_plugin_count(&n));
+  return cpp11::as_sexp(static_cast<int>(n));
+  TSB_END
+}
+
+SEXP tsbr_plugin_info(SEXP id) {
+  TSB_BEGIN
+  tsb_plugin_info info{};
+  info.struct_size = sizeof info;
+  const int32_t i = IntArg(id, "id");
+  CheckStatus(tsb_plugin_get_info(i, &info));
+  NamedList out({"id", "name", "version", "path", "platform_tag", "kinds", "types", "functions"});
+  out.Set(0, cpp11::as_sexp(i)).Set(1, Utf8(info.name)).Set(2, Utf8(info.version));
+  out.Set(3, Utf8(info.path)).Set(4, Utf8(info.platform_tag));
+  out.Set(5, StringList(info.kinds, info.num_kinds)).Set(6, StringList(info.types, info.num_types));
+  out.Set(7, StringList(info.functions, info.num_functions));
+  return out;
+  TSB_END
+}
+
+}  // extern "C"

@@ -1,0 +1,458 @@
+// Calls across the boundary. Arguments convert by the schema's types where
+// there is one schema (methods, plugin functions, operators with one
+// overload); an operator with several overloads converts each argument by
+// the type all its overloads agree on, else by the R type, and the ABI
+// chooses the overload.
+#include <csetjmp>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "calls.h"
+#include "entry.h"
+
+namespace tsbr {
+namespace {
+
+struct ModuleBox {
+  tsb_module* module;
+  ~ModuleBox() { tsb_module_free(module); }
+};
+
+void FinalizeModule(SEXP xptr) {
+  auto* m = static_cast<ModuleBox*>(R_ExternalPtrAddr(xptr));
+  if (m == nullptr) return;
+  R_ClearExternalPtr(xptr);
+  delete m;
+}
+
+void FinalizeCaller(SEXP xptr) {
+  auto* c = static_cast<Caller*>(R_ExternalPtrAddr(xptr));
+  if (c == nullptr) return;
+  R_ClearExternalPtr(xptr);
+  delete c;
+}
+
+std::vector<Param> ParamsOf(const tsb_schema_info& info) {
+  std::vector<Param> params;
+  for (size_t i = 0; i < info.num_arguments; ++i) {
+    const tsb_argument_info* a = tsb_schema_get_argument(&info, i);
+    params.push_back({a->name, Rf_install(a->name), a->type_index, a->kwarg_only});
+  }
+  return params;
+}
+
+// Converted positional and keyword arguments.
+struct Args {
+  OwnedVec positional;
+  OwnedVec keyword;
+  std::vector<std::string> names;
+  std::vector<const char*> name_ptrs;
+  tsb_call_args Make() {
+    name_ptrs.clear();
+    for (const std::string& n : names) name_ptrs.push_back(n.c_str());
+    tsb_call_args a;
+    a.struct_size = sizeof a;
+    a.args = positional.data();
+    a.num_args = positional.size();
+    a.kw_names = name_ptrs.data();
+    a.kw_values = keyword.data();
+    a.num_kwargs = keyword.size();
+    return a;
+  }
+};
+
+void Convert(SEXP value, int32_t type, const std::string& where, tsb_any* out) {
+  try {
+    FromR(value, type, out);
+  } catch (HostError& e) {
+    Rethrow(e, where);
+  }
+}
+
+int32_t TypeByName(const Caller& c, const std::string& name) {
+  for (const Param& p : c.params) {
+    if (p.name == name) return p.type;
+  }
+  for (const auto& [n, t] : c.name_types) {
+    if (n == name) return t;
+  }
+  return TSB_TYPE_ANY;
+}
+
+bool PlainVector(SEXP x) {
+  return Rf_isVectorAtomic(x) && !OBJECT(x) && Rf_xlength(x) != 1;
+}
+
+// Where overloads disagree and one takes a Tensor, a plain R vector is one.
+int32_t Refine(int32_t type, bool tensor_possible, SEXP value) {
+  if (type == TSB_TYPE_ANY && tensor_possible && PlainVector(value)) return TSB_TYPE_TENSOR;
+  return type;
+}
+
+int32_t TypeAt(const Caller& c, size_t i) {
+  if (!c.params.empty()) return i < c.params.size() ? c.params[i].type : TSB_TYPE_ANY;
+  return i < c.position_types.size() ? c.position_types[i] : TSB_TYPE_ANY;
+}
+
+SEXP Finish(const Caller& c, Args& a) {
+  Owned result;
+  tsb_call_args args = a.Make();
+  switch (c.kind) {
+    case Caller::kMethod:
+      CheckStatus(tsb_module_call(c.module, c.name.c_str(), &args, result.out()));
+      break;
+    case Caller::kFunction:
+      CheckStatus(tsb_function_call(c.name.c_str(), &args, result.out()));
+      break;
+    case Caller::kOperator:
+      CheckStatus(tsb_op_call(c.name.c_str(), &args, result.out()));
+      break;
+  }
+  return ToR(result.v);
+}
+
+bool IsDefault(SEXP x) { return OBJECT(x) && Rf_inherits(x, "tsb_default"); }
+
+// ---------------------------------------------------------------- trace
+
+struct TraceState {
+  SEXP fn;
+  SEXP token;            // R_MakeUnwindCont, for the function's R errors
+  bool jumped = false;   // the R function raised (or was interrupted)
+  SEXP cpp11_token = R_NilValue;
+};
+
+struct EvalData {
+  SEXP call;
+  SEXP env;
+};
+
+SEXP DoEval(void* data) {
+  auto* d = static_cast<EvalData*>(data);
+  return Rf_eval(d->call, d->env);
+}
+
+void JumpBack(void* jmpbuf, Rboolean jump) {
+  if (jump == TRUE) std::longjmp(*static_cast<std::jmp_buf*>(jmpbuf), 1);
+}
+
+// Evaluates `call`; an R error (or any R jump) lands back here and is kept
+// in `token` to be continued later, outside tsbridge's frames. Only POD
+// locals live in this frame (setjmp).
+SEXP EvalKeepingJumps(SEXP call, SEXP token, bool* jumped) {
+  std::jmp_buf jmpbuf;
+  EvalData data{call, R_GlobalEnv};
+  if (setjmp(jmpbuf) != 0) {
+    *jumped = true;
+    return R_NilValue;
+  }
+  SEXP result = R_UnwindProtect(DoEval, &data, JumpBack, &jmpbuf, token);
+  return result;
+}
+
+tsb_status* TraceCallback(void* user_data, const tsb_any* inputs, size_t n, tsb_any* output) {
+  auto* state = static_cast<TraceState*>(user_data);
+  try {
+    cpp11::sexp args(R_NilValue);
+    for (size_t i = n; i > 0; --i) {
+      cpp11::sexp item(ToR(inputs[i - 1]));
+      args = cpp11::safe[Rf_cons](item, args);
+    }
+    cpp11::sexp call(cpp11::safe[Rf_lcons](state->fn, args));
+    cpp11::sexp result(EvalKeepingJumps(call, state->token, &state->jumped));
+    if (state->jumped) {  // the token holds the jump: continued by Trace()
+      return tsb_status_new(TSB_ERR_INVALID_ARGUMENT, "the traced R function raised an error");
+    }
+    SETCAR(state->token, R_NilValue);  // R_UnwindProtect kept the result there
+    Owned out;
+    try {
+      FromR(result, TSB_TYPE_ANY, out.out());
+    } catch (HostError& e) {
+      Rethrow(e, "the traced function's result");
+    }
+    if (out.v.flags & TSB_FLAG_BORROWED_STR) {  // must outlive this callback
+      const char* s = out.v.u.borrowed_str;
+      CheckStatus(tsb_str_new(s, std::strlen(s), out.out()));
+    }
+    *output = out.release();
+    return nullptr;
+  } catch (const HostError& e) {
+    return tsb_status_new_at(e.code, e.path.c_str(), e.detail.c_str());
+  } catch (cpp11::unwind_exception& e) {
+    state->cpp11_token = e.token;
+    return tsb_status_new(TSB_ERR_INTERNAL, "an R error while converting the trace's values");
+  } catch (...) {
+    return tsb_status_new(TSB_ERR_INTERNAL, "the traced R function failed");
+  }
+}
+
+}  // namespace
+
+tsb_module* ModuleOf(SEXP xptr) {
+  if (TYPEOF(xptr) != EXTPTRSXP) Fail(TSB_ERR_INVALID_ARGUMENT, "expected a tsbridge module, got " + Describe(xptr));
+  auto* m = static_cast<ModuleBox*>(R_ExternalPtrAddr(xptr));
+  if (m == nullptr) {
+    Fail(TSB_ERR_INVALID_ARGUMENT,
+         "this module is no longer valid (saved with saveRDS() and read back: use $save() and "
+         "tsb_load())");
+  }
+  return m->module;
+}
+
+SEXP WrapModule(tsb_module* module) {
+  auto* box = new ModuleBox{module};
+  SEXP xptr = PROTECT(R_MakeExternalPtr(box, R_NilValue, R_NilValue));
+  R_RegisterCFinalizerEx(xptr, FinalizeModule, TRUE);
+  UNPROTECT(1);
+  return xptr;
+}
+
+SEXP WrapCaller(Caller* caller, SEXP owner) {
+  SEXP xptr = PROTECT(R_MakeExternalPtr(caller, R_NilValue, owner));
+  R_RegisterCFinalizerEx(xptr, FinalizeCaller, TRUE);
+  UNPROTECT(1);
+  return xptr;
+}
+
+Caller& CallerOf(SEXP xptr) {
+  Caller* c = TYPEOF(xptr) == EXTPTRSXP ? static_cast<Caller*>(R_ExternalPtrAddr(xptr)) : nullptr;
+  if (c == nullptr) Fail(TSB_ERR_INVALID_ARGUMENT, "this function's tsbridge handle is no longer valid");
+  return *c;
+}
+
+Caller* MethodCaller(tsb_module* module, const std::string& name) {
+  size_t n = 0;
+  CheckStatus(tsb_module_count_methods(module, &n));
+  for (size_t i = 0; i < n; ++i) {
+    tsb_schema_info info{};
+    info.struct_size = sizeof info;
+    CheckStatus(tsb_module_get_method(module, i, &info));
+    if (name != info.name) continue;
+    auto* c = new Caller;
+    c->kind = Caller::kMethod;
+    c->module = module;
+    c->name = name;
+    c->params = ParamsOf(info);
+    return c;
+  }
+  Fail(TSB_ERR_NOT_FOUND, "the module has no method '" + name + "'");
+}
+
+Caller* OperatorCaller(const std::string& name) {
+  size_t n = 0;
+  tsb_status* s = tsb_op_count_overloads(name.c_str(), &n);
+  if (s != nullptr) {
+    tsb_status_free(s);
+    n = 0;
+  }
+  auto c = std::make_unique<Caller>();
+  c->name = name;
+  if (n == 0) {  // a plugin function?
+    tsb_schema_info info{};
+    info.struct_size = sizeof info;
+    CheckStatus(tsb_function_get_schema(name.c_str(), &info));
+    c->kind = Caller::kFunction;
+    c->params = ParamsOf(info);
+    return c.release();
+  }
+  c->kind = Caller::kOperator;
+  std::vector<std::vector<Param>> overloads;
+  for (size_t i = 0; i < n; ++i) {
+    tsb_schema_info info{};
+    info.struct_size = sizeof info;
+    CheckStatus(tsb_op_get_overload(name.c_str(), i, &info));
+    overloads.push_back(ParamsOf(info));
+  }
+  if (n == 1) {
+    c->params = overloads[0];
+    return c.release();
+  }
+  constexpr int32_t kUnset = -1000;
+  for (const auto& params : overloads) {
+    for (size_t i = 0; i < params.size(); ++i) {
+      const bool tensor = params[i].type == TSB_TYPE_TENSOR;
+      if (!params[i].kwarg_only) {
+        if (c->position_types.size() <= i) c->position_types.resize(i + 1, kUnset);
+        if (c->position_tensor.size() <= i) c->position_tensor.resize(i + 1, false);
+        int32_t& t = c->position_types[i];
+        t = (t == kUnset || t == params[i].type) ? params[i].type : TSB_TYPE_ANY;
+        if (tensor) c->position_tensor[i] = true;
+      }
+      if (tensor) c->tensor_names.push_back(params[i].name);
+      bool found = false;
+      for (auto& [nm, t] : c->name_types) {
+        if (nm == params[i].name) {
+          found = true;
+          if (t != params[i].type) t = TSB_TYPE_ANY;
+        }
+      }
+      if (!found) c->name_types.emplace_back(params[i].name, params[i].type);
+    }
+  }
+  for (int32_t& t : c->position_types) {
+    if (t == kUnset) t = TSB_TYPE_ANY;
+  }
+  return c.release();
+}
+
+SEXP CallWithFrame(const Caller& c, SEXP env) {
+  Args a;
+  a.positional.items.reserve(c.params.size());
+  bool keywords = false;
+  for (const Param& p : c.params) {
+    cpp11::sexp value(cpp11::safe[Rf_eval](p.symbol, env));  // forces the promise
+    if (IsDefault(value)) {  // left to the schema's default
+      keywords = true;
+      continue;
+    }
+    const std::string where = c.name + "(): argument '" + p.name + "'";
+    if (!keywords && !p.kwarg_only) {
+      a.positional.items.push_back(tsb_any_inline(TSB_TYPE_INVALID, 0));
+      Convert(value, p.type, where, &a.positional.items.back());
+    } else {
+      keywords = true;
+      a.names.push_back(p.name);
+      a.keyword.items.push_back(tsb_any_inline(TSB_TYPE_INVALID, 0));
+      Convert(value, p.type, where, &a.keyword.items.back());
+    }
+  }
+  return Finish(c, a);
+}
+
+SEXP CallWithList(const Caller& c, SEXP args) {
+  if (TYPEOF(args) != VECSXP) Fail(TSB_ERR_INVALID_ARGUMENT, "arguments must be a list");
+  Args a;
+  SEXP names = Rf_getAttrib(args, R_NamesSymbol);
+  const R_xlen_t n = Rf_xlength(args);
+  for (R_xlen_t i = 0; i < n; ++i) {
+    SEXP value = VECTOR_ELT(args, i);
+    const char* name = names == R_NilValue ? "" : Rf_translateCharUTF8(STRING_ELT(names, i));
+    if (name[0] == '\0') {
+      if (!a.names.empty()) {
+        Fail(TSB_ERR_INVALID_ARGUMENT, c.name + "(): positional argument " + std::to_string(i + 1) +
+                                           " after a named one");
+      }
+      const size_t at = a.positional.size();
+      const bool tensor_possible = at < c.position_tensor.size() && c.position_tensor[at];
+      const int32_t type = Refine(TypeAt(c, at), tensor_possible, value);
+      std::string where = c.name + "(): argument ";
+      where += !c.params.empty() && at < c.params.size() ? "'" + c.params[at].name + "'"
+                                                          : std::to_string(at);
+      a.positional.items.push_back(tsb_any_inline(TSB_TYPE_INVALID, 0));
+      Convert(value, type, where, &a.positional.items.back());
+    } else {
+      a.names.emplace_back(name);
+      a.keyword.items.push_back(tsb_any_inline(TSB_TYPE_INVALID, 0));
+      bool tensor_possible = false;
+      for (const std::string& n : c.tensor_names) tensor_possible = tensor_possible || n == name;
+      Convert(value, Refine(TypeByName(c, name), tensor_possible, value),
+              c.name + "(): argument '" + name + "'", &a.keyword.items.back());
+    }
+  }
+  return Finish(c, a);
+}
+
+SEXP CallObject(const tsb_any& object, const std::string& method, SEXP args) {
+  Caller c;
+  c.name = method;
+  Args a;
+  SEXP names = Rf_getAttrib(args, R_NamesSymbol);
+  for (R_xlen_t i = 0; i < Rf_xlength(args); ++i) {
+    const char* name = names == R_NilValue ? "" : Rf_translateCharUTF8(STRING_ELT(names, i));
+    OwnedVec& into = name[0] == '\0' ? a.positional : a.keyword;
+    if (name[0] != '\0') a.names.emplace_back(name);
+    into.items.push_back(tsb_any_inline(TSB_TYPE_INVALID, 0));
+    Convert(VECTOR_ELT(args, i), TSB_TYPE_ANY,
+            method + "(): argument " + (name[0] ? "'" + std::string(name) + "'" : std::to_string(i)),
+            &into.items.back());
+  }
+  Owned result;
+  tsb_call_args call = a.Make();
+  CheckStatus(tsb_object_call(&object, method.c_str(), &call, result.out()));
+  return ToR(result.v);
+}
+
+SEXP Trace(SEXP fn, SEXP inputs) {
+  if (TYPEOF(fn) != CLOSXP && TYPEOF(fn) != BUILTINSXP && TYPEOF(fn) != SPECIALSXP) {
+    Fail(TSB_ERR_INVALID_ARGUMENT, "tsb_trace() needs a function, got " + Describe(fn));
+  }
+  if (TYPEOF(inputs) != VECSXP) {
+    Fail(TSB_ERR_INVALID_ARGUMENT, "example_inputs must be a list, got " + Describe(inputs));
+  }
+  OwnedVec items(Len(inputs));
+  for (size_t i = 0; i < items.size(); ++i) {
+    Convert(VECTOR_ELT(inputs, static_cast<R_xlen_t>(i)), TSB_TYPE_ANY,
+            "example input " + std::to_string(i), &items[i]);
+  }
+  cpp11::sexp token(cpp11::safe[R_MakeUnwindCont]());
+  TraceState state{fn, token};
+  tsb_module* module = nullptr;
+  tsb_status* status = tsb_module_trace(TraceCallback, &state, items.data(), items.size(), &module);
+  if (state.jumped) {  // the function's own R error, continued unchanged
+    tsb_status_free(status);
+    throw cpp11::unwind_exception(token);
+  }
+  if (state.cpp11_token != R_NilValue) {
+    tsb_status_free(status);
+    throw cpp11::unwind_exception(state.cpp11_token);
+  }
+  CheckStatus(status);
+  return WrapModule(module);
+}
+
+// -------------------------------------------------------------- schemas
+
+namespace {
+
+SEXP Text(const char* s) { return Utf8(s ? s : "", s ? std::strlen(s) : 0); }
+
+SEXP DefaultOf(const tsb_argument_info& a, bool* ok) {
+  *ok = false;
+  if (!a.has_default || a.default_json == nullptr || a.type_index == TSB_TYPE_INVALID) {
+    return R_NilValue;
+  }
+  Owned v;
+  tsb_status* s = tsb_json_read(a.default_json, a.type_index, v.out());
+  if (s != nullptr) {
+    tsb_status_free(s);
+    return R_NilValue;
+  }
+  try {
+    SEXP r = ToR(v.v);
+    *ok = true;
+    return r;
+  } catch (const HostError&) {
+    return R_NilValue;
+  }
+}
+
+SEXP Arguments(const tsb_schema_info& info, bool returns) {
+  const size_t n = returns ? info.num_returns : info.num_arguments;
+  cpp11::writable::list out(static_cast<R_xlen_t>(n));
+  for (size_t i = 0; i < n; ++i) {
+    const tsb_argument_info* a =
+        returns ? tsb_schema_get_return(&info, i) : tsb_schema_get_argument(&info, i);
+    bool ok = false;
+    cpp11::sexp def(DefaultOf(*a, &ok));
+    NamedList arg({"name", "annotation", "type_index", "has_default", "kwarg_only",
+                   "default_json", "has_r_default", "default"});
+    arg.Set(0, Text(a->name)).Set(1, Text(a->annotation)).Set(2, cpp11::as_sexp(a->type_index));
+    arg.Set(3, cpp11::as_sexp(a->has_default)).Set(4, cpp11::as_sexp(a->kwarg_only));
+    arg.Set(5, a->default_json ? Text(a->default_json) : R_NilValue);
+    arg.Set(6, cpp11::as_sexp(ok)).Set(7, def);
+    out[static_cast<R_xlen_t>(i)] = arg;
+  }
+  return out;
+}
+
+}  // namespace
+
+SEXP SchemaToR(const tsb_schema_info& s) {
+  NamedList out({"name", "overload_name", "schema", "arguments", "returns"});
+  out.Set(0, Text(s.name)).Set(1, Text(s.overload_name)).Set(2, Text(s.schema));
+  out.Set(3, Arguments(s, false)).Set(4, Arguments(s, true));
+  return out;
+}
+
+}  // namespace tsbr

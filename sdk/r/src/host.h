@@ -1,0 +1,186 @@
+// The R host of tsbridge: shared declarations.
+//
+// Everything here talks to tsbridge through tsbridge/tsbridge.h (and
+// dlpack.h) only: tests/r/check_includes runs tests/python/check_includes.py
+// over this directory. R is reached through cpp11; an R error never
+// longjmps through a C++ frame (every R call that may fail runs under
+// cpp11::safe / unwind_protect) and no C++ exception reaches R (entry.h).
+#ifndef TSBRIDGE_R_HOST_H_
+#define TSBRIDGE_R_HOST_H_
+
+#include <cpp11.hpp>
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tsbridge/tsbridge.h"
+
+namespace tsbr {
+
+// ------------------------------------------------------------ ownership
+
+// One boundary reference, released when it goes out of scope.
+struct Owned {
+  tsb_any v = tsb_any_inline(TSB_TYPE_INVALID, 0);
+  Owned() = default;
+  explicit Owned(tsb_any value) : v(value) {}
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+  Owned(Owned&& o) noexcept : v(o.v) { o.v = tsb_any_inline(TSB_TYPE_INVALID, 0); }
+  ~Owned() { tsb_any_release(&v); }
+  tsb_any* out() { tsb_any_release(&v); return &v; }
+  tsb_any release() { tsb_any r = v; v = tsb_any_inline(TSB_TYPE_INVALID, 0); return r; }
+};
+
+// Boundary references, all released at the end.
+struct OwnedVec {
+  std::vector<tsb_any> items;
+  explicit OwnedVec(size_t n = 0) : items(n, tsb_any_inline(TSB_TYPE_INVALID, 0)) {}
+  OwnedVec(const OwnedVec&) = delete;
+  OwnedVec& operator=(const OwnedVec&) = delete;
+  ~OwnedVec() { for (tsb_any& v : items) tsb_any_release(&v); }
+  void resize(size_t n) { items.resize(n, tsb_any_inline(TSB_TYPE_INVALID, 0)); }
+  tsb_any* data() { return items.data(); }
+  size_t size() const { return items.size(); }
+  tsb_any& operator[](size_t i) { return items[i]; }
+};
+
+// ---------------------------------------------------------------- errors
+
+// A failure with a path into the value; the entry point turns it into an
+// R condition of class c("tsb_<code>_error", "tsb_error", "error",
+// "condition") with $code, $path, $detail (errors.cc).
+struct HostError {
+  tsb_code code;
+  std::string path;  // "argument 'p' → [1]", may be empty
+  std::string detail;
+  std::string backtrace;
+};
+
+// Throws HostError for a failed status (and frees it); no-op on NULL.
+void CheckStatus(tsb_status* status);
+// Prepends one path segment and rethrows.
+[[noreturn]] void Rethrow(HostError& e, const std::string& segment);
+[[noreturn]] void Fail(tsb_code code, const std::string& detail);
+// The R condition for an error (an unprotected SEXP).
+SEXP MakeCondition(const HostError& e);
+// One-line summary of an R value for messages: character "x", double 2.5,
+// a list of 3, NULL.
+std::string Describe(SEXP x);
+
+// ------------------------------------------------------------- handles
+
+// What an external pointer of class tsb_tensor (or the `.handle` of an
+// object environment) points to: one reference, released by the finalizer
+// or by tsb_release().
+struct Handle {
+  tsb_any v;
+  explicit Handle(tsb_any value) : v(value) {}
+  ~Handle() { tsb_any_release(&v); }
+};
+// A new external pointer holding `v` (takes the reference).
+SEXP WrapHandle(tsb_any v);
+// The live value behind an external pointer; throws for a released one, a
+// NULL pointer (a handle saved with saveRDS and read back) or a non-handle.
+const tsb_any& HandleOf(SEXP xptr, const char* what);
+
+// ------------------------------------------------------------------ types
+
+// What the host caches per type index (built once from tsb_type_get_info).
+struct TypeEntry {
+  int32_t index = TSB_TYPE_INVALID;
+  tsb_kind kind = TSB_KIND_INVALID;
+  std::string annotation;
+  std::string name;
+  std::vector<int32_t> contained;
+  std::vector<std::string> fields;
+  SEXP r_class = R_NilValue;   // class attribute of values of this type
+  SEXP r_fields = R_NilValue;  // NamedTuple: field names (character)
+};
+const TypeEntry& Type(int32_t index);
+std::string Annotation(int32_t index);
+// Sets "class" and "tsb_type" on a converted NamedTuple/Tuple/Enum/Dict.
+void Tag(SEXP x, const TypeEntry& type);
+// The tsb_type attribute an R value carries (TSB_TYPE_INVALID when none).
+int32_t TaggedType(SEXP x);
+bool Inherits(SEXP x, const char* cls);
+
+// dtype, layout, memory format, device <-> S3 objects (a string with class
+// tsb_dtype, ...). Names come from the JSON form ("float32", "cpu").
+SEXP TorchEnumToR(int32_t type_index, int64_t code);
+// True when x is one of those objects (or a string where `expected` is one
+// of their types); *out is the inline value.
+bool TorchEnumFromR(SEXP x, int32_t expected, tsb_any* out);
+int32_t DtypeCode(const std::string& name);
+
+// ------------------------------------------------------------- conversion
+
+// Boundary → R. `v` is borrowed.
+SEXP ToR(const tsb_any& v);
+// R → boundary, directed by `expected` (TSB_TYPE_ANY when unknown): a new
+// reference in *out. Throws HostError with a path.
+void FromR(SEXP x, int32_t expected, tsb_any* out);
+// An int64 as R: integer when it fits, else bit64::integer64 (when
+// installed and option tsbridge.int64 is not "double"), else double.
+SEXP Int64Vector(const int64_t* data, size_t n);
+bool UseInteger64();
+void SetUseInteger64(bool on);
+
+// Tensors (tensors.cc).
+SEXP TensorToR(const tsb_any& v);  // a tsb_tensor object (shares the handle)
+// An R vector/matrix/array as a tensor without copying where the type
+// matches (double, integer, complex, raw, integer64); logical is copied to
+// bool. dtype < 0: the natural one.
+void TensorFromArray(SEXP x, int32_t dtype, tsb_any* out);
+bool IsArrayLike(SEXP x);
+// Runs deleters that other threads queued (R is single-threaded).
+void DrainDeleters();
+
+// ---------------------------------------------------------------- values
+
+// Length of an R vector as size_t.
+inline size_t Len(SEXP x) { return static_cast<size_t>(Rf_xlength(x)); }
+SEXP Utf8(const char* s, size_t len);
+SEXP Utf8(const std::string& s);
+
+}  // namespace tsbr
+
+
+namespace tsbr {
+// tensors.cc, for the entry points.
+void InitTensors();
+int64_t DeleterCalls();
+int64_t LiveBuffers();
+void ReleaseHandle(SEXP xptr);
+SEXP TensorInfo(const tsb_any& t);
+SEXP TensorToArray(const tsb_any& t);
+}  // namespace tsbr
+
+namespace tsbr {
+// A named R list filled item by item, so that no freshly made item is left
+// unprotected while the next one allocates.
+class NamedList {
+ public:
+  explicit NamedList(std::initializer_list<const char*> names)
+      : list_(static_cast<R_xlen_t>(names.size())) {
+    cpp11::writable::strings n(static_cast<R_xlen_t>(names.size()));
+    R_xlen_t i = 0;
+    for (const char* name : names) n[i++] = name;
+    list_.names() = n;
+  }
+  NamedList& Set(R_xlen_t i, SEXP value) {
+    SET_VECTOR_ELT(list_, i, value);
+    return *this;
+  }
+  cpp11::writable::list& list() { return list_; }
+  operator SEXP() { return list_; }
+
+ private:
+  cpp11::writable::list list_;
+};
+}  // namespace tsbr
+
+#endif  // TSBRIDGE_R_HOST_H_

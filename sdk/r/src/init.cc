@@ -1,0 +1,64 @@
+// Registration of the .Call entry points (what cpp11::cpp_register would
+// write; written by hand so the build needs no code generator).
+#include <R.h>
+#include <R_ext/Rdynload.h>
+#include <Rinternals.h>
+
+extern "C" {
+SEXP tsbr_init(SEXP);
+SEXP tsbr_set_integer64(SEXP);
+SEXP tsbr_parse_type(SEXP);
+SEXP tsbr_type_info(SEXP);
+SEXP tsbr_convert(SEXP, SEXP);
+SEXP tsbr_to_json(SEXP, SEXP);
+SEXP tsbr_from_json(SEXP, SEXP);
+SEXP tsbr_handle_count();
+SEXP tsbr_release(SEXP);
+SEXP tsbr_value_repr(SEXP);
+SEXP tsbr_tensor_from_r(SEXP, SEXP);
+SEXP tsbr_tensor_info(SEXP);
+SEXP tsbr_tensor_to_r(SEXP);
+SEXP tsbr_r_address(SEXP);
+SEXP tsbr_dlpack_stats();
+SEXP tsbr_module_load(SEXP);
+SEXP tsbr_module_compile(SEXP);
+SEXP tsbr_module_save(SEXP, SEXP);
+SEXP tsbr_module_methods(SEXP);
+SEXP tsbr_method_caller(SEXP, SEXP);
+SEXP tsbr_op_caller(SEXP);
+SEXP tsbr_op_overloads(SEXP);
+SEXP tsbr_call_frame(SEXP, SEXP);
+SEXP tsbr_call_list(SEXP, SEXP);
+SEXP tsbr_object_call(SEXP, SEXP, SEXP);
+SEXP tsbr_object_field(SEXP, SEXP);
+SEXP tsbr_trace(SEXP, SEXP);
+SEXP tsbr_plugin_load(SEXP);
+SEXP tsbr_plugin_count();
+SEXP tsbr_plugin_info(SEXP);
+
+#define TSB_ENTRY(name, n) {#name, (DL_FUNC)&name, n}
+
+static const R_CallMethodDef kCallEntries[] = {
+    TSB_ENTRY(tsbr_init, 1),           TSB_ENTRY(tsbr_set_integer64, 1),
+    TSB_ENTRY(tsbr_parse_type, 1),     TSB_ENTRY(tsbr_type_info, 1),
+    TSB_ENTRY(tsbr_convert, 2),        TSB_ENTRY(tsbr_to_json, 2),
+    TSB_ENTRY(tsbr_from_json, 2),      TSB_ENTRY(tsbr_handle_count, 0),
+    TSB_ENTRY(tsbr_release, 1),        TSB_ENTRY(tsbr_value_repr, 1),
+    TSB_ENTRY(tsbr_tensor_from_r, 2),  TSB_ENTRY(tsbr_tensor_info, 1),
+    TSB_ENTRY(tsbr_tensor_to_r, 1),    TSB_ENTRY(tsbr_r_address, 1),
+    TSB_ENTRY(tsbr_dlpack_stats, 0),   TSB_ENTRY(tsbr_module_load, 1),
+    TSB_ENTRY(tsbr_module_compile, 1), TSB_ENTRY(tsbr_module_save, 2),
+    TSB_ENTRY(tsbr_module_methods, 1), TSB_ENTRY(tsbr_method_caller, 2),
+    TSB_ENTRY(tsbr_op_caller, 1),      TSB_ENTRY(tsbr_op_overloads, 1),
+    TSB_ENTRY(tsbr_call_frame, 2),     TSB_ENTRY(tsbr_call_list, 2),
+    TSB_ENTRY(tsbr_object_call, 3),    TSB_ENTRY(tsbr_object_field, 2),
+    TSB_ENTRY(tsbr_trace, 2),          TSB_ENTRY(tsbr_plugin_load, 1),
+    TSB_ENTRY(tsbr_plugin_count, 0),   TSB_ENTRY(tsbr_plugin_info, 1),
+    {NULL, NULL, 0}};
+
+void R_init_tsbridge(DllInfo* dll) {
+  R_registerRoutines(dll, NULL, kCallEntries, NULL, NULL);
+  R_useDynamicSymbols(dll, FALSE);
+  R_forceSymbols(dll, TRUE);
+}
+}

@@ -1,0 +1,363 @@
+// Tensors. A tsb_tensor is an external pointer to a tsbridge handle: going
+// in and out of calls costs a retain, no DLPack. DLPack is used where R
+// memory meets a tensor: tsb_tensor(x) wraps an R vector, matrix or array
+// without copying (R's column-major order as strides; the R object is kept
+// alive until the tensor's deleter runs), and as.array() copies a tensor
+// into R memory once, walking its strides.
+#include <dlpack/dlpack.h>
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "host.h"
+
+namespace tsbr {
+namespace {
+
+// ------------------------------------------------------------ handles
+
+void FinalizeHandle(SEXP xptr) {
+  auto* h = static_cast<Handle*>(R_ExternalPtrAddr(xptr));
+  if (h == nullptr) return;
+  R_ClearExternalPtr(xptr);
+  delete h;
+}
+
+// ------------------------------------------------------ R memory, shared
+
+// What a DLManagedTensor made from an R vector owns.
+struct RBuffer {
+  DLManagedTensor managed;
+  SEXP object;  // R_PreserveObject'd
+  std::vector<int64_t> shape, strides;
+};
+
+std::thread::id g_r_thread;
+std::mutex g_pending_mutex;
+std::vector<SEXP> g_pending;  // released by the R thread (DrainDeleters)
+std::atomic<int64_t> g_deleter_calls{0};
+std::atomic<int64_t> g_live_buffers{0};
+
+void DeleteRBuffer(DLManagedTensor* managed) {
+  auto* buffer = static_cast<RBuffer*>(managed->manager_ctx);
+  g_deleter_calls.fetch_add(1);
+  g_live_buffers.fetch_sub(1);
+  if (std::this_thread::get_id() == g_r_thread) {
+    R_ReleaseObject(buffer->object);  // never fails
+  } else {  // a LibTorch thread: R is not thread-safe; the R thread releases it
+    std::lock_guard<std::mutex> lock(g_pending_mutex);
+    g_pending.push_back(buffer->object);
+  }
+  delete buffer;
+}
+
+DLDataType DataTypeOf(SEXP x) {
+  switch (TYPEOF(x)) {
+    case REALSXP:
+      if (Inherits(x, "integer64")) return {kDLInt, 64, 1};
+      return {kDLFloat, 64, 1};
+    case INTSXP: return {kDLInt, 32, 1};
+    case LGLSXP: return {kDLInt, 32, 1};  // viewed as int32, then made bool
+    case CPLXSXP: return {kDLComplex, 128, 1};
+    case RAWSXP: return {kDLUInt, 8, 1};
+    default:
+      Fail(TSB_ERR_TYPE, "expected a numeric, integer, logical, complex or raw vector for a "
+                         "tensor, got " + Describe(x));
+  }
+}
+
+void CheckNoNA(SEXP x) {
+  const R_xlen_t n = Rf_xlength(x);
+  if (TYPEOF(x) == INTSXP || TYPEOF(x) == LGLSXP) {
+    const int* p = TYPEOF(x) == INTSXP ? INTEGER(x) : LOGICAL(x);
+    for (R_xlen_t i = 0; i < n; ++i) {
+      if (p[i] == NA_INTEGER) {
+        Fail(TSB_ERR_TYPE, "[" + std::to_string(i) + "]: an integer or logical tensor has no NA "
+                           "(NA_integer_ is -2^31 in memory); replace NAs first");
+      }
+    }
+  }
+}
+
+void Call(const char* op, const tsb_any* args, size_t n, tsb_any* out) {
+  tsb_call_args a = tsb_call_args_make(args, n);
+  CheckStatus(tsb_op_call(op, &a, out));
+}
+
+constexpr int32_t kUInt8 = TSB_DTYPE_UINT8;
+constexpr int32_t kBool = TSB_DTYPE_BOOL;
+
+// DLPack of a tensor R can read: bool as uint8, float16/bfloat16 as
+// float32 (R has neither), all through ATen on our side.
+struct Exported {
+  DLManagedTensor* managed = nullptr;
+  int32_t dtype = -1;  // the tensor's own tsb_dtype_code
+  ~Exported() {
+    if (managed != nullptr && managed->deleter != nullptr) managed->deleter(managed);
+  }
+};
+
+int32_t CodeOf(DLDataType t) {
+  if (t.lanes != 1) return -1;
+  switch (t.code) {
+    case kDLFloat:
+      return t.bits == 16 ? TSB_DTYPE_FLOAT16 : t.bits == 32 ? TSB_DTYPE_FLOAT32
+                                                             : t.bits == 64 ? TSB_DTYPE_FLOAT64 : -1;
+    case kDLBfloat: return t.bits == 16 ? TSB_DTYPE_BFLOAT16 : -1;
+    case kDLInt:
+      return t.bits == 8 ? TSB_DTYPE_INT8 : t.bits == 16 ? TSB_DTYPE_INT16
+                                                         : t.bits == 32 ? TSB_DTYPE_INT32
+                                                                        : t.bits == 64 ? TSB_DTYPE_INT64 : -1;
+    case kDLUInt: return t.bits == 8 ? TSB_DTYPE_UINT8 : -1;
+    case kDLComplex: return t.bits == 64 ? TSB_DTYPE_COMPLEX64 : t.bits == 128 ? TSB_DTYPE_COMPLEX128 : -1;
+    default: return -1;
+  }
+}
+
+void Export(const tsb_any& t, bool readable, Exported* out) {
+  tsb_status* s = tsb_tensor_to_dlpack(&t, &out->managed);
+  if (s != nullptr) {  // DLPack 0.6 has no bool: a uint8 view of the same memory
+    Owned bytes;
+    tsb_any args[2] = {t, tsb_any_dtype(kUInt8)};
+    tsb_call_args a = tsb_call_args_make(args, 2);
+    tsb_status* v = tsb_op_call("aten::view", &a, bytes.out());
+    if (v != nullptr) {
+      tsb_status_free(v);
+      CheckStatus(s);
+    }
+    tsb_status_free(s);
+    CheckStatus(tsb_tensor_to_dlpack(&bytes.v, &out->managed));
+    out->dtype = kBool;
+    return;
+  }
+  out->dtype = CodeOf(out->managed->dl_tensor.dtype);
+  if (readable && (out->dtype == TSB_DTYPE_FLOAT16 || out->dtype == TSB_DTYPE_BFLOAT16)) {
+    Owned wide;
+    tsb_any args[2] = {t, tsb_any_dtype(TSB_DTYPE_FLOAT32)};
+    Call("aten::to", args, 2, wide.out());
+    out->managed->deleter(out->managed);
+    out->managed = nullptr;
+    CheckStatus(tsb_tensor_to_dlpack(&wide.v, &out->managed));
+  }
+}
+
+// Copies a strided tensor into R's column-major order: R element k (with
+// k = i0 + d0*(i1 + d1*(i2 ...))) is the tensor element (i0, i1, ...).
+template <typename Src, typename Dst, typename Convert>
+void CopyStrided(const DLTensor& t, Dst* dst, Convert convert) {
+  const int nd = t.ndim;
+  int64_t total = 1;
+  for (int d = 0; d < nd; ++d) total *= t.shape[d];
+  std::vector<int64_t> strides(nd), index(nd, 0);
+  int64_t stride = 1;
+  for (int d = nd - 1; d >= 0; --d) {  // NULL strides: C-contiguous
+    strides[d] = t.strides != nullptr ? t.strides[d] : stride;
+    stride *= t.shape[d];
+  }
+  const Src* base = reinterpret_cast<const Src*>(static_cast<const char*>(t.data) + t.byte_offset);
+  int64_t offset = 0;
+  for (int64_t k = 0; k < total; ++k) {
+    dst[k] = convert(base[offset]);
+    for (int d = 0; d < nd; ++d) {  // first dimension fastest, as R
+      if (++index[d] < t.shape[d]) {
+        offset += strides[d];
+        break;
+      }
+      offset -= strides[d] * (t.shape[d] - 1);
+      index[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+void InitTensors() { g_r_thread = std::this_thread::get_id(); }
+
+void DrainDeleters() {
+  std::vector<SEXP> pending;
+  {
+    std::lock_guard<std::mutex> lock(g_pending_mutex);
+    pending.swap(g_pending);
+  }
+  for (SEXP x : pending) R_ReleaseObject(x);
+}
+
+int64_t DeleterCalls() { return g_deleter_calls.load(); }
+int64_t LiveBuffers() { return g_live_buffers.load(); }
+
+SEXP WrapHandle(tsb_any v) {
+  auto* h = new Handle(v);
+  SEXP xptr = R_MakeExternalPtr(h, R_NilValue, R_NilValue);  // allocation: see below
+  PROTECT(xptr);
+  R_RegisterCFinalizerEx(xptr, FinalizeHandle, TRUE);
+  UNPROTECT(1);
+  return xptr;
+}
+
+const tsb_any& HandleOf(SEXP xptr, const char* what) {
+  if (TYPEOF(xptr) != EXTPTRSXP) {
+    Fail(TSB_ERR_INVALID_ARGUMENT, std::string("expected a tsbridge ") + what + ", got " + Describe(xptr));
+  }
+  auto* h = static_cast<Handle*>(R_ExternalPtrAddr(xptr));
+  if (h == nullptr) {
+    Fail(TSB_ERR_INVALID_ARGUMENT,
+         std::string("this ") + what + " is no longer valid (released with tsb_release(), or "
+         "saved with saveRDS() and read back: handles do not survive a session)");
+  }
+  return h->v;
+}
+
+void ReleaseHandle(SEXP xptr) { FinalizeHandle(xptr); }
+
+SEXP TensorToR(const tsb_any& v) {
+  tsb_any handle = v;
+  tsb_any_retain(&handle);
+  SEXP xptr = PROTECT(WrapHandle(handle));
+  static SEXP cls = [] {
+    SEXP c = Rf_mkString("tsb_tensor");
+    R_PreserveObject(c);
+    return c;
+  }();
+  Rf_setAttrib(xptr, R_ClassSymbol, cls);
+  UNPROTECT(1);
+  return xptr;
+}
+
+bool IsArrayLike(SEXP x) {
+  return Rf_isVectorAtomic(x) && Rf_getAttrib(x, R_DimSymbol) != R_NilValue;
+}
+
+void TensorFromArray(SEXP x, int32_t dtype, tsb_any* out) {
+  if (!Rf_isVectorAtomic(x)) {
+    Fail(TSB_ERR_TYPE, "expected a tensor (a tsb_tensor, or an R vector, matrix or array), got " +
+                           Describe(x));
+  }
+  const DLDataType type = DataTypeOf(x);
+  CheckNoNA(x);
+  auto* buffer = new RBuffer;
+  SEXP dim = Rf_getAttrib(x, R_DimSymbol);
+  if (dim != R_NilValue) {
+    for (R_xlen_t d = 0; d < Rf_xlength(dim); ++d) buffer->shape.push_back(INTEGER(dim)[d]);
+  } else {
+    buffer->shape.push_back(Rf_xlength(x));
+  }
+  int64_t stride = 1;  // column-major: the first dimension is contiguous
+  for (int64_t extent : buffer->shape) {
+    buffer->strides.push_back(stride);
+    stride *= extent;
+  }
+  DLTensor& t = buffer->managed.dl_tensor;
+  t.data = DATAPTR(x);
+  t.device = {kDLCPU, 0};
+  t.ndim = static_cast<int>(buffer->shape.size());
+  t.dtype = type;
+  t.shape = buffer->shape.data();
+  t.strides = buffer->strides.data();
+  t.byte_offset = 0;
+  buffer->managed.manager_ctx = buffer;
+  buffer->managed.deleter = DeleteRBuffer;
+  buffer->object = x;
+  R_PreserveObject(x);
+  MARK_NOT_MUTABLE(x);  // R copies before it writes into x from now on
+  g_live_buffers.fetch_add(1);
+  Owned shared;
+  tsb_status* s = tsb_tensor_from_dlpack(&buffer->managed, shared.out());
+  if (s != nullptr) {  // ownership stayed with us
+    DeleteRBuffer(&buffer->managed);
+    CheckStatus(s);
+  }
+  int32_t natural = CodeOf(type);
+  if (TYPEOF(x) == LGLSXP && dtype < 0) dtype = kBool;  // logical: one copy to bool
+  if (dtype < 0 || dtype == natural) {
+    *out = shared.release();
+    return;
+  }
+  tsb_any args[2] = {shared.v, tsb_any_dtype(dtype)};
+  Call("aten::to", args, 2, out);
+}
+
+SEXP TensorInfo(const tsb_any& t) {
+  Exported e;
+  Export(t, false, &e);
+  const DLTensor& d = e.managed->dl_tensor;
+  cpp11::writable::doubles shape(d.ndim), strides(d.ndim);
+  int64_t stride = 1;
+  for (int i = d.ndim - 1; i >= 0; --i) {
+    shape[i] = static_cast<double>(d.shape[i]);
+    strides[i] = static_cast<double>(d.strides != nullptr ? d.strides[i] : stride);
+    stride *= d.shape[i];
+  }
+  NamedList out({"dtype", "shape", "strides", "address", "dl_device"});
+  out.Set(0, TorchEnumToR(TSB_TYPE_DTYPE, e.dtype)).Set(1, shape).Set(2, strides);
+  out.Set(3, cpp11::as_sexp(static_cast<double>(reinterpret_cast<uintptr_t>(d.data) +
+                                                d.byte_offset)));
+  out.Set(4, cpp11::as_sexp(static_cast<int>(d.device.device_type)));
+  return out;
+}
+
+SEXP TensorToArray(const tsb_any& t) {
+  Exported e;
+  Export(t, true, &e);
+  const DLTensor& d = e.managed->dl_tensor;
+  if (d.device.device_type != kDLCPU) {
+    Fail(TSB_ERR_UNSUPPORTED, "as.array() reads CPU tensors only; move it with aten::to first");
+  }
+  int64_t total = 1;
+  for (int i = 0; i < d.ndim; ++i) total *= d.shape[i];
+  const R_xlen_t n = static_cast<R_xlen_t>(total);
+  SEXP out = R_NilValue;
+  const DLDataType type = d.dtype;
+  if (e.dtype == kBool) {
+    out = PROTECT(cpp11::safe[Rf_allocVector](LGLSXP, n));
+    CopyStrided<uint8_t>(d, LOGICAL(out), [](uint8_t b) { return b != 0 ? 1 : 0; });
+  } else if (type.code == kDLFloat && type.bits == 64) {
+    out = PROTECT(cpp11::safe[Rf_allocVector](REALSXP, n));
+    CopyStrided<double>(d, REAL(out), [](double v) { return v; });
+  } else if (type.code == kDLFloat && type.bits == 32) {
+    out = PROTECT(cpp11::safe[Rf_allocVector](REALSXP, n));
+    CopyStrided<float>(d, REAL(out), [](float v) { return static_cast<double>(v); });
+  } else if (type.code == kDLInt && type.bits == 64) {  // exact up to 2^53
+    out = PROTECT(cpp11::safe[Rf_allocVector](REALSXP, n));
+    CopyStrided<int64_t>(d, REAL(out), [](int64_t v) { return static_cast<double>(v); });
+  } else if (type.code == kDLInt && type.bits == 32) {
+    out = PROTECT(cpp11::safe[Rf_allocVector](INTSXP, n));
+    CopyStrided<int32_t>(d, INTEGER(out), [](int32_t v) { return v; });
+  } else if (type.code == kDLInt && type.bits == 16) {
+    out = PROTECT(cpp11::safe[Rf_allocVector](INTSXP, n));
+    CopyStrided<int16_t>(d, INTEGER(out), [](int16_t v) { return static_cast<int>(v); });
+  } else if (type.code == kDLInt && type.bits == 8) {
+    out = PROTECT(cpp11::safe[Rf_allocVector](INTSXP, n));
+    CopyStrided<int8_t>(d, INTEGER(out), [](int8_t v) { return static_cast<int>(v); });
+  } else if (type.code == kDLUInt && type.bits == 8) {
+    out = PROTECT(cpp11::safe[Rf_allocVector](INTSXP, n));
+    CopyStrided<uint8_t>(d, INTEGER(out), [](uint8_t v) { return static_cast<int>(v); });
+  } else if (type.code == kDLComplex && type.bits == 128) {
+    out = PROTECT(cpp11::safe[Rf_allocVector](CPLXSXP, n));
+    CopyStrided<Rcomplex>(d, COMPLEX(out), [](Rcomplex v) { return v; });
+  } else if (type.code == kDLComplex && type.bits == 64) {
+    out = PROTECT(cpp11::safe[Rf_allocVector](CPLXSXP, n));
+    struct C64 { float r, i; };
+    CopyStrided<C64>(d, COMPLEX(out), [](C64 v) {
+      Rcomplex c;
+      c.r = v.r;
+      c.i = v.i;
+      return c;
+    });
+  } else {
+    Fail(TSB_ERR_UNSUPPORTED, "as.array() cannot read this tensor's dtype into R");
+  }
+  if (d.ndim >= 1) {
+    SEXP dim = PROTECT(cpp11::safe[Rf_allocVector](INTSXP, d.ndim));
+    for (int i = 0; i < d.ndim; ++i) INTEGER(dim)[i] = static_cast<int>(d.shape[i]);
+    Rf_setAttrib(out, R_DimSymbol, dim);
+    UNPROTECT(1);
+  }
+  UNPROTECT(1);
+  return out;
+}
+
+}  // namespace tsbr

@@ -1,0 +1,4 @@
+library(testthat)
+library(tsbridge)
+
+test_check("tsbridge")

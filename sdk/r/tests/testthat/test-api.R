@@ -1,0 +1,120 @@
+test_that("operators: tsb_ops$aten$add(a, b, alpha = 2)", {
+  a <- tsb_tensor(c(1, 2, 3))
+  b <- tsb_tensor(c(10, 20, 30))
+  expect_identical(as.vector(tsb_ops$aten$add(a, b, alpha = 2)), c(21, 42, 63))
+  expect_identical(as.vector(tsb_ops$aten$add(a, 1)), c(2, 3, 4))        # the Scalar overload
+  expect_identical(as.vector(tsb_ops$aten$add(c(1, 2), c(3, 4))), c(4, 6))  # R vectors as tensors
+  r <- tsb_ops$aten$reshape(tsb_tensor(as.double(1:6)), c(2, 3))         # doubles where int[]
+  expect_identical(dim(r), c(2L, 3L))
+  mx <- tsb_ops$aten$max(tsb_tensor(c(1, 5, 2)), 0L)
+  expect_s3_class(mx, "tsb_namedtuple")
+  expect_identical(names(mx), c("values", "indices"))
+  expect_identical(as.vector(mx$indices), 1)
+  expect_identical(tsb_ops$aten$add, tsb_ops$aten$add)    # made once
+  expect_error(tsb_ops$aten$no_such_op, "no operator")
+  expect_output(print(tsb_ops), "tsb_ops")
+})
+
+test_that("compile: methods with formals from the schema", {
+  m <- tsb_compile("def twice(self, a: int, k: int = 2) -> int:\n    return a * k\n")
+  expect_identical(names(formals(m$twice)), c("a", "k"))
+  expect_identical(m$twice(21L), 42L)
+  expect_identical(m$twice(2, k = 5), 10L)
+  expect_error(m$twice("x"), class = "tsb_type_error")
+  expect_error(tsb_compile("def broken(self) -> int:\n    return undefined_name\n"),
+               class = "tsb_error")
+})
+
+test_that("errors are conditions with class, path, detail and code", {
+  m <- rkinds()
+  e <- tryCatch(m$ints(list(1L, "x")), error = function(e) e)
+  expect_s3_class(e, "tsb_type_error")
+  expect_s3_class(e, "tsb_error")
+  expect_identical(class(e)[3:4], c("error", "condition"))
+  expect_identical(e$path, "ints(): argument 'xs' → [1]")
+  expect_match(e$detail, "expected int, got character \"x\"")
+  expect_identical(e$code, 2L)
+  expect_match(conditionMessage(e), "^ints\\(\\): argument 'xs' → \\[1\\]: expected int")
+  f <- tryCatch(m$fail(-1L), error = function(e) e)
+  expect_s3_class(f, "tsb_torch_error")
+  expect_match(conditionMessage(f), "k must not be negative")
+  expect_error(m$point(list(1)), class = "tsb_type_error")
+  expect_error(m$forward(), "missing")
+  expect_error(tsb_load(tempfile()), class = "tsb_error")
+})
+
+test_that("bad input never crashes", {
+  m <- rkinds()
+  expect_error(m$ints(environment()), class = "tsb_type_error")
+  expect_error(m$forward(list(1, 2)), class = "tsb_type_error")
+  expect_error(m$six(NA_integer_, 1, TRUE, "x", 1L, 1), class = "tsb_type_error")
+  expect_error(m$six(1:2, 1, TRUE, "x", 1L, 1), class = "tsb_type_error")
+  expect_error(m$strs(1:3), class = "tsb_type_error")
+  expect_error(.Call(tsbridge:::tsbr_tensor_info, NULL), class = "tsb_invalid_argument_error")
+  expect_error(.Call(tsbridge:::tsbr_call_list, NULL, list()), class = "tsb_error")
+  expect_error(.Call(tsbridge:::tsbr_module_methods, 1), class = "tsb_error")
+  expect_error(tsb_convert(1, "NotAType[int]"), class = "tsb_error")
+  expect_error(tsb_convert(list(1, 2), "Tuple[int]"), class = "tsb_type_error")
+  expect_error(tsb_convert(tsb_dict(1, 2)[["x"]], "int"), class = "tsb_type_error")
+  saved <- tempfile(fileext = ".rds")
+  saveRDS(tsb_tensor(c(1, 2)), saved)
+  expect_error(dim(readRDS(saved)), "no longer valid")
+})
+
+test_that("an R error inside a traced function propagates unchanged", {
+  e <- tryCatch(tsb_trace(function(x) stop("boom from R"), list(tsb_tensor(1))),
+                error = function(e) e)
+  expect_identical(conditionMessage(e), "boom from R")
+  expect_false(inherits(e, "tsb_error"))
+})
+
+test_that("tsb_trace records operators; $save() writes what PyTorch runs", {
+  fn <- function(x) tsb_ops$aten$add(tsb_ops$aten$mul(x, 2), 1)
+  traced <- tsb_trace(fn, list(tsb_tensor(c(1, 2, 3))))
+  expect_identical(as.vector(traced$forward(tsb_tensor(c(5, 6)))), c(11, 13))
+  path <- file.path(tsb_work, "traced_from_r.pt")
+  traced$save(path)
+  expect_identical(as.vector(tsb_load(path)$forward(tsb_tensor(c(0, 1)))), c(1, 3))
+  out <- python_out(sprintf(
+    "import torch; m = torch.jit.load(%s); print(m(torch.tensor([5.0, 6.0], dtype=torch.float64)).tolist())",
+    shQuote(path, type = "sh")))
+  expect_identical(out, "[11.0, 13.0]")
+  two <- tsb_trace(function(a, b) tsb_tuple(tsb_ops$aten$add(a, b), tsb_ops$aten$sub(a, b)),
+                   list(tsb_tensor(c(1, 2)), tsb_tensor(c(3, 4))))
+  r <- two$forward(tsb_tensor(c(1, 1)), tsb_tensor(c(1, 0)))
+  expect_s3_class(r, "tsb_tuple")
+  expect_identical(as.vector(r[[2]]), c(0, 1))
+})
+
+test_that("plugins: bundled ones are loaded; loading again is a no-op", {
+  names <- vapply(tsb_plugins(), function(p) p$name, "")
+  expect_true(all(c("tuple", "optional") %in% names))
+  first <- tsb_plugins()[[1]]
+  again <- tsb_load_plugin(first$path)
+  expect_identical(again$id, first$id)
+  expect_output(print(again), "tsb_plugin")
+  expect_error(tsb_load_plugin(tempfile(fileext = ".so")), class = "tsb_error")
+})
+
+test_that("values: JSON both ways and conversion", {
+  expect_identical(tsb_to_json(list(1, "x"), "Tuple[float, str]"), "[1.0,\"x\"]")
+  expect_identical(tsb_from_json("[1, 2]", "List[int]"), 1:2)
+  expect_identical(tsb_convert(list(a = 1L, b = NA), "Dict[str, Optional[int]]"),
+                   list(a = 1L, b = NULL))
+  expect_s3_class(tsb_convert(list(1L, "a"), "Tuple[int, str]"), "tsb_tuple")
+  expect_identical(tsb_type_info("List[int]")$kind, "List")
+  expect_match(tsb_version(), "^1\\.")
+})
+
+test_that("no handle leaks after the calls above", {
+  gc()
+  before <- tsb_handle_count()
+  m <- rkinds()
+  for (i in 1:3) {
+    m$point(list(x = 1, label = "a"))
+    m$forward(tsb_tensor(c(1, 2)))
+    m$rect(1, 2)
+  }
+  gc()
+  expect_equal(tsb_handle_count(), before)
+})

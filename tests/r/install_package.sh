@@ -1,0 +1,13 @@
+#!/bin/sh
+# Installs an R package from the source tree into a build-local library
+# without writing into the source tree: copies it to WORK, then
+# R CMD INSTALL -l LIB. TSB_BUILD_DIR (set by ctest) tells sdk/r's
+# configure where libtsbridge is.
+# Usage: install_package.sh SOURCE_DIR WORK_DIR LIB_DIR
+set -e
+src=$1 work=$2 lib=$3
+name=$(sed -n "s/^Package: //p" "$src/DESCRIPTION")
+rm -rf "$work/$name"
+mkdir -p "$work" "$lib"
+cp -R "$src" "$work/$name"
+R CMD INSTALL --no-docs --no-multiarch -l "$lib" "$work/$name"

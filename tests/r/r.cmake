@@ -1,0 +1,54 @@
+# The R host (sdk/r, docs/r.md) and the R package on the sparse plugin
+# (examples/r-torchsparse): each installed into a build-local library with
+# R CMD INSTALL -l, then its testthat suite; R CMD check of sdk/r.
+# Included from tests/CMakeLists.txt; skipped when R is not installed
+# (scripts/common.sh installs r-base-dev and the packages the tests use).
+find_program(TSB_R R)
+find_program(TSB_RSCRIPT Rscript)
+if(NOT TSB_R OR NOT TSB_RSCRIPT)
+  message(STATUS "tsbridge: R not found, the R host's tests are skipped")
+  return()
+endif()
+
+set(TSB_R_LIB ${CMAKE_CURRENT_BINARY_DIR}/r-lib)
+set(TSB_R_WORK ${CMAKE_CURRENT_BINARY_DIR}/r-work)
+set(TSB_R_ENV "TSB_BUILD_DIR=${PROJECT_BINARY_DIR}" "R_LIBS=${TSB_R_LIB}"
+    "TSB_SOURCE_DIR=${PROJECT_SOURCE_DIR}" "TSB_PYTHON3=${TSB_PYTHON3}"
+    "TSB_R_TEST_WORK=${TSB_R_WORK}/tests")
+
+# Its sources include tsbridge.h (and dlpack.h, R, cpp11), never LibTorch or the core.
+add_test(NAME r_includes
+  COMMAND ${TSB_PYTHON3} ${PROJECT_SOURCE_DIR}/tests/python/check_includes.py
+          ${PROJECT_SOURCE_DIR}/sdk/r/src
+          --allow cpp11.hpp R.h Rinternals.h R_ext/Rdynload.h entry.h calls.h)
+
+add_test(NAME r_install
+  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/install_package.sh ${PROJECT_SOURCE_DIR}/sdk/r
+          ${TSB_R_WORK}/install ${TSB_R_LIB})
+set_tests_properties(r_install PROPERTIES FIXTURES_SETUP tsb_r_lib
+  ENVIRONMENT "${TSB_R_ENV}" TIMEOUT 600)
+
+add_test(NAME r_host
+  COMMAND ${TSB_RSCRIPT} ${CMAKE_CURRENT_LIST_DIR}/run_tests.R tsbridge
+          ${PROJECT_SOURCE_DIR}/sdk/r/tests/testthat)
+set_tests_properties(r_host PROPERTIES FIXTURES_REQUIRED tsb_r_lib
+  ENVIRONMENT "${TSB_R_ENV}" TIMEOUT 600)
+
+add_test(NAME r_check
+  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/check_package.sh ${PROJECT_SOURCE_DIR}/sdk/r
+          ${TSB_R_WORK}/check ${TSB_R_LIB})
+set_tests_properties(r_check PROPERTIES ENVIRONMENT "${TSB_R_ENV}" TIMEOUT 900
+  FIXTURES_REQUIRED tsb_r_lib)
+
+if(EXISTS ${PROJECT_SOURCE_DIR}/examples/r-torchsparse/DESCRIPTION)
+  add_test(NAME r_torchsparse_install
+    COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/install_package.sh
+            ${PROJECT_SOURCE_DIR}/examples/r-torchsparse ${TSB_R_WORK}/install ${TSB_R_LIB})
+  set_tests_properties(r_torchsparse_install PROPERTIES FIXTURES_SETUP tsb_r_sparse
+    FIXTURES_REQUIRED tsb_r_lib ENVIRONMENT "${TSB_R_ENV}" TIMEOUT 300)
+  add_test(NAME r_torchsparse
+    COMMAND ${TSB_RSCRIPT} ${CMAKE_CURRENT_LIST_DIR}/run_tests.R torchsparse
+            ${PROJECT_SOURCE_DIR}/examples/r-torchsparse/tests/testthat)
+  set_tests_properties(r_torchsparse PROPERTIES FIXTURES_REQUIRED tsb_r_sparse
+    ENVIRONMENT "${TSB_R_ENV}" TIMEOUT 600)
+endif()
