@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/runtime/module_state.h"
 #include "core/runtime/runtime.h"
 #include "core/types/type_parser.h"
 
@@ -58,6 +59,7 @@ std::unique_ptr<tsb_module> MakeModule(torch::jit::Module module) {
         {fn, Signature::Make(fn->getSchema(), fn->name(), /*skip_self=*/true, "",
                              /*describe=*/true)});
   }
+  ListNames(*wrapped);
   return wrapped;
 }
 
