@@ -84,6 +84,8 @@ def test_sgd_step_changes_the_module_and_no_grad_records_nothing(saved):
         y = m(tsbridge.Tensor(x))
         assert isinstance(y, torch.Tensor)  # no graph: it crosses as DLPack
     assert tsbridge.autograd.is_grad_enabled()
+    with torch.no_grad():  # one LibTorch in the process: one thread-local flag
+        assert not tsbridge.autograd.is_grad_enabled()
     assert not torch.allclose(m(x), before)
     bias = m.named_parameters()[3][1]
     bias.zero_grad()

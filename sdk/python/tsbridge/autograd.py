@@ -28,8 +28,9 @@ def backward(outputs, grad_outputs=None, retain_graph=False):
 
 
 def is_grad_enabled():
-    """The calling thread's grad mode inside tsbridge (LibTorch's, which is
-    not torch's in Python: the two are separate thread-local flags)."""
+    """The calling thread's grad mode in LibTorch. With Debian's python3-torch,
+    torch and tsbridge load one LibTorch, so this is the very flag
+    torch.no_grad() sets (tests/python/test_autograd.py checks it)."""
     return _native.grad_mode_get()
 
 
