@@ -41,6 +41,14 @@ class AutogradTest : public AbiTest {
     }
   }
 
+  // (forward(x) * forward(x)).sum() through the ABI, x = PyTorch's input.
+  void Loss(Value* loss) {
+    Value x(Handle(expected_.at("x"))), y, square;
+    TSB_ASSERT_OK(Call(net_.m, "forward", {x.v}, y.out()));
+    TSB_ASSERT_OK(Op("aten::mul", {y.v, y.v}, square.out()));
+    TSB_ASSERT_OK(Op("aten::sum", {square.v}, loss->out()));
+  }
+
   OwnedModule net_;
   c10::Dict<std::string, at::Tensor> expected_;
 };
@@ -67,10 +75,8 @@ TEST_F(AutogradTest, ForwardWithOutputGradientMatchesPyTorch) {
 }
 
 TEST_F(AutogradTest, ScalarLossFromOperatorsNeedsNoOutputGradient) {
-  Value x(Handle(expected_.at("x"))), y, square, loss;
-  TSB_ASSERT_OK(Call(net_.m, "forward", {x.v}, y.out()));
-  TSB_ASSERT_OK(Op("aten::mul", {y.v, y.v}, square.out()));
-  TSB_ASSERT_OK(Op("aten::sum", {square.v}, loss.out()));
+  Value loss;
+  ASSERT_NO_FATAL_FAILURE(Loss(&loss));
   TSB_ASSERT_OK(tsb_autograd_backward(&loss.v, 1, nullptr, false));
   ExpectParameterGrads("loss");
 }
@@ -92,10 +98,8 @@ TEST_F(AutogradTest, SeveralOutputsWithTheirGradients) {
 }
 
 TEST_F(AutogradTest, RetainGraphAllowsASecondBackwardAndGradientsAccumulate) {
-  Value x(Handle(expected_.at("x"))), y, square, loss;
-  TSB_ASSERT_OK(Call(net_.m, "forward", {x.v}, y.out()));
-  TSB_ASSERT_OK(Op("aten::mul", {y.v, y.v}, square.out()));
-  TSB_ASSERT_OK(Op("aten::sum", {square.v}, loss.out()));
+  Value loss;
+  ASSERT_NO_FATAL_FAILURE(Loss(&loss));
   TSB_ASSERT_OK(tsb_autograd_backward(&loss.v, 1, nullptr, true));
   TSB_ASSERT_OK(tsb_autograd_backward(&loss.v, 1, nullptr, false));
   Value bias, grad;

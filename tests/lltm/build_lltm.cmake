@@ -2,13 +2,7 @@
 # configures and builds examples/lltm against it out of tree, as a plugin
 # author would. Inputs: BUILD_DIR, SOURCE_DIR, WORK_DIR.
 file(REMOVE_RECURSE ${WORK_DIR})
-function(run what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT result EQUAL 0)
-    message(FATAL_ERROR "${what} failed (${result}):\n${out}\n${err}")
-  endif()
-  message(STATUS "${what}: ok")
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../package/run_step.cmake)
 
 run("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
 run("configure" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/lltm -B ${WORK_DIR}/build
