@@ -48,7 +48,11 @@ inline c10::Dict<std::string, at::Tensor> Expected() {
   Value dict;
   Status s(tsb_pickle_read(bytes.data(), bytes.size(), dict.out()));
   EXPECT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
-  return c10::impl::toTypedDict<std::string, at::Tensor>(FromBoundary(dict.v).toGenericDict());
+  c10::Dict<std::string, at::Tensor> out;
+  for (const auto& item : FromBoundary(dict.v).toGenericDict()) {
+    out.insert(item.key().toStringRef(), item.value().toTensor());
+  }
+  return out;
 }
 
 inline tsb_status* Call(tsb_module* m, const char* method, std::vector<tsb_any> args,
