@@ -56,9 +56,9 @@ class AutogradTest : public AbiTest {
 TEST_F(AutogradTest, ForwardWithOutputGradientMatchesPyTorch) {
   Value x(Handle(expected_.at("x").clone()));
   TSB_ASSERT_OK(tsb_tensor_set_requires_grad(x.get(), true));
-  bool requires = false;
-  TSB_ASSERT_OK(tsb_tensor_get_requires_grad(x.get(), &requires));
-  EXPECT_TRUE(requires);
+  bool requires_grad = false;
+  TSB_ASSERT_OK(tsb_tensor_get_requires_grad(x.get(), &requires_grad));
+  EXPECT_TRUE(requires_grad);
   Value none_yet;
   TSB_ASSERT_OK(tsb_tensor_get_grad(x.get(), none_yet.out()));
   EXPECT_EQ(none_yet.v.type_index, TSB_TYPE_NONE);
@@ -134,9 +134,9 @@ TEST_F(AutogradTest, NoGradModeRecordsNoGraphAndIsPerThread) {
 
   Value x(Handle(expected_.at("x"))), y;
   TSB_ASSERT_OK(Call(net_.m, "forward", {x.v}, y.out()));
-  bool requires = true;
-  TSB_ASSERT_OK(tsb_tensor_get_requires_grad(y.get(), &requires));
-  EXPECT_FALSE(requires);
+  bool requires_grad = true;
+  TSB_ASSERT_OK(tsb_tensor_get_requires_grad(y.get(), &requires_grad));
+  EXPECT_FALSE(requires_grad);
   Status s(tsb_autograd_backward(&y.v, 1, nullptr, false));
   ASSERT_NE(s.get(), nullptr);
   EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
@@ -148,9 +148,9 @@ TEST_F(AutogradTest, DetachSharesStorageOutsideTheGraph) {
   Value x(Handle(expected_.at("x"))), y, d;
   TSB_ASSERT_OK(Call(net_.m, "forward", {x.v}, y.out()));
   TSB_ASSERT_OK(tsb_tensor_detach(y.get(), d.out()));
-  bool requires = true;
-  TSB_ASSERT_OK(tsb_tensor_get_requires_grad(d.get(), &requires));
-  EXPECT_FALSE(requires);
+  bool requires_grad = true;
+  TSB_ASSERT_OK(tsb_tensor_get_requires_grad(d.get(), &requires_grad));
+  EXPECT_FALSE(requires_grad);
   EXPECT_EQ(TensorIn(d.v).data_ptr(), TensorIn(y.v).data_ptr());
 }
 

@@ -69,9 +69,9 @@ TEST_F(ModuleStateTest, ParametersAndBuffersAreTheModulesOwnTensors) {
     Value p;
     TSB_ASSERT_OK(tsb_module_get_parameter(net_.m, i, &name, p.out()));
     names.push_back(name);
-    bool requires = false;
-    TSB_ASSERT_OK(tsb_tensor_get_requires_grad(p.get(), &requires));
-    EXPECT_TRUE(requires) << name;
+    bool requires_grad = false;
+    TSB_ASSERT_OK(tsb_tensor_get_requires_grad(p.get(), &requires_grad));
+    EXPECT_TRUE(requires_grad) << name;
   }
   EXPECT_EQ(names, (std::vector<std::string>{"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"}));
   TSB_ASSERT_OK(tsb_module_count_buffers(net_.m, &n));
