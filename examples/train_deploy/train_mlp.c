@@ -161,6 +161,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
     return 2;
   }
+  CHECK(tsb_plugin_load_bundled()); /* Optional: aten::linear's `Tensor? bias` */
   /* A toy regression: y = x0 * x1 + 0.5 x0 on [-1, 1)^2. */
   for (i = 0; i < N; ++i) {
     xs[i * IN] = uniform(&rng);
