@@ -15,6 +15,7 @@ class AutogradTest : public AbiTest {
  protected:
   void SetUp() override {
     AbiTest::SetUp();
+    TSB_ASSERT_OK(tsb_plugin_load_bundled());  // Tuple: `two` returns one
     TSB_ASSERT_OK(tsb_module_load(AutogradFixture("net.pt").c_str(), net_.out()));
     TSB_ASSERT_OK(tsb_module_set_training(net_.m, false));  // dropout off
     expected_ = Expected();
