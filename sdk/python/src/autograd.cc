@@ -143,8 +143,14 @@ PyObject* Backward(PyObject*, PyObject* args) {
         }
       }
     }
-    Raise(tsb_autograd_backward(handles.data(), handles.size(),
-                                grads == Py_None ? nullptr : grad_handles.data(), retain != 0));
+    // LibTorch's engine refuses to run with the GIL held (torch_python
+    // checks it); nothing here touches Python until it returns.
+    tsb_status* status = nullptr;
+    const tsb_any* grad_data = grads == Py_None ? nullptr : grad_handles.data();
+    Py_BEGIN_ALLOW_THREADS
+    status = tsb_autograd_backward(handles.data(), handles.size(), grad_data, retain != 0);
+    Py_END_ALLOW_THREADS
+    Raise(status);
     return Py_NewRef(Py_None);
   });
 }
