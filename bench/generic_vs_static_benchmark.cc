@@ -73,6 +73,7 @@
 #include "tsbridge/codecs/all.hpp"
 #include "tsbridge/kind_codec.hpp"
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace tsb_bench {
 
@@ -158,7 +159,7 @@ struct Sink {
 // error; nothing leaks on either path.
 tsb_status* Walk(tsb_any* v, Sink& sink) {
   tsb_status* s = nullptr;
-  switch (tsb_type_get_kind(v->type_index)) {
+  switch (::tsb::KindOf(v->type_index)) {
     case TSB_KIND_NONE:
       sink.None();
       break;
@@ -197,7 +198,7 @@ tsb_status* Walk(tsb_any* v, Sink& sink) {
       tsb_any keys[kMaxItems], values[kMaxItems];
       s = tsb_any_len(v, &n);
       if (s == nullptr && n > kMaxItems) s = tsb_status_new(TSB_ERR_OUT_OF_RANGE, "dict too big");
-      if (s == nullptr) s = tsb_dict_get_items(v, keys, values, n);
+      if (s == nullptr) s = tsb_dict_get_items(v, n, keys, values);
       if (s == nullptr) {
         for (size_t i = 0; i < n; ++i) {
           if (s == nullptr) s = Walk(&keys[i], sink);
@@ -630,7 +631,7 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   TearDown();
-  if (int64_t live = tsb_handle_count(); live != 0) {
+  if (size_t live = ::tsb::LiveHandles(); live != 0) {
     std::fprintf(stderr, "WARNING: %lld boundary handles leaked\n", static_cast<long long>(live));
     return 1;
   }

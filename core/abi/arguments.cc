@@ -30,4 +30,19 @@ absl::StatusOr<TypedValue> ContainerArg(const tsb_any* value, tsb_kind kind,
   return TypedValue{std::move(iv), type};
 }
 
+absl::Status CheckCallArgs(const tsb_call_args* args) {
+  if (args == nullptr) return absl::OkStatus();
+  if (args->struct_size < sizeof(tsb_call_args)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tsb_call_args.struct_size is ", args->struct_size,
+                     ": set it to sizeof(tsb_call_args) (", sizeof(tsb_call_args), ")"));
+  }
+  if (args->num_args > 0) TSB_RETURN_IF_ERROR(CheckArg(args->args, "args->args"));
+  if (args->num_kwargs > 0) {
+    TSB_RETURN_IF_ERROR(CheckArg(args->kw_names, "args->kw_names"));
+    TSB_RETURN_IF_ERROR(CheckArg(args->kw_values, "args->kw_values"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace tsb::abi

@@ -33,6 +33,10 @@ struct TypedValue {
 absl::StatusOr<TypedValue> ContainerArg(const tsb_any* value, tsb_kind kind,
                                         const char* name);
 
+// A call's arguments (NULL: none): the struct is at least as large as ABI
+// 1.0's, and each non-empty array is non-NULL.
+absl::Status CheckCallArgs(const tsb_call_args* args);
+
 // Fills a host's versioned struct (one that starts with struct_size): checks
 // the size the host set, lets `describe` fill a whole struct, and copies only
 // as many bytes as the host's struct has, so an older, shorter header gets

@@ -60,20 +60,20 @@ tsb_status* tsb_plugin_load_bundled(void) {
   });
 }
 
-const char* tsb_plugin_get_bundled_dir(void) {
-  try {
-    return tsb::BundledPluginDir().c_str();
-  } catch (...) {
-    return "";
-  }
+tsb_status* tsb_plugin_get_bundled_dir(const char** out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    *out = tsb::BundledPluginDir().c_str();
+    return absl::OkStatus();
+  });
 }
 
-int32_t tsb_plugin_count(void) {
-  try {  // the first call creates the loader
-    return tsb::PluginLoader::Global().Count();
-  } catch (...) {
-    return 0;
-  }
+tsb_status* tsb_plugin_count(size_t* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    *out = static_cast<size_t>(tsb::PluginLoader::Global().Count());
+    return absl::OkStatus();
+  });
 }
 
 tsb_status* tsb_plugin_get_info(int32_t id, tsb_plugin_info* out) {
@@ -82,7 +82,7 @@ tsb_status* tsb_plugin_get_info(int32_t id, tsb_plugin_info* out) {
       const tsb::LoadedPlugin* plugin = tsb::PluginLoader::Global().Get(id);
       if (plugin == nullptr) {
         return absl::NotFoundError(absl::StrCat("no plugin with id ", id, " (",
-                                                tsb_plugin_count(), " loaded)"));
+                                                tsb::PluginLoader::Global().Count(), " loaded)"));
       }
       info->name = plugin->name.c_str();
       info->version = plugin->version.c_str();
@@ -99,21 +99,28 @@ tsb_status* tsb_plugin_get_info(int32_t id, tsb_plugin_info* out) {
   });
 }
 
-tsb_status* tsb_function_call(const char* name, const tsb_any* args, size_t n, tsb_any* out) {
+tsb_status* tsb_function_call(const char* name, const tsb_call_args* args, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    if (n > 0) TSB_RETURN_IF_ERROR(CheckArg(args, "args"));
+    TSB_RETURN_IF_ERROR(tsb::abi::CheckCallArgs(args));
     TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FindFunction(name));
-    return tsb::FunctionRegistry::Call(*function, args, n, out);
+    if (args != nullptr && args->num_kwargs > 0) {
+      return tsb::WithCall(absl::InvalidArgumentError(
+                               "plugin functions take positional arguments only"),
+                           function->name);
+    }
+    return tsb::FunctionRegistry::Call(*function, args ? args->args : nullptr,
+                                       args ? args->num_args : 0, out);
   });
 }
 
-tsb_status* tsb_function_get_schema(const char* name, const char** out) {
+tsb_status* tsb_function_get_schema(const char* name, tsb_schema_info* out) {
   return Guard([&]() -> absl::Status {
-    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FindFunction(name));
-    *out = function->schema.c_str();
-    return absl::OkStatus();
+    return tsb::abi::VersionedOut(out, "tsb_schema_info", [&](tsb_schema_info* info) {
+      tsb::FunctionRegistry::Describe(*function, info);
+      return absl::OkStatus();
+    });
   });
 }
 

@@ -12,6 +12,14 @@ namespace rt = tsb::runtime;
 
 namespace {
 
+// The decoded arguments of a call (NULL: none).
+absl::StatusOr<rt::HostArgs> CallArgs(const tsb_call_args* args) {
+  TSB_RETURN_IF_ERROR(tsb::abi::CheckCallArgs(args));
+  if (args == nullptr) return rt::HostArgs{};
+  return rt::DecodeArgs(args->args, args->num_args, args->kw_names, args->kw_values,
+                        args->num_kwargs);
+}
+
 template <typename Make>
 absl::Status ModuleOut(tsb_module** out, Make make) {
   TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
@@ -66,28 +74,24 @@ tsb_status* tsb_module_get_method(const tsb_module* module, size_t i, tsb_schema
   });
 }
 
-tsb_status* tsb_module_call(tsb_module* module, const char* method, const tsb_any* args,
-                            size_t num_args, const char* const* kw_names,
-                            const tsb_any* kw_values, size_t num_kwargs, tsb_any* out) {
+tsb_status* tsb_module_call(tsb_module* module, const char* method, const tsb_call_args* args,
+                            tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(module, "module"));
     TSB_RETURN_IF_ERROR(CheckArg(method, "method"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(rt::HostArgs host,
-                         rt::DecodeArgs(args, num_args, kw_names, kw_values, num_kwargs));
+    TSB_ASSIGN_OR_RETURN(rt::HostArgs host, CallArgs(args));
     return rt::CallMethod(*module, method, host, out);
   });
 }
 
-tsb_status* tsb_object_call(const tsb_any* object, const char* method, const tsb_any* args,
-                            size_t num_args, const char* const* kw_names,
-                            const tsb_any* kw_values, size_t num_kwargs, tsb_any* out) {
+tsb_status* tsb_object_call(const tsb_any* object, const char* method, const tsb_call_args* args,
+                            tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_ASSIGN_OR_RETURN(c10::IValue self, tsb::abi::ValueArg(object, "object"));
     TSB_RETURN_IF_ERROR(CheckArg(method, "method"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(rt::HostArgs host,
-                         rt::DecodeArgs(args, num_args, kw_names, kw_values, num_kwargs));
+    TSB_ASSIGN_OR_RETURN(rt::HostArgs host, CallArgs(args));
     return rt::CallObjectMethod(self, method, host, out);
   });
 }
@@ -110,14 +114,11 @@ tsb_status* tsb_op_get_overload(const char* name, size_t i, tsb_schema_info* out
   });
 }
 
-tsb_status* tsb_op_call(const char* name, const tsb_any* args, size_t num_args,
-                        const char* const* kw_names, const tsb_any* kw_values,
-                        size_t num_kwargs, tsb_any* out) {
+tsb_status* tsb_op_call(const char* name, const tsb_call_args* args, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(rt::HostArgs host,
-                         rt::DecodeArgs(args, num_args, kw_names, kw_values, num_kwargs));
+    TSB_ASSIGN_OR_RETURN(rt::HostArgs host, CallArgs(args));
     return rt::CallOperator(name, host, out);
   });
 }

@@ -17,7 +17,36 @@ const PluginFunction* FunctionRegistry::Find(absl::string_view name) const noexc
   return functions_.Find(name);
 }
 
+namespace {
+
+tsb_argument_info ArgumentInfo(const std::string& name, const std::string& annotation,
+                               const c10::TypePtr& type) {
+  tsb_argument_info info{};
+  info.struct_size = sizeof(tsb_argument_info);
+  info.name = name.c_str();
+  info.annotation = annotation.c_str();
+  absl::StatusOr<const TypeInfo*> interned = TypeRegistry::Global().Intern(type);
+  info.type_index = interned.ok() ? (*interned)->index : TSB_TYPE_INVALID;
+  return info;
+}
+
+std::shared_ptr<const FunctionDescription> MakeDescription(const PluginFunction& f) {
+  auto d = std::make_shared<FunctionDescription>();
+  d->annotations.reserve(f.arg_types.size() + 1);  // no reallocation: infos point in
+  for (const c10::TypePtr& t : f.arg_types) d->annotations.push_back(t->annotation_str());
+  d->annotations.push_back(f.return_type->annotation_str());
+  static const std::string kNoName;
+  for (size_t i = 0; i < f.arg_types.size(); ++i) {
+    d->arguments.push_back(ArgumentInfo(f.arg_names[i], d->annotations[i], f.arg_types[i]));
+  }
+  d->returns.push_back(ArgumentInfo(kNoName, d->annotations.back(), f.return_type));
+  return d;
+}
+
+}  // namespace
+
 absl::Status FunctionRegistry::Register(PluginFunction function) {
+  function.description = MakeDescription(function);
   std::lock_guard<std::mutex> lock(mutex_);
   std::string name = function.name;
   auto [stored, inserted] = functions_.Insert(std::move(name), std::move(function));
@@ -73,6 +102,18 @@ absl::Status FunctionRegistry::Call(const PluginFunction& function, const tsb_an
   absl::StatusOr<c10::IValue> typed = CoerceTo(stack.back(), *result);
   if (!typed.ok()) return WithCall(WithPath(typed.status(), "result"), function.name);
   return WithCall(ToBoundary(*std::move(typed), *result, out), function.name);
+}
+
+void FunctionRegistry::Describe(const PluginFunction& function, tsb_schema_info* out) {
+  static const char kNoOverload[] = "";
+  const FunctionDescription& d = *function.description;
+  out->name = function.name.c_str();
+  out->overload_name = kNoOverload;
+  out->schema = function.schema.c_str();
+  out->num_arguments = d.arguments.size();
+  out->arguments = d.arguments.data();
+  out->num_returns = d.returns.size();
+  out->returns = d.returns.data();
 }
 
 std::string FormatSchema(const std::string& name, const std::vector<std::string>& arg_names,

@@ -2,6 +2,7 @@
 #ifndef TSBRIDGE_CORE_PLUGINS_FUNCTION_REGISTRY_H_
 #define TSBRIDGE_CORE_PLUGINS_FUNCTION_REGISTRY_H_
 
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -12,6 +13,14 @@
 
 namespace tsb {
 
+// The host's view of a function's schema (tsb_function_get_schema): strings
+// owned here, pointed to by the infos; heap-held so the pointers survive
+// moves of the PluginFunction.
+struct FunctionDescription {
+  std::vector<std::string> annotations;  // arguments, then the return
+  std::vector<tsb_argument_info> arguments, returns;
+};
+
 struct PluginFunction {
   std::string name;  // "torchsparse::relabel"
   std::vector<std::string> arg_names;
@@ -21,6 +30,7 @@ struct PluginFunction {
   tsb_plugin_function fn = nullptr;
   void* data = nullptr;
   std::string plugin;
+  std::shared_ptr<const FunctionDescription> description;  // set by Register
 };
 
 class FunctionRegistry {
@@ -35,6 +45,9 @@ class FunctionRegistry {
   // result by the declared return type. Errors carry "name(): argument 'x'".
   static absl::Status Call(const PluginFunction& function, const tsb_any* args,
                            size_t n, tsb_any* out);
+
+  // Fills *out with pointers into `function` (process lifetime).
+  static void Describe(const PluginFunction& function, tsb_schema_info* out);
 
  private:
   std::mutex mutex_;

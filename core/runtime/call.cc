@@ -66,6 +66,7 @@ c10::TypePtr ReturnsType(const std::vector<Param>& returns, const std::string& t
 
 tsb_argument_info Info(const Param& p, const std::string& annotation) {
   tsb_argument_info info{};
+  info.struct_size = sizeof(tsb_argument_info);
   info.name = p.name.c_str();
   info.annotation = annotation.c_str();
   info.type_index = p.info != nullptr ? p.info->index : TSB_TYPE_INVALID;

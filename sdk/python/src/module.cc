@@ -152,8 +152,10 @@ PyObject* FunctionSchema(PyObject*, PyObject* args) {
   const char* name;
   if (!PyArg_ParseTuple(args, "s", &name)) return nullptr;
   return Entry([&]() -> PyObject* {
-    const char* schema = nullptr;
-    Raise(tsb_function_get_schema(name, &schema));
+    tsb_schema_info schema_info{};
+    schema_info.struct_size = sizeof(schema_info);
+    const char*& schema = schema_info.schema;
+    Raise(tsb_function_get_schema(name, &schema_info));
     return Text(schema);
   });
 }
@@ -245,7 +247,7 @@ PyObject* PluginInfo(PyObject*, PyObject* args) {
   });
 }
 
-PyObject* PluginCount(PyObject*, PyObject*) { return PyLong_FromLong(tsb_plugin_count()); }
+PyObject* PluginCount(PyObject*, PyObject*) { return PyLong_FromLong(::tsb::PluginCount()); }
 
 PyObject* TraceFn(PyObject*, PyObject* args) {
   PyObject *fn, *inputs;
@@ -321,7 +323,7 @@ PyObject* FromJson(PyObject*, PyObject* args) {
   });
 }
 
-PyObject* LiveHandles(PyObject*, PyObject*) { return PyLong_FromLongLong(tsb_handle_count()); }
+PyObject* LiveHandles(PyObject*, PyObject*) { return PyLong_FromLongLong(::tsb::LiveHandles()); }
 PyObject* Version(PyObject*, PyObject*) { return Text(tsb_version_get_string()); }
 
 #define TSB_FASTCALL(f) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(f))
