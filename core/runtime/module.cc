@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/plugins/library_loader.h"
+#include "core/runtime/module_state.h"
 #include "core/runtime/runtime.h"
 #include "core/types/type_parser.h"
 
@@ -59,6 +60,7 @@ std::unique_ptr<tsb_module> MakeModule(torch::jit::Module module) {
         {fn, Signature::Make(fn->getSchema(), fn->name(), /*skip_self=*/true, "",
                              /*describe=*/true)});
   }
+  ListNames(*wrapped);
   return wrapped;
 }
 

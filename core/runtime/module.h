@@ -5,6 +5,7 @@
 #define TSBRIDGE_CORE_RUNTIME_MODULE_H_
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <torch/csrc/jit/api/module.h>
@@ -20,6 +21,8 @@ struct tsb_module {
   };
   torch::jit::Module module;
   std::vector<Method> methods;  // in the class's order
+  // Dotted names hosts read (module_state.cc); they live as long as the module.
+  std::vector<std::string> parameter_names, buffer_names, child_names;
 };
 
 namespace tsb::runtime {

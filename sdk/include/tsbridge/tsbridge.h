@@ -446,6 +446,44 @@ TSB_API tsb_status* tsb_tensor_to_dlpack(const tsb_any* tensor,
 TSB_API tsb_status* tsb_tensor_from_dlpack(struct DLManagedTensor* managed,
                                            tsb_any* out);
 
+/* --------------------------------------------------------------- autograd */
+
+/* LibTorch's autograd, for hosts that train (docs/autograd.md). Gradients
+ * accumulate into the .grad of leaf tensors (inputs and parameters that
+ * require grad), as in PyTorch. */
+
+/* Sets requires_grad of a leaf tensor. true needs a floating point or
+ * complex tensor; false needs a leaf (use tsb_tensor_detach on a computed
+ * tensor). `tensor` is borrowed; the tensor itself changes, so every handle
+ * on it (a module's parameter, too) sees the flag. */
+TSB_API tsb_status* tsb_tensor_set_requires_grad(const tsb_any* tensor, bool requires_grad);
+TSB_API tsb_status* tsb_tensor_get_requires_grad(const tsb_any* tensor, bool* out);
+/* The accumulated gradient: a new reference to the .grad tensor itself (an
+ * in-place change is seen by the next backward), or None when no backward
+ * has reached the tensor. */
+TSB_API tsb_status* tsb_tensor_get_grad(const tsb_any* tensor, tsb_any* out);
+/* Fills the .grad with zeros in place (zero_grad(set_to_none=False)); does
+ * nothing when there is none. */
+TSB_API tsb_status* tsb_tensor_zero_grad(const tsb_any* tensor);
+/* A new reference to a tensor that shares `tensor`'s storage and is
+ * outside any graph (requires_grad false), as Tensor.detach(). */
+TSB_API tsb_status* tsb_tensor_detach(const tsb_any* tensor, tsb_any* out);
+/* torch.autograd.backward: runs backward from n borrowed outputs (tensors
+ * that require grad). grad_outputs is NULL (each output must then have one
+ * element and gets 1) or n borrowed values, each a tensor of its output's
+ * shape or None (ones, one-element outputs only). retain_graph false frees
+ * the graph: a second backward through it is TSB_ERR_TORCH. Errors name the
+ * output: "grad_outputs[1]: expected a gradient of shape [2, 3], got ...". */
+TSB_API tsb_status* tsb_autograd_backward(const tsb_any* outputs, size_t n,
+                                          const tsb_any* grad_outputs, bool retain_graph);
+/* The calling thread's grad mode (at::GradMode, thread-local as in
+ * LibTorch; on by default). With it off, calls record no graph (an
+ * optimizer step, inference): torch.no_grad() is
+ *   bool was; tsb_grad_mode_set(false, &was); ...; tsb_grad_mode_set(was, NULL);
+ * `previous` may be NULL. */
+TSB_API tsb_status* tsb_grad_mode_set(bool enabled, bool* previous);
+TSB_API tsb_status* tsb_grad_mode_get(bool* out);
+
 /* ---------------------------------------------------------------- plugins */
 
 /* Plugins add codecs (Tuple, Optional, ...), named types and functions at
@@ -669,6 +707,51 @@ typedef tsb_status* (*tsb_trace_fn)(void* user_data, const tsb_any* inputs,
 TSB_API tsb_status* tsb_module_trace(tsb_trace_fn fn, void* user_data,
                                      const tsb_any* example_inputs, size_t num_inputs,
                                      tsb_module** out);
+
+/* Module state, as torch.jit.load's users know it (docs/runtime.md). The
+ * setters change the module in place: do not call them while another
+ * thread calls the module. */
+
+/* Module.train(mode): sets `training` on the module and, recursively, on
+ * every submodule (dropout, batch norm read it). */
+TSB_API tsb_status* tsb_module_set_training(tsb_module* module, bool training);
+TSB_API tsb_status* tsb_module_get_training(const tsb_module* module, bool* out);
+/* named_parameters() / named_buffers(): recursive, with dotted names
+ * ("fc1.weight"), in PyTorch's order. *name (may be NULL) lives as long as
+ * the module; *out is a new reference to the module's own tensor, not a
+ * copy: an in-place update (an SGD step under tsb_grad_mode_set(false))
+ * changes the module. */
+TSB_API tsb_status* tsb_module_count_parameters(const tsb_module* module, size_t* out);
+TSB_API tsb_status* tsb_module_get_parameter(const tsb_module* module, size_t i,
+                                             const char** name, tsb_any* out);
+TSB_API tsb_status* tsb_module_count_buffers(const tsb_module* module, size_t* out);
+TSB_API tsb_status* tsb_module_get_buffer(const tsb_module* module, size_t i,
+                                          const char** name, tsb_any* out);
+/* named_children(): the direct submodules. *out is a new module sharing the
+ * child's state (set_training on it changes the parent's child); caller
+ * frees it with tsb_module_free. *name lives as long as the parent. */
+TSB_API tsb_status* tsb_module_count_children(const tsb_module* module, size_t* out);
+TSB_API tsb_status* tsb_module_get_child(const tsb_module* module, size_t i,
+                                         const char** name, tsb_module** out);
+/* The attributes of the module's class (parameters, buffers, submodules and
+ * plain attributes such as `training`), in the class's order; *out lives as
+ * long as the module. */
+TSB_API tsb_status* tsb_module_count_attributes(const tsb_module* module, size_t* out);
+TSB_API tsb_status* tsb_module_get_attribute_name(const tsb_module* module, size_t i,
+                                                  const char** out);
+/* Attribute (or constant) `name`, converted by its declared type: a new
+ * reference (a submodule comes back as an Object). */
+TSB_API tsb_status* tsb_module_get_attribute(const tsb_module* module, const char* name,
+                                             tsb_any* out);
+/* Sets attribute `name` to the borrowed `value`, coerced to the declared
+ * type; constants and submodules cannot be set. */
+TSB_API tsb_status* tsb_module_set_attribute(tsb_module* module, const char* name,
+                                             const tsb_any* value);
+/* The class's TorchScript source (Module.code) and a method's graph
+ * (Method.graph) as text; caller frees *out with tsb_string_free. */
+TSB_API tsb_status* tsb_module_get_code(const tsb_module* module, char** out);
+TSB_API tsb_status* tsb_module_get_graph(const tsb_module* module, const char* method,
+                                         char** out);
 
 #ifdef __cplusplus
 } /* extern "C" */

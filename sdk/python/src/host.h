@@ -170,6 +170,8 @@ void InitTypes(PyObject* types_module);
 bool FromOwnClass(PyObject* obj, tsb_any* out);
 // Wraps an object handle in its class (takes the reference).
 PyObject* WrapObject(const TypeEntry& type, tsb_any handle);
+// Wraps any handle in a tsbridge._types.Object subclass (takes the reference).
+PyObject* WrapHandle(PyObject* cls, tsb_any handle);
 // The handle inside a wrapped object, or nullptr.
 const tsb_any* ObjectHandle(PyObject* obj);
 // dtype, layout, memory format, device <-> torch objects (or names).
@@ -220,6 +222,9 @@ class IdentityScope {
   bool keep_outputs = false;
   // The innermost scope that keeps outputs, or nullptr.
   static IdentityScope* Keeper();
+  // Whether a tsbridge.Tensor went in (autograd.cc): results that require
+  // grad then come back as tsbridge.Tensor, keeping their graph.
+  bool graph = false;
   IdentityScope* outer() const { return outer_; }
 
  private:
@@ -236,6 +241,19 @@ class IdentityScope {
   mutable size_t indexed_ = 0;
   IdentityScope* outer_;
 };
+
+// ---------------------------------------------------------------- autograd
+
+// tsbridge.Tensor (autograd.cc): a tensor handle with its graph, for the
+// ABI's autograd. InitAutograd reads the class from tsbridge._types.
+void InitAutograd(PyObject* types_module);
+// Marks the innermost call scope as one a tsbridge.Tensor went into.
+void MarkGraphCall();
+// A tensor result as tsbridge.Tensor when the call carries a graph and the
+// tensor requires grad; nullptr otherwise (then it crosses as DLPack).
+PyObject* GraphTensorToPython(const tsb_any& v);
+// The native functions of autograd.cc, added to tsbridge._native.
+extern PyMethodDef kAutogradFunctions[];
 
 }  // namespace tsbpy
 

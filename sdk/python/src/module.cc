@@ -72,6 +72,7 @@ PyObject* Init(PyObject*, PyObject* args) {
   return Entry([&]() -> PyObject* {
     InitErrors(errors);
     InitTypes(types);
+    InitAutograd(types);
     InitTorch();
     Raise(tsb_plugin_load_bundled());  // Tuple, NamedTuple, Optional, Union
     Raise(tsb_plugin_load_from_env());
@@ -397,4 +398,8 @@ PyModuleDef g_module = {PyModuleDef_HEAD_INIT, "_native",
 }  // namespace
 }  // namespace tsbpy
 
-PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&tsbpy::g_module); }
+PyMODINIT_FUNC PyInit__native(void) {
+  PyObject* m = PyModule_Create(&tsbpy::g_module);
+  if (m != nullptr && PyModule_AddFunctions(m, tsbpy::kAutogradFunctions) < 0) Py_CLEAR(m);
+  return m;
+}

@@ -91,6 +91,11 @@ PyObject* TensorToPython(const tsb_any& v) {
   for (IdentityScope* scope = g_scope; scope != nullptr; scope = scope->outer()) {
     if (PyObject* same = scope->FindObject(v)) return Py_NewRef(same);
   }
+  for (IdentityScope* scope = g_scope; scope != nullptr; scope = scope->outer()) {
+    if (!scope->graph) continue;
+    if (PyObject* kept = GraphTensorToPython(v)) return kept;
+    break;
+  }
   Ref result;
   try {
     Ref capsule(ToCapsule(v));
@@ -146,6 +151,10 @@ void TensorFromPython(PyObject* obj, tsb_any* out) {
 }
 
 // ------------------------------------------------------------ identity
+
+void MarkGraphCall() {
+  if (g_scope != nullptr) g_scope->graph = true;
+}
 
 IdentityScope::IdentityScope() : outer_(g_scope) { g_scope = this; }
 

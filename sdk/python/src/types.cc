@@ -134,6 +134,10 @@ TypeEntry::~TypeEntry() {
 }
 
 PyObject* WrapObject(const TypeEntry& type, tsb_any handle) {
+  return WrapHandle(type.cls, handle);
+}
+
+PyObject* WrapHandle(PyObject* cls, tsb_any handle) {
   auto* held = new tsb_any(handle);
   PyObject* capsule = PyCapsule_New(held, kValueCapsule, FreeValueCapsule);
   if (capsule == nullptr) {
@@ -142,7 +146,7 @@ PyObject* WrapObject(const TypeEntry& type, tsb_any handle) {
     throw PyErrorSet{};
   }
   Ref c(capsule);
-  return Check(PyObject_CallMethod(type.cls, "_tsb_wrap", "O", c.p));
+  return Check(PyObject_CallMethod(cls, "_tsb_wrap", "O", c.p));
 }
 
 const tsb_any* ObjectHandle(PyObject* obj) {
@@ -156,6 +160,8 @@ bool FromOwnClass(PyObject* obj, tsb_any* out) {
   if (const tsb_any* h = ObjectHandle(obj)) {  // the capsule keeps it alive
     *out = *h;
     tsb_any_retain(out);
+    // A tsbridge.Tensor carries a graph: the call's results keep theirs.
+    if (h->type_index == TSB_TYPE_TENSOR) MarkGraphCall();
     return true;
   }
   if (PyObject_IsInstance(obj, g_enum_base) != 1) return false;

@@ -17,7 +17,8 @@ from ._errors import (AlreadyExistsError, Error, InternalError,  # noqa: F401
                       InvalidArgumentError, NoMemoryError, NotFoundError,
                       OutOfRangeError, TorchError, TypeMismatchError,
                       UnsupportedError)
-from ._types import Object  # noqa: F401
+from ._types import Object, Tensor  # noqa: F401
+from . import autograd  # noqa: F401,E402
 
 HAS_TORCH = _native._init(_errors, _types)
 __version__ = _native.version()
@@ -95,6 +96,73 @@ class Module:
 
     def save(self, path):
         _native.save(self._capsule, str(path))
+
+    # --- state, as torch.jit.load's users know it (docs/python.md)
+
+    def train(self, mode=True):
+        """Sets training mode on this module and every submodule; returns self."""
+        _native.module_set_training(self._capsule, bool(mode))
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    @property
+    def training(self):
+        return _native.module_get_training(self._capsule)
+
+    def named_parameters(self):
+        """[(dotted name, tsbridge.Tensor)]: the module's own tensors, so an
+        in-place update under tsbridge.autograd.no_grad() changes the module."""
+        return _native.module_named_tensors(self._capsule, False)
+
+    def parameters(self):
+        return [t for _, t in self.named_parameters()]
+
+    def named_buffers(self):
+        return _native.module_named_tensors(self._capsule, True)
+
+    def named_children(self):
+        """[(name, Module)] of the direct submodules (sharing their state)."""
+        return [(name, Module(c, f"{self._origin}.{name}"))
+                for name, c in _native.module_children(self._capsule)]
+
+    def zero_grad(self):
+        for p in self.parameters():
+            p.zero_grad()
+
+    def attribute_names(self):
+        return _native.module_attribute_names(self._capsule)
+
+    def get_attribute(self, name):
+        return _native.module_get_attribute(self._capsule, name)
+
+    def set_attribute(self, name, value):
+        """Sets an attribute, converted to its declared type."""
+        _native.module_set_attribute(self._capsule, name, value)
+
+    def __getattr__(self, name):  # attributes not shadowed by a method
+        if name.startswith("_"):
+            raise AttributeError(name)
+        for child, module in self.named_children():
+            if child == name:
+                return module
+        if name in _native.module_attribute_names(self._capsule):
+            return _native.module_get_attribute(self._capsule, name)
+        raise AttributeError(f"{self!r} has no attribute or method {name!r}")
+
+    @property
+    def code(self):
+        """The TorchScript source of the module's class (Module.code)."""
+        return _native.module_code(self._capsule)
+
+    @property
+    def graph(self):
+        """forward's graph as text (Module.graph); graph_of(name) for others."""
+        return self.graph_of("forward")
+
+    def graph_of(self, method):
+        return _native.module_graph(self._capsule, method)
 
     def __repr__(self):
         return f"<tsbridge.Module {self._origin} methods: {', '.join(self._schemas)}>"

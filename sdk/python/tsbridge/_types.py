@@ -97,3 +97,81 @@ def make_object_class(type_index, qualified_name, short_name, kind, fields):
                    + (f" with fields {', '.join(fields)}" if fields else ""),
     })
     return _label(cls, type_index, qualified_name)
+
+
+class Tensor(Object):
+    """A tensor held by tsbridge with its autograd graph (docs/autograd.md).
+
+    A ``torch.Tensor`` crosses the boundary as DLPack, which carries data but
+    no graph; a ``tsbridge.Tensor`` crosses as the handle itself. Make one
+    with ``tsbridge.Tensor(data, requires_grad=True)`` (``data``: a
+    torch.Tensor, a DLPack capsule or anything with ``__dlpack__``; the
+    storage is shared). A call that receives a tsbridge.Tensor returns its
+    results that require grad as tsbridge.Tensor, so the graph stays
+    connected up to ``backward()``. ``.torch()`` is the data as a
+    torch.Tensor (shared storage, no graph).
+    """
+
+    __slots__ = ()
+    _tsb_name = "Tensor"
+
+    def __new__(cls, data, requires_grad=False):
+        t = _native.tensor_new(data)
+        if requires_grad:
+            t.requires_grad = True
+        return t
+
+    def __getattr__(self, name):  # no TorchScript methods or fields
+        raise AttributeError(name)
+
+    @property
+    def requires_grad(self):
+        return _native.requires_grad(self._tsb_value)
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        _native.set_requires_grad(self._tsb_value, bool(value))
+
+    def requires_grad_(self, value=True):
+        self.requires_grad = value
+        return self
+
+    @property
+    def grad(self):
+        """The accumulated gradient (a tsbridge.Tensor), or None."""
+        return _native.grad(self._tsb_value)
+
+    def zero_grad(self):
+        """Fills .grad with zeros in place (nothing when there is none)."""
+        _native.zero_grad(self._tsb_value)
+
+    def detach(self):
+        return _native.detach(self._tsb_value)
+
+    def backward(self, gradient=None, retain_graph=False):
+        _native.backward([self], None if gradient is None else [gradient], retain_graph)
+
+    def torch(self):
+        """The data as a torch.Tensor sharing storage (no graph)."""
+        return _native.tensor_torch(self._tsb_value)
+
+    def __dlpack__(self, stream=None):
+        return _native.tensor_torch(self._tsb_value).detach().__dlpack__()
+
+    def __dlpack_device__(self):
+        return _native.tensor_torch(self._tsb_value).__dlpack_device__()
+
+    @property
+    def shape(self):
+        return tuple(self.torch().shape)
+
+    @property
+    def dtype(self):
+        return self.torch().dtype
+
+    def item(self):
+        return self.torch().item()
+
+    def __repr__(self):
+        grad = ", requires_grad=True" if self.requires_grad else ""
+        return f"tsbridge.Tensor({self.torch()!r}{grad})"

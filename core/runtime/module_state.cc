@@ -1,0 +1,187 @@
+// A loaded module's state for hosts: training mode, parameters, buffers,
+// children, attributes, code and graphs. Parameters and buffers cross as
+// the module's own tensors (no copy), so a host's in-place SGD step under
+// tsb_grad_mode_set(false) updates the module it will call next.
+#include "core/runtime/module_state.h"
+
+#include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/serialization/python_print.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/runtime/module.h"
+#include "core/types/type_registry.h"
+#include "tsbridge/kind_codec.hpp"
+
+namespace tsb::runtime {
+namespace {
+
+const std::vector<std::string>& NamesOf(const tsb_module& module, Slots slots) {
+  switch (slots) {
+    case Slots::kParameters:
+      return module.parameter_names;
+    case Slots::kBuffers:
+      return module.buffer_names;
+    case Slots::kChildren:
+      break;
+  }
+  return module.child_names;
+}
+
+const char* SlotsLabel(Slots slots) {
+  switch (slots) {
+    case Slots::kParameters:
+      return "parameter";
+    case Slots::kBuffers:
+      return "buffer";
+    case Slots::kChildren:
+      break;
+  }
+  return "child";
+}
+
+absl::Status CheckIndex(const tsb_module& module, Slots slots, size_t i) {
+  const size_t n = NamesOf(module, slots).size();
+  if (i < n) return absl::OkStatus();
+  return absl::OutOfRangeError(absl::StrCat(SlotsLabel(slots), " index ", i,
+                                            " out of range: the module has ", n));
+}
+
+std::string QualifiedName(const c10::ClassType& type) {
+  return type.name().has_value() ? type.name()->qualifiedName() : type.str();
+}
+
+absl::Status NoAttribute(const c10::ClassType& type, const std::string& name) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < type.numAttributes(); ++i) names.push_back(type.getAttributeName(i));
+  return absl::NotFoundError(absl::StrCat("no attribute '", name, "' in ", QualifiedName(type),
+                                          "; its attributes: ",
+                                          names.empty() ? "none" : absl::StrJoin(names, ", ")));
+}
+
+// `value`, or its error with `where` prepended to the path.
+template <typename T>
+absl::StatusOr<T> At(absl::StatusOr<T> value, const std::string& where) {
+  if (!value.ok()) return WithPath(value.status(), where);
+  return value;
+}
+
+}  // namespace
+
+void ListNames(tsb_module& module) {
+  for (const auto& p : module.module.named_parameters(/*recurse=*/true)) {
+    module.parameter_names.push_back(p.name);
+  }
+  for (const auto& b : module.module.named_buffers(/*recurse=*/true)) {
+    module.buffer_names.push_back(b.name);
+  }
+  for (const auto& c : module.module.named_children()) module.child_names.push_back(c.name);
+}
+
+void SetTraining(tsb_module& module, bool training) {
+  for (torch::jit::Module m : module.module.modules()) {
+    if (auto slot = m._ivalue()->type()->findAttributeSlot("training")) {
+      m._ivalue()->setSlot(*slot, training);
+    }
+  }
+}
+
+bool GetTraining(const tsb_module& module) { return module.module.is_training(); }
+
+size_t CountSlots(const tsb_module& module, Slots slots) { return NamesOf(module, slots).size(); }
+
+absl::Status GetTensorSlot(const tsb_module& module, Slots slots, size_t i, const char** name,
+                           tsb_any* out) {
+  TSB_RETURN_IF_ERROR(CheckIndex(module, slots, i));
+  const std::string& wanted = NamesOf(module, slots)[i];
+  // Looked up by name every time: an attribute set since loading is seen.
+  auto find = [&](const auto& list) -> absl::Status {
+    for (const auto& item : list) {
+      if (item.name != wanted) continue;
+      if (name != nullptr) *name = wanted.c_str();
+      return ToBoundary(c10::IValue(item.value), out);
+    }
+    return absl::NotFoundError(absl::StrCat(SlotsLabel(slots), " '", wanted,
+                                            "' is no longer a tensor"));
+  };
+  if (slots == Slots::kParameters) return find(module.module.named_parameters(true));
+  return find(module.module.named_buffers(true));
+}
+
+absl::StatusOr<tsb_module*> GetChild(const tsb_module& module, size_t i, const char** name) {
+  TSB_RETURN_IF_ERROR(CheckIndex(module, Slots::kChildren, i));
+  const std::string& wanted = module.child_names[i];
+  if (name != nullptr) *name = wanted.c_str();
+  return MakeModule(module.module.attr(wanted).toModule()).release();
+}
+
+size_t CountAttributes(const tsb_module& module) {
+  return module.module.type()->numAttributes();
+}
+
+absl::StatusOr<const char*> AttributeName(const tsb_module& module, size_t i) {
+  const c10::ClassType& type = *module.module.type();
+  if (i >= type.numAttributes()) {
+    return absl::OutOfRangeError(absl::StrCat("attribute index ", i,
+                                              " out of range: the module has ",
+                                              type.numAttributes()));
+  }
+  return type.getAttributeName(i).c_str();  // lives as long as the class
+}
+
+absl::Status GetAttribute(const tsb_module& module, const std::string& name, tsb_any* out) {
+  const c10::ClassType& type = *module.module.type();
+  const std::string where = absl::StrCat("attribute '", name, "'");
+  if (auto slot = type.findAttributeSlot(name)) {
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* info,
+                         At(TypeRegistry::Global().Intern(type.getAttribute(*slot)), where));
+    return WithPath(ToBoundary(module.module._ivalue()->getSlot(*slot), *info, out), where);
+  }
+  if (auto slot = type.findConstantSlot(name)) {
+    return WithPath(ToBoundary(type.getConstant(*slot), out), where);
+  }
+  return NoAttribute(type, name);
+}
+
+absl::Status SetAttribute(tsb_module& module, const std::string& name, const tsb_any& value) {
+  const c10::ClassType& type = *module.module.type();
+  const std::string where = absl::StrCat("attribute '", name, "'");
+  if (type.hasConstant(name)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, " is a constant of ", QualifiedName(type), ": it cannot be set"));
+  }
+  auto slot = type.findAttributeSlot(name);
+  if (!slot) return NoAttribute(type, name);
+  const c10::TypePtr& declared = type.getAttribute(*slot);
+  if (declared->is_module()) {
+    return absl::UnimplementedError(absl::StrCat(where, " is a submodule: replacing one is not supported"));
+  }
+  TSB_ASSIGN_OR_RETURN(const TypeInfo* info, At(TypeRegistry::Global().Intern(declared), where));
+  TSB_ASSIGN_OR_RETURN(c10::IValue raw, At(ToIValue(value), where));
+  TSB_ASSIGN_OR_RETURN(c10::IValue coerced, At(CoerceTo(raw, *info), where));
+  module.module._ivalue()->setSlot(*slot, std::move(coerced));
+  return absl::OkStatus();
+}
+
+std::string Code(const tsb_module& module) {
+  std::vector<c10::IValue> constants;
+  torch::jit::PrintDepsTable deps;
+  torch::jit::PythonPrint printer(constants, deps);
+  printer.printNamedType(module.module.type());
+  return printer.str();
+}
+
+absl::StatusOr<std::string> Graph(const tsb_module& module, const std::string& method) {
+  for (const tsb_module::Method& m : module.methods) {
+    if (m.function->name() != method) continue;
+    auto* graph_fn = torch::jit::tryToGraphFunction(*m.function);
+    if (graph_fn == nullptr) {
+      return absl::UnimplementedError(absl::StrCat("method '", method, "' has no graph"));
+    }
+    return graph_fn->graph()->toString();
+  }
+  return absl::NotFoundError(absl::StrCat("no method '", method, "' in ",
+                                          QualifiedName(*module.module.type())));
+}
+
+}  // namespace tsb::runtime

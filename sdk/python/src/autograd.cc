@@ -1,0 +1,341 @@
+// Autograd and module state for Python (docs/python.md, docs/autograd.md).
+//
+// A tensor crossing as DLPack leaves its graph behind, so the ABI's
+// autograd works on handles: tsbridge.Tensor holds a tensor handle (a
+// tsbridge._types.Object subclass, so calls pass it as the handle itself).
+// A call that receives one returns its results that require grad as
+// tsbridge.Tensor too (tensors.cc), so a graph built through tsbridge
+// stays connected up to tsbridge.autograd.backward.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "calls.h"
+#include "host.h"
+
+namespace tsbpy {
+namespace {
+
+PyObject* g_tensor_class = nullptr;  // tsbridge._types.Tensor
+
+void Raise(tsb_status* status) {
+  if (status == nullptr) return;
+  SetStatusError(status);
+  throw PyErrorSet{};
+}
+
+PyObject* Text(const char* s) {
+  return Check(PyUnicode_DecodeUTF8(s ? s : "", static_cast<Py_ssize_t>(s ? strlen(s) : 0),
+                                    "replace"));
+}
+
+// The handle inside a tsbridge.Tensor (or any wrapped value).
+const tsb_any& Held(PyObject* capsule) {
+  auto* v = static_cast<const tsb_any*>(PyCapsule_GetPointer(capsule, "tsbridge.value"));
+  if (v == nullptr) throw PyErrorSet{};
+  return *v;
+}
+
+// A tensor handle, or None, as Python: tsbridge.Tensor (takes the reference).
+PyObject* Wrap(tsb_any handle) {
+  if (handle.type_index == TSB_TYPE_NONE) return Py_NewRef(Py_None);
+  return WrapHandle(g_tensor_class, handle);
+}
+
+// A Python value (tsbridge.Tensor, torch.Tensor, DLPack capsule) as a
+// tensor handle: a new reference.
+void TensorHandle(PyObject* obj, tsb_any* out, const std::string& where) {
+  try {
+    FromPython(obj, TSB_TYPE_TENSOR, out);
+  } catch (ConvertError& e) {
+    Rethrow(e, where);
+  }
+  if (out->type_index != TSB_TYPE_TENSOR) {
+    tsb_any_release(out);
+    throw ConvertError{TSB_ERR_TYPE, where, "expected a tensor"};
+  }
+}
+
+tsb_module* ModuleArg(PyObject* capsule) { return ModuleFromCapsule(capsule); }
+
+// --------------------------------------------------------------- tensors
+
+PyObject* TensorNew(PyObject*, PyObject* obj) {
+  return Entry([&]() -> PyObject* {
+    Owned h;
+    TensorHandle(obj, h.out(), "data");
+    return Wrap(h.release());
+  });
+}
+
+PyObject* TensorTorch(PyObject*, PyObject* capsule) {
+  return Entry([&]() -> PyObject* { return TensorToPython(Held(capsule)); });
+}
+
+PyObject* RequiresGrad(PyObject*, PyObject* capsule) {
+  return Entry([&]() -> PyObject* {
+    bool on = false;
+    Raise(tsb_tensor_get_requires_grad(&Held(capsule), &on));
+    return Py_NewRef(on ? Py_True : Py_False);
+  });
+}
+
+PyObject* SetRequiresGrad(PyObject*, PyObject* args) {
+  PyObject* capsule;
+  int on;
+  if (!PyArg_ParseTuple(args, "Op", &capsule, &on)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    Raise(tsb_tensor_set_requires_grad(&Held(capsule), on != 0));
+    return Py_NewRef(Py_None);
+  });
+}
+
+PyObject* Grad(PyObject*, PyObject* capsule) {
+  return Entry([&]() -> PyObject* {
+    Owned g;
+    Raise(tsb_tensor_get_grad(&Held(capsule), g.out()));
+    return Wrap(g.release());
+  });
+}
+
+PyObject* ZeroGrad(PyObject*, PyObject* capsule) {
+  return Entry([&]() -> PyObject* {
+    Raise(tsb_tensor_zero_grad(&Held(capsule)));
+    return Py_NewRef(Py_None);
+  });
+}
+
+PyObject* Detach(PyObject*, PyObject* capsule) {
+  return Entry([&]() -> PyObject* {
+    Owned d;
+    Raise(tsb_tensor_detach(&Held(capsule), d.out()));
+    return Wrap(d.release());
+  });
+}
+
+// backward(outputs, grad_outputs or None, retain_graph)
+PyObject* Backward(PyObject*, PyObject* args) {
+  PyObject *outputs, *grads;
+  int retain;
+  if (!PyArg_ParseTuple(args, "OOp", &outputs, &grads, &retain)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    Ref outs(Check(PySequence_Fast(outputs, "outputs must be a sequence of tensors")));
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(outs.p);
+    OwnedVec handles(static_cast<size_t>(n)), grad_handles;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      TensorHandle(PySequence_Fast_GET_ITEM(outs.p, i), &handles[i],
+                   "outputs[" + std::to_string(i) + "]");
+    }
+    if (grads != Py_None) {
+      Ref gs(Check(PySequence_Fast(grads, "grad_outputs must be a sequence or None")));
+      if (PySequence_Fast_GET_SIZE(gs.p) != n) {
+        throw ConvertError{TSB_ERR_INVALID_ARGUMENT, "grad_outputs",
+                           "expected " + std::to_string(n) + " gradients, got " +
+                               std::to_string(PySequence_Fast_GET_SIZE(gs.p))};
+      }
+      grad_handles.resize(static_cast<size_t>(n));
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject* g = PySequence_Fast_GET_ITEM(gs.p, i);
+        if (g == Py_None) {
+          grad_handles[i] = tsb_any_none();
+        } else {
+          TensorHandle(g, &grad_handles[i], "grad_outputs[" + std::to_string(i) + "]");
+        }
+      }
+    }
+    // LibTorch's engine refuses to run with the GIL held (torch_python
+    // checks it); nothing here touches Python until it returns.
+    tsb_status* status = nullptr;
+    const tsb_any* grad_data = grads == Py_None ? nullptr : grad_handles.data();
+    Py_BEGIN_ALLOW_THREADS
+    status = tsb_autograd_backward(handles.data(), handles.size(), grad_data, retain != 0);
+    Py_END_ALLOW_THREADS
+    Raise(status);
+    return Py_NewRef(Py_None);
+  });
+}
+
+PyObject* GradModeSet(PyObject*, PyObject* arg) {
+  return Entry([&]() -> PyObject* {
+    bool previous = true;
+    Raise(tsb_grad_mode_set(PyObject_IsTrue(arg) == 1, &previous));
+    return Py_NewRef(previous ? Py_True : Py_False);
+  });
+}
+
+PyObject* GradModeGet(PyObject*, PyObject*) {
+  return Entry([&]() -> PyObject* {
+    bool on = true;
+    Raise(tsb_grad_mode_get(&on));
+    return Py_NewRef(on ? Py_True : Py_False);
+  });
+}
+
+// ---------------------------------------------------------------- modules
+
+PyObject* SetTraining(PyObject*, PyObject* args) {
+  PyObject* capsule;
+  int on;
+  if (!PyArg_ParseTuple(args, "Op", &capsule, &on)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    Raise(tsb_module_set_training(ModuleArg(capsule), on != 0));
+    return Py_NewRef(Py_None);
+  });
+}
+
+PyObject* GetTraining(PyObject*, PyObject* capsule) {
+  return Entry([&]() -> PyObject* {
+    bool on = false;
+    Raise(tsb_module_get_training(ModuleArg(capsule), &on));
+    return Py_NewRef(on ? Py_True : Py_False);
+  });
+}
+
+// [(name, tsbridge.Tensor)] of the parameters (buffers=False) or buffers.
+PyObject* NamedTensors(PyObject*, PyObject* args) {
+  PyObject* capsule;
+  int buffers;
+  if (!PyArg_ParseTuple(args, "Op", &capsule, &buffers)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    tsb_module* m = ModuleArg(capsule);
+    size_t n = 0;
+    Raise(buffers ? tsb_module_count_buffers(m, &n) : tsb_module_count_parameters(m, &n));
+    Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
+    for (size_t i = 0; i < n; ++i) {
+      const char* name = nullptr;
+      Owned t;
+      Raise(buffers ? tsb_module_get_buffer(m, i, &name, t.out())
+                    : tsb_module_get_parameter(m, i, &name, t.out()));
+      Ref wrapped(Wrap(t.release()));
+      PyList_SET_ITEM(list.p, i, Check(Py_BuildValue("(NO)", Text(name), wrapped.p)));
+    }
+    return list.release();
+  });
+}
+
+// [(name, module capsule)] of the direct submodules.
+PyObject* Children(PyObject*, PyObject* capsule) {
+  return Entry([&]() -> PyObject* {
+    tsb_module* m = ModuleArg(capsule);
+    size_t n = 0;
+    Raise(tsb_module_count_children(m, &n));
+    Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
+    for (size_t i = 0; i < n; ++i) {
+      const char* name = nullptr;
+      tsb_module* child = nullptr;
+      Raise(tsb_module_get_child(m, i, &name, &child));
+      Ref wrapped(ModuleCapsule(child));
+      PyList_SET_ITEM(list.p, i, Check(Py_BuildValue("(NO)", Text(name), wrapped.p)));
+    }
+    return list.release();
+  });
+}
+
+PyObject* AttributeNames(PyObject*, PyObject* capsule) {
+  return Entry([&]() -> PyObject* {
+    tsb_module* m = ModuleArg(capsule);
+    size_t n = 0;
+    Raise(tsb_module_count_attributes(m, &n));
+    Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
+    for (size_t i = 0; i < n; ++i) {
+      const char* name = nullptr;
+      Raise(tsb_module_get_attribute_name(m, i, &name));
+      PyList_SET_ITEM(list.p, i, Text(name));
+    }
+    return list.release();
+  });
+}
+
+PyObject* GetAttribute(PyObject*, PyObject* args) {
+  PyObject* capsule;
+  const char* name;
+  if (!PyArg_ParseTuple(args, "Os", &capsule, &name)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    Owned v;
+    Raise(tsb_module_get_attribute(ModuleArg(capsule), name, v.out()));
+    return ToPython(v.v);
+  });
+}
+
+PyObject* SetAttribute(PyObject*, PyObject* args) {
+  PyObject *capsule, *value;
+  const char* name;
+  if (!PyArg_ParseTuple(args, "OsO", &capsule, &name, &value)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    Owned v;
+    try {
+      FromPython(value, TSB_TYPE_ANY, v.out());
+    } catch (ConvertError& e) {
+      Rethrow(e, std::string("attribute '") + name + "'");
+    }
+    Raise(tsb_module_set_attribute(ModuleArg(capsule), name, &v.v));
+    return Py_NewRef(Py_None);
+  });
+}
+
+PyObject* Code(PyObject*, PyObject* capsule) {
+  return Entry([&]() -> PyObject* {
+    char* text = nullptr;
+    Raise(tsb_module_get_code(ModuleArg(capsule), &text));
+    Ref s(Text(text));
+    tsb_string_free(text);
+    return s.release();
+  });
+}
+
+PyObject* Graph(PyObject*, PyObject* args) {
+  PyObject* capsule;
+  const char* method;
+  if (!PyArg_ParseTuple(args, "Os", &capsule, &method)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    char* text = nullptr;
+    Raise(tsb_module_get_graph(ModuleArg(capsule), method, &text));
+    Ref s(Text(text));
+    tsb_string_free(text);
+    return s.release();
+  });
+}
+
+}  // namespace
+
+void InitAutograd(PyObject* types_module) {
+  g_tensor_class = Check(PyObject_GetAttrString(types_module, "Tensor"));
+}
+
+PyObject* GraphTensorToPython(const tsb_any& v) {
+  bool requires_grad = false;
+  tsb_status* s = tsb_tensor_get_requires_grad(&v, &requires_grad);
+  if (s != nullptr || !requires_grad) {
+    tsb_status_free(s);
+    return nullptr;
+  }
+  tsb_any kept = v;
+  tsb_any_retain(&kept);
+  return Wrap(kept);
+}
+
+PyMethodDef kAutogradFunctions[] = {
+    {"tensor_new", TensorNew, METH_O, "tensor_new(data) -> tsbridge.Tensor"},
+    {"tensor_torch", TensorTorch, METH_O, "tensor_torch(value) -> torch.Tensor"},
+    {"requires_grad", RequiresGrad, METH_O, "requires_grad(value) -> bool"},
+    {"set_requires_grad", SetRequiresGrad, METH_VARARGS, "set_requires_grad(value, bool)"},
+    {"grad", Grad, METH_O, "grad(value) -> tsbridge.Tensor or None"},
+    {"zero_grad", ZeroGrad, METH_O, "zero_grad(value)"},
+    {"detach", Detach, METH_O, "detach(value) -> tsbridge.Tensor"},
+    {"backward", Backward, METH_VARARGS, "backward(outputs, grad_outputs, retain_graph)"},
+    {"grad_mode_set", GradModeSet, METH_O, "grad_mode_set(enabled) -> previous"},
+    {"grad_mode_get", GradModeGet, METH_NOARGS, "grad_mode_get() -> bool"},
+    {"module_set_training", SetTraining, METH_VARARGS, "module_set_training(module, bool)"},
+    {"module_get_training", GetTraining, METH_O, "module_get_training(module) -> bool"},
+    {"module_named_tensors", NamedTensors, METH_VARARGS,
+     "module_named_tensors(module, buffers) -> [(name, tsbridge.Tensor)]"},
+    {"module_children", Children, METH_O, "module_children(module) -> [(name, capsule)]"},
+    {"module_attribute_names", AttributeNames, METH_O, "module_attribute_names(module)"},
+    {"module_get_attribute", GetAttribute, METH_VARARGS, "module_get_attribute(module, name)"},
+    {"module_set_attribute", SetAttribute, METH_VARARGS,
+     "module_set_attribute(module, name, value)"},
+    {"module_code", Code, METH_O, "module_code(module) -> str"},
+    {"module_graph", Graph, METH_VARARGS, "module_graph(module, method) -> str"},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace tsbpy

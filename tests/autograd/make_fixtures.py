@@ -1,0 +1,87 @@
+"""Scripts the module the autograd and module-state tests load, and writes
+the gradients PyTorch computes for it (the tests compare the ABI's with
+these).
+
+Run by CMake at build time: python3 make_fixtures.py OUTPUT_DIR. Writes
+net.pt (torch.jit.save) and expected.pt (torch.save of a Dict[str, Tensor]).
+Without an importable torch this fails loudly, never skips.
+"""
+import os
+import sys
+
+try:
+    import torch
+except ImportError as e:
+    sys.exit(f"make_fixtures.py: {sys.executable} cannot import torch ({e})")
+
+from typing import Tuple
+
+
+class Net(torch.nn.Module):
+    """Parameters in submodules, a buffer, dropout, a plain attribute, and a
+    method with two outputs."""
+
+    note: str
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(4, 8)
+        self.drop = torch.nn.Dropout(0.5)
+        self.fc2 = torch.nn.Linear(8, 3)
+        self.register_buffer("scale", torch.tensor(2.0))
+        self.note = "hello"
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc2(self.drop(torch.tanh(self.fc1(x)))) * self.scale
+
+    @torch.jit.export
+    def two(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        h = torch.tanh(self.fc1(x))
+        return h.sum(1), self.fc2(h)
+
+
+def grads(module, prefix, out, x=None):
+    for name, p in module.named_parameters():
+        out[f"{prefix}.{name}"] = p.grad.detach().clone()
+    if x is not None:
+        out[f"{prefix}.x"] = x.grad.detach().clone()
+    module.zero_grad(set_to_none=True)
+
+
+def main(out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    torch.manual_seed(0)
+    net = torch.jit.script(Net().double())
+    net.save(os.path.join(out_dir, "net.pt"))
+    net.eval()
+    expected = {}
+    x = torch.randn(5, 4, dtype=torch.float64)
+    expected["x"] = x.clone()
+
+    # forward with an output gradient, in eval mode (dropout is the identity)
+    xg = x.clone().requires_grad_()
+    y = net(xg)
+    g = torch.randn_like(y)
+    expected["g"] = g
+    expected["y_eval"] = y.detach().clone()
+    y.backward(g)
+    grads(net, "forward", expected, xg)
+
+    # a scalar loss computed after the call: (y * y).sum(), no output gradient
+    y = net(x)
+    (y * y).sum().backward()
+    grads(net, "loss", expected)
+
+    # two outputs at once, each with its gradient
+    xg = x.clone().requires_grad_()
+    s, z = net.two(xg)
+    gs, gz = torch.randn_like(s), torch.randn_like(z)
+    expected["gs"], expected["gz"] = gs, gz
+    torch.autograd.backward([s, z], [gs, gz])
+    grads(net, "two", expected, xg)
+
+    torch.save(expected, os.path.join(out_dir, "expected.pt"))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

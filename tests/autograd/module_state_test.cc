@@ -1,0 +1,173 @@
+// Modules as torch.jit.load's users expect them: train/eval (recursive),
+// named parameters and buffers that are the module's own tensors,
+// attributes, children, code and graph.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/autograd/autograd_testing.h"
+
+namespace tsb::testing {
+namespace {
+
+class ModuleStateTest : public AbiTest {
+ protected:
+  void SetUp() override {
+    AbiTest::SetUp();
+    TSB_ASSERT_OK(tsb_module_load(AutogradFixture("net.pt").c_str(), net_.out()));
+  }
+
+  at::Tensor Forward(const at::Tensor& x) {
+    Value in(Handle(x)), y;
+    Status s(Call(net_.m, "forward", {in.v}, y.out()));
+    EXPECT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
+    return s ? at::Tensor() : TensorIn(y.v).detach().clone();
+  }
+
+  OwnedModule net_;
+};
+
+TEST_F(ModuleStateTest, EvalMakesDropoutTheIdentityAndTrainDoesNot) {
+  const at::Tensor x = Expected().at("x");
+  bool training = false;
+  TSB_ASSERT_OK(tsb_module_get_training(net_.m, &training));
+  EXPECT_TRUE(training);  // as saved
+  EXPECT_FALSE(at::equal(Forward(x), Forward(x)));  // dropout draws each call
+
+  TSB_ASSERT_OK(tsb_module_set_training(net_.m, false));
+  TSB_ASSERT_OK(tsb_module_get_training(net_.m, &training));
+  EXPECT_FALSE(training);
+  const at::Tensor eval = Forward(x);
+  EXPECT_TRUE(at::equal(eval, Forward(x)));
+  EXPECT_TRUE(at::allclose(eval, Expected().at("y_eval"), 1e-12, 1e-12));  // PyTorch's eval()
+
+  // Recursive, as Module.train(mode): the dropout child follows.
+  size_t n = 0;
+  TSB_ASSERT_OK(tsb_module_count_children(net_.m, &n));
+  ASSERT_EQ(n, 3u);
+  const char* name = nullptr;
+  OwnedModule drop;
+  TSB_ASSERT_OK(tsb_module_get_child(net_.m, 1, &name, drop.out()));
+  EXPECT_STREQ(name, "drop");
+  TSB_ASSERT_OK(tsb_module_get_training(drop.m, &training));
+  EXPECT_FALSE(training);
+
+  TSB_ASSERT_OK(tsb_module_set_training(net_.m, true));
+  TSB_ASSERT_OK(tsb_module_get_training(drop.m, &training));
+  EXPECT_TRUE(training);
+  EXPECT_FALSE(at::equal(Forward(x), eval));
+}
+
+TEST_F(ModuleStateTest, ParametersAndBuffersAreTheModulesOwnTensors) {
+  std::vector<std::string> names;
+  size_t n = 0;
+  TSB_ASSERT_OK(tsb_module_count_parameters(net_.m, &n));
+  for (size_t i = 0; i < n; ++i) {
+    const char* name = nullptr;
+    Value p;
+    TSB_ASSERT_OK(tsb_module_get_parameter(net_.m, i, &name, p.out()));
+    names.push_back(name);
+    bool requires_grad = false;
+    TSB_ASSERT_OK(tsb_tensor_get_requires_grad(p.get(), &requires_grad));
+    EXPECT_TRUE(requires_grad) << name;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"}));
+  TSB_ASSERT_OK(tsb_module_count_buffers(net_.m, &n));
+  ASSERT_EQ(n, 1u);
+  const char* buffer_name = nullptr;
+  Value scale;
+  TSB_ASSERT_OK(tsb_module_get_buffer(net_.m, 0, &buffer_name, scale.out()));
+  EXPECT_STREQ(buffer_name, "scale");
+  EXPECT_EQ(TensorIn(scale.v).item<double>(), 2.0);
+
+  // An in-place update from the host (what an optimizer step does) is seen
+  // by the module: fc2's weight and bias zeroed leave zeros.
+  TSB_ASSERT_OK(tsb_module_set_training(net_.m, false));
+  bool was = true;
+  TSB_ASSERT_OK(tsb_grad_mode_set(false, &was));
+  for (size_t i : {2u, 3u}) {
+    Value p, zeroed;
+    TSB_ASSERT_OK(tsb_module_get_parameter(net_.m, i, nullptr, p.out()));
+    TSB_ASSERT_OK(Op("aten::zero_", {p.v}, zeroed.out()));
+    uint64_t a = 0, b = 1;
+    TSB_ASSERT_OK(tsb_any_get_id(&p.v, &a));
+    TSB_ASSERT_OK(tsb_any_get_id(&zeroed.v, &b));
+    EXPECT_EQ(a, b);
+  }
+  TSB_ASSERT_OK(tsb_grad_mode_set(was, nullptr));
+  EXPECT_TRUE(at::equal(Forward(Expected().at("x")), at::zeros({5, 3}, at::kDouble)));
+
+  Status out_of_range(tsb_module_get_parameter(net_.m, 4, nullptr, scale.out()));
+  ASSERT_NE(out_of_range.get(), nullptr);
+  EXPECT_EQ(tsb_status_get_code(out_of_range.get()), TSB_ERR_OUT_OF_RANGE);
+}
+
+TEST_F(ModuleStateTest, AttributesGetAndSetByDeclaredType) {
+  size_t n = 0;
+  TSB_ASSERT_OK(tsb_module_count_attributes(net_.m, &n));
+  std::vector<std::string> names;
+  for (size_t i = 0; i < n; ++i) {
+    const char* name = nullptr;
+    TSB_ASSERT_OK(tsb_module_get_attribute_name(net_.m, i, &name));
+    names.push_back(name);
+  }
+  for (const char* want : {"training", "fc1", "drop", "fc2", "scale", "note"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
+  }
+  Value note;
+  TSB_ASSERT_OK(tsb_module_get_attribute(net_.m, "note", note.out()));
+  const char* data = nullptr;
+  size_t len = 0;
+  TSB_ASSERT_OK(tsb_str_get(&note.v, &data, &len));
+  EXPECT_EQ(std::string(data, len), "hello");
+
+  tsb_any bye = tsb_any_borrowed_str("bye");
+  TSB_ASSERT_OK(tsb_module_set_attribute(net_.m, "note", &bye));
+  Value again;
+  TSB_ASSERT_OK(tsb_module_get_attribute(net_.m, "note", again.out()));
+  TSB_ASSERT_OK(tsb_str_get(&again.v, &data, &len));
+  EXPECT_EQ(std::string(data, len), "bye");
+
+  tsb_any three = tsb_any_int(3);
+  Status wrong(tsb_module_set_attribute(net_.m, "note", &three));
+  ASSERT_NE(wrong.get(), nullptr);
+  EXPECT_EQ(tsb_status_get_code(wrong.get()), TSB_ERR_TYPE);
+  EXPECT_STREQ(tsb_status_get_path(wrong.get()), "attribute 'note'");
+
+  Status missing(tsb_module_get_attribute(net_.m, "nope", again.out()));
+  ASSERT_NE(missing.get(), nullptr);
+  EXPECT_EQ(tsb_status_get_code(missing.get()), TSB_ERR_NOT_FOUND);
+  EXPECT_NE(std::string(tsb_status_get_message(missing.get())).find("fc1"), std::string::npos);
+
+  Value sub;  // a submodule reads as an Object
+  TSB_ASSERT_OK(tsb_module_get_attribute(net_.m, "fc1", sub.out()));
+  tsb_kind kind = TSB_KIND_INVALID;
+  TSB_ASSERT_OK(tsb_type_get_kind(sub.v.type_index, &kind));
+  EXPECT_EQ(kind, TSB_KIND_OBJECT);
+  Status submodule(tsb_module_set_attribute(net_.m, "fc1", &sub.v));
+  ASSERT_NE(submodule.get(), nullptr);
+  EXPECT_EQ(tsb_status_get_code(submodule.get()), TSB_ERR_UNSUPPORTED);
+}
+
+TEST_F(ModuleStateTest, CodeAndGraphAsText) {
+  char* code = nullptr;
+  TSB_ASSERT_OK(tsb_module_get_code(net_.m, &code));
+  std::string text(code);
+  tsb_string_free(code);
+  EXPECT_NE(text.find("def forward(self"), std::string::npos) << text;
+  EXPECT_NE(text.find("def two(self"), std::string::npos) << text;
+
+  char* graph = nullptr;
+  TSB_ASSERT_OK(tsb_module_get_graph(net_.m, "forward", &graph));
+  std::string g(graph);
+  tsb_string_free(graph);
+  EXPECT_NE(g.find("graph(%self"), std::string::npos) << g;
+  EXPECT_NE(g.find("aten::mul"), std::string::npos) << g;
+  Status missing(tsb_module_get_graph(net_.m, "nope", &graph));
+  EXPECT_EQ(tsb_status_get_code(missing.get()), TSB_ERR_NOT_FOUND);
+}
+
+}  // namespace
+}  // namespace tsb::testing
