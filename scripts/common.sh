@@ -12,6 +12,7 @@ TSB_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-torch
   python3-dev python3-pytest python3-setuptools python3-pip python3-wheel
+  python3-hypothesis python3-numpy  # the differential tests (tests/reliability/python)
   clang libclang-rt-14-dev  # the sanitizer stage and libFuzzer (scripts/sanitize.sh)
 )
 
