@@ -1,8 +1,9 @@
 """Hypothesis profiles for the differential tests, and their counts.
 
 CI (the default): a fixed seed (derandomize) and TSB_DIFF_EXAMPLES examples
-per test. Local: TSB_DIFF_FOREVER=1 runs until stopped (Ctrl-C) or until a
-mismatch, with a random seed; the counts print at the end either way.
+per test. Local: TSB_DIFF_FOREVER=1 draws with a random seed and runs until
+stopped (Ctrl-C), until a mismatch, or for TSB_DIFF_EXAMPLES examples per
+test if that is set; the counts print at the end either way.
 """
 import os
 
@@ -16,7 +17,8 @@ settings.register_profile(
     max_examples=int(os.environ.get("TSB_DIFF_EXAMPLES", "40")),
     suppress_health_check=_checks)
 settings.register_profile(
-    "forever", deadline=None, database=None, print_blob=True, max_examples=10**9,
+    "forever", deadline=None, database=None, print_blob=True,
+    max_examples=int(os.environ.get("TSB_DIFF_EXAMPLES", str(10**9))),
     suppress_health_check=_checks)
 settings.load_profile("forever" if os.environ.get("TSB_DIFF_FOREVER") else "ci")
 

@@ -60,23 +60,25 @@ def pair(t):
     return _pairs[key]
 
 
-def path_tokens(steps):
-    """What tsbridge's error path must name, in order, for each step."""
-    out = []
-    for step in steps:
-        if step[0] == "idx":
-            out.append(f"[{step[1]}]")
-        elif step[0] == "field":
-            out.append(step[2])
-        else:
-            out.append(repr(step[1]) if isinstance(step[1], str) else str(step[1]))
-    return out
+def path_tokens(step):
+    """What tsbridge's error path may name for one step: a list or tuple
+    index "[i]"; a NamedTuple field by name; a dict value by its key (the
+    host's "key 'b'") or by its position (the C ABI's "values[i]")."""
+    if step[0] == "idx":
+        return [f"[{step[1]}]"]
+    if step[0] == "field":
+        return [step[2]]
+    key, i = step[1], step[2]
+    named = [] if isinstance(key, torch.Tensor) else [repr(key)]
+    return named + [f"values[{i}]"]
 
 
 def assert_path_points_at(error, steps):
     """The status path names each step, in order."""
     path, at = error.path, 0
-    for token in path_tokens(steps):
-        found = path.find(token, at)
-        assert found >= 0, f"path {path!r} does not name {token!r} (steps {steps})"
-        at = found + len(token)
+    for step in steps:
+        found = [(path.find(t, at), t) for t in path_tokens(step)]
+        found = [(f, t) for f, t in found if f >= 0]
+        assert found, f"path {path!r} does not name {path_tokens(step)} (steps {steps})"
+        f, t = min(found)
+        at = f + len(t)

@@ -22,7 +22,7 @@ from ts_types import canon
 
 
 def draw_case(data, types=None):
-    t = data.draw(types or ts_types.types(), label="type")
+    t = data.draw(ts_types.types() if types is None else types, label="type")
     p = pair(t)
     assume(p is not None)
     v = p.value(data.draw(ts_types.values(t), label="value"))

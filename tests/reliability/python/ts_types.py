@@ -194,7 +194,8 @@ def wrong(t):
 
 def mutation_points(t, v, path=()):
     """(steps, expected type) of every position that can take a wrong value,
-    outside Unions; steps are ("idx", i), ("field", i, name) or ("key", k)."""
+    outside Unions; steps are ("idx", i), ("field", i, name) or ("key", k, i)
+    (the value under key k, the i-th item)."""
     yield path, t
     k = t[0]
     if v is None or k in LEAVES or k == "Union":
@@ -206,8 +207,8 @@ def mutation_points(t, v, path=()):
         for i, x in enumerate(v):
             yield from mutation_points(t[1], x, path + (("idx", i),))
     elif k == "Dict":
-        for kk, vv in v.items():
-            yield from mutation_points(t[2], vv, path + (("key", kk),))
+        for i, (kk, vv) in enumerate(v.items()):
+            yield from mutation_points(t[2], vv, path + (("key", kk, i),))
     elif k in ("Tuple", "NamedTuple"):
         for i, (c, x) in enumerate(zip(t[1], v)):
             step = ("field", i, f"f{i}") if k == "NamedTuple" else ("idx", i)
@@ -293,6 +294,14 @@ def _float(x):
     return "nan" if math.isnan(x) else (x, math.copysign(1.0, x))
 
 
+def _layout(t):
+    """The strides that place elements: none for an empty tensor, none of a
+    dimension of size 1 (DLPack normalizes those; no element moves)."""
+    if t.numel() == 0:
+        return None
+    return tuple(s if n > 1 else None for n, s in zip(t.shape, t.stride()))
+
+
 def canon(v, erase_names=False):
     """A comparable form: kinds, Python types, values (NaN equal to NaN,
     -0.0 apart from 0.0), tensor dtype/shape/strides/values, NamedTuple
@@ -313,7 +322,7 @@ def canon(v, erase_names=False):
         flat = v.detach().reshape(-1)
         if flat.dtype in (torch.float16, torch.bfloat16):
             flat = flat.double()
-        return ("Tensor", str(v.dtype), tuple(v.shape), tuple(v.stride()), str(v.device),
+        return ("Tensor", str(v.dtype), tuple(v.shape), _layout(v), str(v.device),
                 tuple(canon(x) for x in flat.tolist()))
     if isinstance(v, torch.device):
         return ("Device", str(v))
