@@ -24,6 +24,8 @@ settings.load_profile("forever" if os.environ.get("TSB_DIFF_FOREVER") else "ci")
 
 
 def pytest_terminal_summary(terminalreporter):
+    if not COUNTS:
+        return
     terminalreporter.write_sep("-", "tsbridge differential counts")
     for key in sorted(COUNTS):
         terminalreporter.write_line(f"{key}: {COUNTS[key]}")

@@ -69,7 +69,7 @@ def path_tokens(step):
     if step[0] == "field":
         return [step[2]]
     key, i = step[1], step[2]
-    named = [] if isinstance(key, torch.Tensor) else [repr(key)]
+    named = ["key tensor("] if isinstance(key, torch.Tensor) else [repr(key)]
     return named + [f"values[{i}]"]
 
 

@@ -42,10 +42,15 @@ def known_refusal(t, error):
     """Why PyTorch refusing this well-typed value is PyTorch's own quirk
     (tsbridge accepts it, as docs/reliability.md explains), or None."""
     message = str(error)
-    if ts_types.has(t, "dtype") and "Expected a value of type 'List[int]'" in message:
+    if ts_types.has(t, "dtype") and "List[int]" in message:
         # A scripted dtype is an int; PyTorch takes a torch.dtype for an int
         # argument but not inside List[int] (its list fast path).
         return "dtype in List[int]"
+    if ts_types.has(t, "Union") and "cannot infer type of" in message:
+        # PyTorch picks a Union member by the type it infers from the Python
+        # value, and an empty list or dict has none; tsbridge takes the
+        # member the type allows (an error when several would do).
+        return "empty container in a Union"
     return None
 
 
@@ -69,6 +74,7 @@ def test_module_calls_match_pytorch(data):
 @given(st.data())
 def test_refusals_match_pytorch(data):
     p, v = draw_case(data)
+    assume(torch_call(p.scripted.identity, v)[1] is None)  # the value before the change
     steps, where = data.draw(st.sampled_from(list(ts_types.mutation_points(p.t, v))),
                              label="mutated position")
     bad = ts_types.replace(v, steps, ts_types.wrong(where))
@@ -86,6 +92,17 @@ def test_refusals_match_pytorch(data):
     COUNTS["refused by both, path checked"] += 1
 
 
+def json_ambiguous(t):
+    """A Union with two members of one JSON form (str and Device are both
+    strings; List and Tuple both arrays): the text reads back as the JSON
+    value's own type, as docs/json.md says ("cpu" is a str)."""
+    if t[0] == "Union":
+        kinds = [c[0] for c in t[1]]
+        if {"str", "Device"} <= set(kinds) or sum(k in ("List", "Tuple") for k in kinds) > 1:
+            return True
+    return any(json_ambiguous(c) for c in ts_types.children(t))
+
+
 @given(st.data())
 def test_json_round_trip_matches_pytorch(data):
     p, v = draw_case(data)
@@ -94,7 +111,10 @@ def test_json_round_trip_matches_pytorch(data):
     text = tsbridge._native.to_json(v, p.type_index)
     json.loads(text)  # well-formed (Python's reader takes NaN and Infinity too)
     back = tsbridge._native.from_json(text, p.type_index)
-    assert canon(back) == canon(want)
+    if canon(back, layout=False) != canon(want, layout=False) and json_ambiguous(p.t):
+        COUNTS["json: a Union member of the same JSON form read back (known)"] += 1
+        return
+    assert canon(back, layout=False) == canon(want, layout=False)  # JSON has no strides
     COUNTS["json: equal"] += 1
 
 
@@ -127,3 +147,18 @@ def test_pickle_to_torch_load(data):
     # pickle_save writes a NamedTuple as a plain tuple, a dtype as its code
     assert canon(got, erase_names=True) == canon(want, erase_names=True)
     COUNTS["pickle tsbridge -> torch.load: equal"] += 1
+
+
+# Regressions: what the properties found, pinned.
+
+@pytest.mark.parametrize("value", [
+    [1], {"a": 1}, [[]], [(1, 2)], {1: [2]}, [[1], [2, [3]]],
+    {"k": {"j": [torch.ones(2)]}}, ([1],), [{}],
+])
+def test_one_item_lists_and_dicts_from_torch_save(value):
+    """Python's pickler writes APPEND / SETITEM for one item, which LibTorch
+    1.13's unpickler lacks (found by test_pickle_from_torch_save)."""
+    buf = io.BytesIO()
+    torch.save(value, buf)
+    assert canon(tsbridge.from_pickle(buf.getvalue())) == canon(torch.load(io.BytesIO(
+        buf.getvalue())))

@@ -302,10 +302,11 @@ def _layout(t):
     return tuple(s if n > 1 else None for n, s in zip(t.shape, t.stride()))
 
 
-def canon(v, erase_names=False):
+def canon(v, erase_names=False, layout=True):
     """A comparable form: kinds, Python types, values (NaN equal to NaN,
     -0.0 apart from 0.0), tensor dtype/shape/strides/values, NamedTuple
-    class names and fields (or plain tuples with erase_names)."""
+    class names and fields (or plain tuples with erase_names; no strides
+    with layout=False)."""
     if v is None:
         return ("None",)
     if isinstance(v, bool):
@@ -322,20 +323,21 @@ def canon(v, erase_names=False):
         flat = v.detach().reshape(-1)
         if flat.dtype in (torch.float16, torch.bfloat16):
             flat = flat.double()
-        return ("Tensor", str(v.dtype), tuple(v.shape), _layout(v), str(v.device),
+        return ("Tensor", str(v.dtype), tuple(v.shape), _layout(v) if layout else None,
+                str(v.device),
                 tuple(canon(x) for x in flat.tolist()))
     if isinstance(v, torch.device):
         return ("Device", str(v))
     if isinstance(v, torch.dtype):
         return ("dtype", str(v))
     if isinstance(v, tuple):
-        items = tuple(canon(x, erase_names) for x in v)
+        items = tuple(canon(x, erase_names, layout) for x in v)
         if hasattr(v, "_fields") and not erase_names:
             return ("NamedTuple", type(v).__name__, tuple(v._fields), items)
         return ("tuple", items)
     if isinstance(v, list):
-        return ("list", tuple(canon(x, erase_names) for x in v))
+        return ("list", tuple(canon(x, erase_names, layout) for x in v))
     if isinstance(v, dict):
-        return ("dict", tuple((canon(k, erase_names), canon(x, erase_names))
+        return ("dict", tuple((canon(k, erase_names, layout), canon(x, erase_names, layout))
                               for k, x in v.items()))
     return ("other", type(v).__name__, repr(v))
