@@ -38,11 +38,15 @@ def torch_call(method, v):
         return None, e
 
 
+def _has_node(t, node):
+    return t == node or any(_has_node(c, node) for c in ts_types.children(t))
+
+
 def known_refusal(t, error):
     """Why PyTorch refusing this well-typed value is PyTorch's own quirk
     (tsbridge accepts it, as docs/reliability.md explains), or None."""
     message = str(error)
-    if ts_types.has(t, "dtype") and "List[int]" in message:
+    if _has_node(t, ("List", ("dtype",))):
         # A scripted dtype is an int; PyTorch takes a torch.dtype for an int
         # argument but not inside List[int] (its list fast path).
         return "dtype in List[int]"
@@ -94,11 +98,13 @@ def test_refusals_match_pytorch(data):
 
 def json_ambiguous(t):
     """A Union with two members of one JSON form (str and Device are both
-    strings; List and Tuple both arrays): the text reads back as the JSON
-    value's own type, as docs/json.md says ("cpu" is a str)."""
+    strings, and so are a float's "NaN" and "Infinity"; List and Tuple both
+    arrays): the text reads back as the JSON value's own type, as
+    docs/json.md says ("cpu" is a str)."""
     if t[0] == "Union":
         kinds = [c[0] for c in t[1]]
-        if {"str", "Device"} <= set(kinds) or sum(k in ("List", "Tuple") for k in kinds) > 1:
+        strings = {"str", "Device"} <= set(kinds) or {"str", "float"} <= set(kinds)
+        if strings or sum(k in ("List", "Tuple") for k in kinds) > 1:
             return True
     return any(json_ambiguous(c) for c in ts_types.children(t))
 
