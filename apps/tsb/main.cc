@@ -46,7 +46,7 @@ void LoadPlugins(const std::vector<std::string>& extra) {
 nlohmann::json ParseJson(const std::string& text, const char* what) {
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e400
     throw Failure(std::string(what) + " is not valid JSON: " + e.what(), 2);
   }
 }

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string>
 
 #include <caffe2/serialize/inline_container.h>
@@ -26,6 +27,7 @@ std::string FromRecords(const uint8_t* data, size_t size) {
     out.append(static_cast<const char*>(buf), n);
     return n;
   });
+  std::set<std::string> written;  // the writer takes each name once
   size_t at = 0;
   while (at < size) {
     const size_t name_len = data[at++];
@@ -35,7 +37,7 @@ std::string FromRecords(const uint8_t* data, size_t size) {
     uint32_t len = 0;
     for (int i = 0; i < 4; ++i) len |= static_cast<uint32_t>(data[at++]) << (8 * i);
     if (len > size - at) len = static_cast<uint32_t>(size - at);
-    if (name.find('\0') == std::string::npos && !writer.hasRecord(name)) {
+    if (name.find('\0') == std::string::npos && written.insert(name).second) {
       writer.writeRecord(name, data + at, len);
     }
     at += len;
