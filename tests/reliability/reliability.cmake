@@ -43,7 +43,7 @@ gtest_discover_tests(tsbridge_hostile_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TI
 if(NOT TARGET tsbridge_python)
   return()
 endif()
-set(TSB_DIFF_EXAMPLES 40 CACHE STRING "hypothesis examples per differential property in ctest")
+set(TSB_DIFF_EXAMPLES 100 CACHE STRING "hypothesis examples per differential property in ctest")
 set(TSB_SOAK_OPS 20000 CACHE STRING "operations of the Python soak in ctest")
 set(tsb_py_env "PYTHONPATH=${TSB_PYTHON_DIR}" "TSB_DIFF_EXAMPLES=${TSB_DIFF_EXAMPLES}"
     "TSB_DIFF_WORK=${CMAKE_CURRENT_BINARY_DIR}/differential")
