@@ -14,7 +14,7 @@ from harness import COUNTS
 _checks = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 settings.register_profile(
     "ci", derandomize=True, database=None, deadline=None, print_blob=True,
-    max_examples=int(os.environ.get("TSB_DIFF_EXAMPLES", "40")),
+    max_examples=int(os.environ.get("TSB_DIFF_EXAMPLES", "100")),
     suppress_health_check=_checks)
 settings.register_profile(
     "forever", deadline=None, database=None, print_blob=True,
