@@ -198,7 +198,7 @@ std::string ReadOptionText(const std::string& value, const std::string& option) 
 Json ParseJson(const std::string& text, const std::string& what) {
   try {
     return Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, and out_of_range for 1e400
     throw Failure(what + " is not valid JSON: " + e.what(), 2);
   }
 }

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include <caffe2/serialize/inline_container.h>
 #include <caffe2/serialize/read_adapter_interface.h>
 #include <torch/csrc/jit/serialization/import_read.h>
 #include <torch/csrc/jit/serialization/pickle.h>
+#include <torch/csrc/jit/serialization/unpickler.h>
 
 #include "absl/strings/str_cat.h"
 #include "core/binary/pickle_scan.h"
@@ -35,6 +37,26 @@ class BoundedReadAdapter final : public caffe2::serialize::ReadAdapterInterface 
   size_t size_;
 };
 
+// readArchiveAndTensors("data", ...) on a data.pkl of our own: the one
+// ScanPickle rewrote for LibTorch's unpickler. Tensors still come from the
+// archive's data/ records.
+c10::IValue UnpickleRewritten(const std::string& program,
+                              caffe2::serialize::PyTorchStreamReader& reader) {
+  size_t read = 0;
+  auto next = [&](char* buf, size_t n) -> size_t {
+    n = std::min(n, program.size() - read);
+    std::memcpy(buf, program.data() + read, n);
+    read += n;
+    return n;
+  };
+  auto record = [&](const std::string& name) {
+    return std::get<0>(reader.getRecord("data/" + name));
+  };
+  torch::jit::Unpickler unpickler(next, nullptr, nullptr, record, c10::nullopt);
+  unpickler.set_version(reader.version());
+  return unpickler.parse_ivalue();
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<char>> PickleSave(const c10::IValue& value) {
@@ -53,8 +75,11 @@ absl::StatusOr<c10::IValue> PickleLoad(const char* data, size_t size) {
     caffe2::serialize::PyTorchStreamReader reader(
         std::make_shared<BoundedReadAdapter>(data, size));
     auto [pickle, pickle_size] = reader.getRecord("data.pkl");
-    absl::Status scan = ScanPickle(static_cast<const char*>(pickle.get()), pickle_size);
+    std::string rewritten;
+    absl::Status scan =
+        ScanPickle(static_cast<const char*>(pickle.get()), pickle_size, &rewritten);
     if (!scan.ok()) return scan;
+    if (!rewritten.empty()) return UnpickleRewritten(rewritten, reader);
     return torch::jit::readArchiveAndTensors("data", "", "", c10::nullopt, c10::nullopt,
                                              c10::nullopt, reader);
   } catch (const c10::Error& e) {

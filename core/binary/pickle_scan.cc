@@ -1,7 +1,9 @@
 #include "core/binary/pickle_scan.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -70,20 +72,46 @@ bool Describe(unsigned char op, Op& o) {
   }
 }
 
+
+// APPEND and SETITEM as APPENDS and SETITEMS: a MARK inserted where the
+// item (the key) begins. No opcode of protocol 2 holds an offset, so
+// inserting bytes keeps the program valid; a FRAME (protocol 4) would not.
+std::string Rewrite(const unsigned char* p, size_t size, const std::vector<size_t>& mark_at,
+                    const std::vector<size_t>& ops_at) {
+  std::string out;
+  out.reserve(size + mark_at.size());
+  size_t m = 0, o = 0;
+  for (size_t at = 0; at < size; ++at) {
+    for (; m < mark_at.size() && mark_at[m] == at; ++m) out.push_back('(');
+    if (o < ops_at.size() && ops_at[o] == at) {
+      out.push_back(p[at] == 'a' ? 'e' : 'u');
+      ++o;
+    } else {
+      out.push_back(static_cast<char>(p[at]));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
-absl::Status ScanPickle(const char* data, size_t size) {
+absl::Status ScanPickle(const char* data, size_t size, std::string* rewritten) {
   const auto* p = reinterpret_cast<const unsigned char*>(data);
-  size_t at = 0, depth = 0;
-  std::vector<size_t> marks;  // the depth at each MARK
+  size_t at = 0;
+  // Where the opcodes that built each stack item begin; the depth at each MARK.
+  std::vector<size_t> starts, marks, marks_at;
+  std::vector<size_t> mark_at, ops_at;  // for the rewrite: insert a MARK, change an op
+  bool framed = false;
   while (at < size) {
     const size_t op_at = at;
     const unsigned char op = p[at++];
     if (op == '.') {  // STOP: the result is on the stack
-      return depth > 0 ? absl::OkStatus() : Invalid(op_at, "STOP with an empty stack");
+      if (starts.empty()) return Invalid(op_at, "STOP with an empty stack");
+      break;
     }
     Op o;
-    if (!Describe(op, o)) return absl::OkStatus();  // unknown: LibTorch's error to give
+    if (!Describe(op, o)) break;  // unknown: LibTorch's error to give
+    framed = framed || op == 0x95;
     if (o.fixed + o.len_of > size - at) return Invalid(op_at, "an opcode cut short");
     if (o.memo && ReadLe(p + at, o.fixed) >= size) {
       return Invalid(op_at, "a memo index past the end");
@@ -103,18 +131,34 @@ absl::Status ScanPickle(const char* data, size_t size) {
     // The stack, which LibTorch's unpickler pops without checking.
     const size_t floor = marks.empty() ? 0 : marks.back();
     if (o.marks == Op::kMark) {
-      marks.push_back(depth);
+      marks.push_back(starts.size());
+      marks_at.push_back(op_at);
     } else if (o.marks != Op::kNone) {
       if (marks.empty()) return Invalid(op_at, "an opcode with no MARK before it");
       if (o.marks == Op::kCollapseInto && floor == 0) {
         return Invalid(op_at, "items to add with no container below the MARK");
       }
+      starts.resize(floor);
+      if (o.pushes > 0) starts.push_back(marks_at.back());
       marks.pop_back();
-      depth = floor + o.pushes;
+      marks_at.pop_back();
     } else {
-      if (depth - floor < o.pops) return Invalid(op_at, "a stack underflow");
-      depth = depth - o.pops + o.pushes;
+      if (starts.size() - floor < o.pops) return Invalid(op_at, "a stack underflow");
+      if (op == 'a' || op == 's') {  // the item (the key) begins where a MARK goes
+        mark_at.push_back(starts[starts.size() - (op == 'a' ? 1 : 2)]);
+        ops_at.push_back(op_at);
+      }
+      size_t start = op_at;
+      for (size_t i = 0; i < o.pops; ++i) {
+        start = std::min(start, starts.back());
+        starts.pop_back();
+      }
+      for (size_t i = 0; i < o.pushes; ++i) starts.push_back(i == 0 ? start : op_at);
     }
+  }
+  if (rewritten != nullptr && !ops_at.empty() && !framed) {
+    std::sort(mark_at.begin(), mark_at.end());
+    *rewritten = Rewrite(p, size, mark_at, ops_at);
   }
   return absl::OkStatus();
 }

@@ -7,6 +7,7 @@
 #define TSBRIDGE_CORE_BINARY_PICKLE_SCAN_H_
 
 #include <cstddef>
+#include <string>
 
 #include "absl/status/status.h"
 
@@ -17,7 +18,15 @@ namespace tsb {
 // time), and no opcode pops more than the stack holds above its top MARK
 // (CPython's rule). Opcodes it does not know end the scan: LibTorch rejects
 // them itself.
-absl::Status ScanPickle(const char* data, size_t size);
+//
+// LibTorch 1.13's unpickler also lacks APPEND and SETITEM, which Python's
+// pickler writes for a list or dict of exactly one item (torch.save([x])),
+// while it reads their many-item forms. With `rewritten` non-null, a
+// program that uses either is rewritten there into the many-item form (a
+// MARK before the item, APPENDS or SETITEMS for the opcode); *rewritten
+// stays empty when nothing needs it. Found by the differential tests
+// (tests/reliability/python/test_differential.py).
+absl::Status ScanPickle(const char* data, size_t size, std::string* rewritten = nullptr);
 
 }  // namespace tsb
 

@@ -107,6 +107,18 @@ absl::StatusOr<c10::TypePtr> ParseType(absl::string_view text,
   if (absl::StripAsciiWhitespace(text).empty()) {
     return absl::InvalidArgumentError("invalid TorchScript type \"\": the string is empty");
   }
+  // LibTorch's parsers recurse once per bracket: "List[" 100k times would
+  // overflow the stack (found by tests/reliability/hostile). No real type
+  // nests this deep.
+  constexpr int kMaxNesting = 256;
+  int nesting = 0;
+  for (char c : text) {
+    nesting += (c == '[' || c == '(') - (c == ']' || c == ')');
+    if (nesting > kMaxNesting) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "invalid TorchScript type: nested deeper than ", kMaxNesting, " levels"));
+    }
+  }
   std::string source(text);
   std::string script_error;
   // LibTorch 1.13's frontend parsers share unsynchronised global tables

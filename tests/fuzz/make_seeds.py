@@ -42,6 +42,80 @@ ABI = [bytes([0, 5, 1, 9, 7, 8, 8, 0]), bytes([4, 1, 4, 2, 6, 1, 7, 12, 8, 0, 9]
        bytes([0, 3, 0, 4, 5, 3, 1, 7, 19, 8, 1, 9, 9])]
 
 
+# host_conversion_fuzzer.cc reads "<type>\n<bytes>": the bytes steer the
+# builders (see that file); these start it on every kind.
+HOST = ["int", "float", "str", "complex", "Tensor", "Device", "ScalarType", "List[int]",
+        "List[float]", "List[str]", "Dict[str, List[int]]", "Dict[Tensor, float]",
+        "Tuple[int, str, Optional[float]]", "Optional[List[Tensor]]", "Union[int, str, Tensor]",
+        "tsbridge.tensor_pair", "List[Dict[int, Tuple[bool, complex]]]", "Any"]
+
+MODULE_SOURCE = """
+from typing import Dict, List, NamedTuple, Optional, Tuple
+import torch
+
+
+class Point(NamedTuple):
+    x: float
+    tags: List[str]
+
+
+@torch.jit.script
+class Box:
+    def __init__(self, n: int):
+        self.n = n
+
+
+class Sub(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * 2
+
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.sub = Sub()
+        self.w = torch.nn.Parameter(torch.ones(3))
+
+    def forward(self, x: torch.Tensor, p: Point) -> Tuple[torch.Tensor, Point]:
+        return self.sub(x) + self.w, Point(p.x + 1.0, p.tags + ["y"])
+
+    @torch.jit.export
+    def table(self, d: Dict[str, List[int]], o: Optional[int] = None) -> int:
+        b = Box(len(d))
+        return b.n + (0 if o is None else o)
+"""
+
+
+def module_seeds(out):
+    """Modules PyTorch saves: as archives, and as records (see
+    module_load_fuzzer.cc)."""
+    import importlib.util
+    import tempfile
+    import torch
+    import zipfile
+    with tempfile.TemporaryDirectory() as work:
+        source = os.path.join(work, "tsb_seed_module.py")
+        with open(source, "w") as f:
+            f.write(MODULE_SOURCE)
+        spec = importlib.util.spec_from_file_location("tsb_seed_module", source)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["tsb_seed_module"] = mod  # inspect finds the source by it
+        spec.loader.exec_module(mod)
+        for i, m in enumerate([mod.M(), mod.Sub()]):
+            buf = io.BytesIO()
+            torch.jit.save(torch.jit.script(m), buf)
+            write(os.path.join(out, "module_load"), f"zip{i:02d}", b"Z" + buf.getvalue())
+            records = b"R"
+            with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as z:
+                for name in z.namelist():
+                    short = name.split("/", 1)[1].encode()
+                    if short == b".data/version":
+                        continue  # the writer adds it
+                    data = z.read(name)
+                    records += bytes([len(short)]) + short + len(data).to_bytes(4, "little") + data
+            write(os.path.join(out, "module_load"), f"records{i:02d}", records)
+
+
 def write(directory, name, data):
     os.makedirs(directory, exist_ok=True)
     mode = "w" if isinstance(data, str) else "wb"
@@ -57,6 +131,11 @@ def main():
         write(os.path.join(out, "type_string"), f"seed{i:02d}", type_string)
     for i, data in enumerate(ABI):
         write(os.path.join(out, "abi_sequence"), f"seed{i:02d}", data)
+    for i, type_string in enumerate(HOST):
+        steer = bytes((7 * i + 3 * j + 1) % 256 for j in range(48))
+        write(os.path.join(out, "host_conversion"), f"seed{i:02d}",
+              type_string.encode() + b"\n" + steer)
+    module_seeds(out)
     import torch  # only the pickle seeds need it
     values = VALUES + [torch.arange(4.0), {"t": torch.ones(2, dtype=torch.int64)}]
     for i, value in enumerate(values):

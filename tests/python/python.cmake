@@ -16,6 +16,7 @@ add_test(NAME python_host
 set_tests_properties(python_host PROPERTIES
   ENVIRONMENT "PYTHONPATH=${TSB_PYTHON_DIR};TSB_PY_TEST_WORK=${CMAKE_CURRENT_BINARY_DIR}/python_work"
   TIMEOUT 600)
+tsb_python_sanitizer_env(python_host)
 
 # pip installs the built package into a fresh directory, without network.
 add_test(NAME python_install

@@ -5,3 +5,65 @@ add_test(NAME no_escape
   COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/no_escape_check.py
           ${PROJECT_SOURCE_DIR}/sdk/include/tsbridge/tsbridge.h $<TARGET_FILE:tsbridge>
           ${PROJECT_SOURCE_DIR}/core)
+
+# A Python test in the sanitizer build runs in Debian's uninstrumented
+# interpreter with the ASan runtime preloaded (cmake/sanitize.cmake); in
+# other builds this does nothing. Used by the python_* and sparse_*_py tests.
+function(tsb_python_sanitizer_env)
+  if(NOT TSB_SANITIZER_PY_ENV)
+    return()
+  endif()
+  foreach(test ${ARGN})
+    set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT ${TSB_SANITIZER_PY_ENV})
+    set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT_MODIFICATION
+                 ${TSB_SANITIZER_PY_OPTIONS})
+  endforeach()
+endfunction()
+
+# Hostile inputs at the C ABI (hostile/hostile_input_test.cc): module files
+# made by make_hostile.py at build time from a module PyTorch saves.
+set(TSB_HOSTILE_DIR ${CMAKE_CURRENT_BINARY_DIR}/hostile)
+add_custom_command(
+  OUTPUT ${TSB_HOSTILE_DIR}/good.pt
+  COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/hostile/make_hostile.py ${TSB_HOSTILE_DIR}
+  DEPENDS ${CMAKE_CURRENT_LIST_DIR}/hostile/make_hostile.py
+  COMMENT "Writing the hostile module files")
+add_custom_target(tsb_hostile_files DEPENDS ${TSB_HOSTILE_DIR}/good.pt)
+add_executable(tsbridge_hostile_tests ${CMAKE_CURRENT_LIST_DIR}/hostile/hostile_input_test.cc)
+target_link_libraries(tsbridge_hostile_tests PRIVATE tsbridge tsb_test_main)
+target_compile_definitions(tsbridge_hostile_tests PRIVATE TSB_HOSTILE_DIR="${TSB_HOSTILE_DIR}")
+add_dependencies(tsbridge_hostile_tests tsb_hostile_files tsbridge_plugin_tuple
+                 tsbridge_plugin_optional)
+gtest_discover_tests(tsbridge_hostile_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)
+
+# The Python host against PyTorch (python/test_differential.py, hypothesis:
+# a fixed seed, TSB_DIFF_EXAMPLES examples per property), its hostile inputs
+# (python/test_hostile.py, with the tsb command line when built) and a short
+# soak (python/soak.py; TSB_SOAK_OPS operations, 1M by hand).
+if(NOT TARGET tsbridge_python)
+  return()
+endif()
+set(TSB_DIFF_EXAMPLES 100 CACHE STRING "hypothesis examples per differential property in ctest")
+set(TSB_SOAK_OPS 20000 CACHE STRING "operations of the Python soak in ctest")
+set(tsb_py_env "PYTHONPATH=${TSB_PYTHON_DIR}" "TSB_DIFF_EXAMPLES=${TSB_DIFF_EXAMPLES}"
+    "TSB_DIFF_WORK=${CMAKE_CURRENT_BINARY_DIR}/differential")
+if(TARGET tsb)
+  list(APPEND tsb_py_env "TSB_CLI=$<TARGET_FILE:tsb>")
+endif()
+foreach(suite differential hostile)
+  add_test(NAME python_${suite}
+    COMMAND ${TSB_PYTHON} -m pytest -q -p no:cacheprovider -rs
+            ${CMAKE_CURRENT_LIST_DIR}/python/test_${suite}.py)
+  set_tests_properties(python_${suite} PROPERTIES ENVIRONMENT "${tsb_py_env}" TIMEOUT 600
+                       LABELS python)
+endforeach()
+add_test(NAME python_soak
+  COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/python/soak.py --ops ${TSB_SOAK_OPS}
+          --plugin $<TARGET_FILE:tsbridge_plugin_sparse>
+          --bad-plugin $<TARGET_FILE:fixture_register_throws>
+          --bad-plugin $<TARGET_FILE:fixture_fails_halfway>
+          --bad-plugin $<TARGET_FILE:fixture_invalid_type>
+          --bad-plugin ${TSB_FIXTURE_DIR}/not_a_library/libfixture_not_a_library.so)
+set_tests_properties(python_soak PROPERTIES ENVIRONMENT "${tsb_py_env}" TIMEOUT 600
+                     LABELS python)
+tsb_python_sanitizer_env(python_differential python_hostile python_soak)

@@ -217,6 +217,7 @@ void Untyped(PyObject* obj, tsb_any* out) {
 }  // namespace
 
 void FromPython(PyObject* obj, int32_t expected, tsb_any* out) {
+  RecursionGuard guard(" while converting a nested Python value");
   switch (expected) {  // fast paths for the leaves
     case TSB_TYPE_INVALID:
     case TSB_TYPE_ANY:

@@ -92,6 +92,19 @@ struct ConvertError {
   std::string detail;
 };
 
+// Python's recursion limit for walking nested values: a list nested 100k
+// deep is a RecursionError, not a C stack overflow (found by
+// tests/reliability/python/test_hostile.py).
+class RecursionGuard {
+ public:
+  explicit RecursionGuard(const char* where) {
+    if (Py_EnterRecursiveCall(where) != 0) throw PyErrorSet{};
+  }
+  ~RecursionGuard() { Py_LeaveRecursiveCall(); }
+  RecursionGuard(const RecursionGuard&) = delete;
+  RecursionGuard& operator=(const RecursionGuard&) = delete;
+};
+
 // Throws PyErrorSet if a Python error is set (after a NULL result).
 PyObject* Check(PyObject* result);
 // Throws ConvertError for a failed status (and frees it); no-op on NULL.

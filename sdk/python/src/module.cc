@@ -355,6 +355,38 @@ PyObject* FromJson(PyObject*, PyObject* args) {
   });
 }
 
+// to_pickle(obj, type_index) -> bytes torch.load reads (tsb_pickle_write).
+PyObject* ToPickle(PyObject*, PyObject* args) {
+  PyObject* obj;
+  int index;
+  if (!PyArg_ParseTuple(args, "Oi", &obj, &index)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    Owned built, coerced;
+    FromPython(obj, index, built.out());
+    CheckStatus(tsb_any_coerce(&built.v, index, coerced.out()));
+    char* data = nullptr;
+    size_t size = 0;
+    Raise(tsb_pickle_write(&coerced.v, &data, &size));
+    Ref bytes(PyBytes_FromStringAndSize(data, static_cast<Py_ssize_t>(size)));
+    tsb_string_free(data);
+    return Check(bytes.release());
+  });
+}
+
+// from_pickle(bytes) -> obj, from what torch.save wrote (tsb_pickle_read).
+PyObject* FromPickle(PyObject*, PyObject* args) {
+  Py_buffer buf;
+  if (!PyArg_ParseTuple(args, "y*", &buf)) return nullptr;
+  PyObject* result = Entry([&]() -> PyObject* {
+    Owned v;
+    Raise(tsb_pickle_read(static_cast<const char*>(buf.buf), static_cast<size_t>(buf.len),
+                          v.out()));
+    return ToPython(v.v);
+  });
+  PyBuffer_Release(&buf);
+  return result;
+}
+
 PyObject* LiveHandles(PyObject*, PyObject*) { return PyLong_FromLongLong(::tsb::LiveHandles()); }
 PyObject* Version(PyObject*, PyObject*) { return Text(tsb_version_get_string()); }
 
@@ -387,6 +419,8 @@ PyMethodDef g_functions[] = {
     {"convert", Convert, METH_VARARGS, "convert(obj, type_index) -> obj"},
     {"to_json", ToJson, METH_VARARGS, "to_json(obj, type_index) -> str"},
     {"from_json", FromJson, METH_VARARGS, "from_json(text, type_index) -> obj"},
+    {"to_pickle", ToPickle, METH_VARARGS, "to_pickle(obj, type_index) -> bytes"},
+    {"from_pickle", FromPickle, METH_VARARGS, "from_pickle(bytes) -> obj"},
     {"live_handles", LiveHandles, METH_NOARGS, "live_handles() -> int"},
     {"version", Version, METH_NOARGS, "version() -> str"},
     {nullptr, nullptr, 0, nullptr}};

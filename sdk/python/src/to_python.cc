@@ -148,6 +148,7 @@ PyObject* ToPython(const tsb_any& v) {
     default:
       break;
   }
+  RecursionGuard guard(" while converting a nested TorchScript value");
   const TypeEntry& type = Type(v.type_index);
   switch (type.kind) {
     case TSB_KIND_LIST:

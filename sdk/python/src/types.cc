@@ -12,7 +12,9 @@
 namespace tsbpy {
 namespace {
 
-std::vector<TypeEntry*> g_types;            // by type index; never freed
+// Process lifetime, never destroyed (no exit-time destructor frees the table
+// while its entries and classes are still reachable only through it).
+std::vector<TypeEntry*>& g_types = *new std::vector<TypeEntry*>;  // by type index
 PyObject* g_make_namedtuple = nullptr;      // tsbridge._types factories
 PyObject* g_make_enum = nullptr;
 PyObject* g_make_object_class = nullptr;
@@ -20,7 +22,7 @@ PyObject* g_object_base = nullptr;          // tsbridge._types.Object
 PyObject* g_enum_base = nullptr;            // enum.Enum
 PyObject* g_value_attr = nullptr;           // "_tsb_value"
 PyObject* g_type_attr = nullptr;            // "_tsb_type_index"
-std::map<std::pair<int32_t, int64_t>, PyObject*> g_torch_enums;  // boundary → Python
+auto& g_torch_enums = *new std::map<std::pair<int32_t, int64_t>, PyObject*>;  // boundary → Python
 PyObject* g_torch_enum_codes = nullptr;     // dict: Python → (type index, code)
 
 const char* const kValueCapsule = "tsbridge.value";

@@ -292,3 +292,14 @@ def to_json(value, annotation):
 
 def from_json(text, annotation):
     return _native.from_json(text, _native.parse_type(annotation))
+
+
+def to_pickle(value, annotation):
+    """The bytes torch.save would write for ``value`` as ``annotation``
+    (``torch.load(io.BytesIO(data))`` reads them)."""
+    return _native.to_pickle(value, _native.parse_type(annotation))
+
+
+def from_pickle(data):
+    """The value in bytes torch.save wrote."""
+    return _native.from_pickle(data)

@@ -1,0 +1,189 @@
+// Hostile inputs at the C ABI's doors (docs/reliability.md, "Hostile
+// inputs"): malformed module files (made by make_hostile.py from a module
+// PyTorch saved), JSON nested 100k deep, huge declared lengths, invalid
+// UTF-8, NaN and infinities where ints are expected, type strings nested
+// deep. Each must give a status that says what was wrong, and the process
+// must go on working: after every refusal the good module loads and runs.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <limits>
+#include <string>
+
+#include "tsbridge/tsbridge.h"
+
+namespace {
+
+const std::string kDir = TSB_HOSTILE_DIR;
+
+struct StatusText {
+  tsb_code code = TSB_OK;
+  std::string message;
+};
+
+// The status's code and message; frees it. OK and "" when there is none.
+StatusText Take(tsb_status* s) {
+  StatusText out;
+  if (s == nullptr) return out;
+  out.code = tsb_status_get_code(s);
+  out.message = tsb_status_get_message(s);
+  tsb_status_free(s);
+  return out;
+}
+
+int32_t Type(const char* annotation) {
+  int32_t t = TSB_TYPE_INVALID;
+  EXPECT_EQ(Take(tsb_type_parse(annotation, &t)).code, TSB_OK) << annotation;
+  return t;
+}
+
+// The process still works: the good module loads, and total([1, 2]) == 3.
+void StillWorks() {
+  tsb_module* m = nullptr;
+  StatusText load = Take(tsb_module_load((kDir + "/good.pt").c_str(), &m));
+  ASSERT_EQ(load.code, TSB_OK) << load.message;
+  tsb_any xs;
+  const int64_t data[] = {1, 2};
+  ASSERT_EQ(Take(tsb_list_new_int(data, 2, &xs)).code, TSB_OK);
+  tsb_call_args args = tsb_call_args_make(&xs, 1);
+  tsb_any out;
+  StatusText call = Take(tsb_module_call(m, "total", &args, &out));
+  EXPECT_EQ(call.code, TSB_OK) << call.message;
+  int64_t total = 0;
+  EXPECT_EQ(Take(tsb_int_get(&out, &total)).code, TSB_OK);
+  EXPECT_EQ(total, 3);
+  tsb_any_release(&xs);
+  tsb_module_free(m);
+}
+
+size_t Live() {
+  size_t n = 0;
+  EXPECT_EQ(Take(tsb_handle_count(&n)).code, TSB_OK);
+  return n;
+}
+
+class HostileModuleTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(HostileModuleTest, RefusedWithAClearStatusAndTheProcessGoesOn) {
+  const size_t live = Live();
+  tsb_module* m = nullptr;
+  StatusText s = Take(tsb_module_load((kDir + "/" + GetParam()).c_str(), &m));
+  EXPECT_NE(s.code, TSB_OK);
+  EXPECT_EQ(m, nullptr);
+  EXPECT_GT(s.message.size(), 20u) << "an unhelpful message: " << s.message;
+  EXPECT_EQ(Live(), live);
+  StillWorks();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Files, HostileModuleTest,
+    ::testing::Values("empty.pt", "truncated_half.pt", "truncated_tail.pt",
+                      "truncated_head.pt", "wrong_magic.pt", "text.pt", "missing_code.pt",
+                      "missing_class.pt", "huge_memo.pt", "tensor_not_module.pt",
+                      "no_such_file.pt", "."),
+    [](const auto& info) {
+      std::string name;
+      for (char c : std::string(info.param)) name += std::isalnum(c) ? c : '_';
+      return name;
+    });
+
+TEST(HostileModuleTest, MissingClassNamesIt) {
+  tsb_module* m = nullptr;
+  StatusText s = Take(tsb_module_load((kDir + "/missing_class.pt").c_str(), &m));
+  EXPECT_NE(s.message.find("Nowhere"), std::string::npos) << s.message;
+}
+
+StatusText ReadJson(const std::string& json, const char* annotation) {
+  tsb_any v;
+  StatusText s = Take(tsb_json_read(json.c_str(), Type(annotation), &v));
+  if (s.code == TSB_OK) tsb_any_release(&v);
+  return s;
+}
+
+TEST(HostileJsonTest, NestingHundredThousandDeepIsRefused) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  for (const char* type : {"Any", "List[List[int]]", "List[Any]"}) {
+    StatusText s = ReadJson(deep, type);
+    EXPECT_NE(s.code, TSB_OK) << type;
+    EXPECT_FALSE(s.message.empty());
+  }
+  const std::string objects = [] {
+    std::string out;
+    for (int i = 0; i < 100000; ++i) out += "{\"a\":";
+    out += "1";
+    return out + std::string(100000, '}');
+  }();
+  EXPECT_NE(ReadJson(objects, "Dict[str, Any]").code, TSB_OK);
+  StillWorks();
+}
+
+TEST(HostileJsonTest, HugeDeclaredTensorShapesAreRefused) {
+  for (const char* shape : {"[4294967296, 4294967296]", "[9223372036854775807]", "[-1]",
+                            "[1e300]", "[3]"}) {
+    const std::string json =
+        std::string(R"({"dtype": "float32", "shape": )") + shape + R"(, "data": [1]})";
+    StatusText s = ReadJson(json, "Tensor");
+    EXPECT_EQ(s.code != TSB_OK, true) << shape;
+    EXPECT_NE(s.message.find("shape"), std::string::npos) << shape << ": " << s.message;
+  }
+  StillWorks();
+}
+
+TEST(HostileJsonTest, InvalidUtf8IsRefused) {
+  for (const char* bad : {"\"\xff\"", "\"\xc3\"", "\"\xed\xa0\x80\"", "{\"\xfe\": 1}"}) {
+    StatusText s = ReadJson(bad, "Any");
+    EXPECT_NE(s.code, TSB_OK) << bad;
+  }
+  EXPECT_NE(ReadJson("[\"ok\", \"\xff\"]", "List[str]").code, TSB_OK);
+  StillWorks();
+}
+
+TEST(HostileJsonTest, NonIntegersWhereIntsAreExpected) {
+  for (const char* json : {"NaN", "Infinity", "-Infinity", "1e400", "1.5", "\"NaN\"",
+                           "9223372036854775808", "-9223372036854775809", "1e19"}) {
+    StatusText s = ReadJson(json, "int");
+    EXPECT_NE(s.code, TSB_OK) << json;
+    StatusText in_list = ReadJson(std::string("[1, ") + json + "]", "List[int]");
+    EXPECT_NE(in_list.code, TSB_OK) << json;
+    // Not JSON at all (NaN, Infinity, 1e400 overflows a double): the parser
+    // says where, by byte. Valid JSON of the wrong kind: the path says where.
+    const bool parses = json[0] != 'N' && json[0] != 'I' && json[1] != 'I' &&
+                        std::string(json) != "1e400";
+    const std::string where = parses ? "[1]" : "byte";
+    if (in_list.code != TSB_OK && std::string(json) != "1e400") {
+      EXPECT_NE(in_list.message.find(where), std::string::npos) << in_list.message;
+    }
+  }
+  StillWorks();
+}
+
+TEST(HostileCoerceTest, NonFiniteFloatsDoNotBecomeInts) {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double d : {std::numeric_limits<double>::quiet_NaN(), inf, -inf, 1e300, 0.5}) {
+    tsb_any f = tsb_any_float(d), out;
+    StatusText s = Take(tsb_any_coerce(&f, TSB_TYPE_INT, &out));
+    EXPECT_NE(s.code, TSB_OK) << d;
+    if (s.code == TSB_OK) tsb_any_release(&out);
+  }
+}
+
+TEST(HostileTypeStringTest, DeepNestingIsRefused) {
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) deep += "List[";
+  deep += "int" + std::string(100000, ']');
+  int32_t t = TSB_TYPE_INVALID;
+  StatusText s = Take(tsb_type_parse(deep.c_str(), &t));
+  EXPECT_NE(s.code, TSB_OK);
+  StillWorks();
+}
+
+TEST(HostilePickleTest, HugeDeclaredLengthsAreRefused) {
+  // BINUNICODE claiming 4 GB, as data.pkl of a real archive would hold it,
+  // and the bare bytes: both refused before any allocation.
+  const std::string bare = "\x80\x02X\xff\xff\xff\xff" "abc.";
+  tsb_any v;
+  EXPECT_NE(Take(tsb_pickle_read(bare.data(), bare.size(), &v)).code, TSB_OK);
+  StillWorks();
+}
+
+}  // namespace

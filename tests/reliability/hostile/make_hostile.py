@@ -1,0 +1,106 @@
+"""Writes the hostile module files every door is tried with (the C ABI's
+hostile_input_test.cc, the Python host's and the CLI's test_hostile.py).
+
+    make_hostile.py OUT_DIR
+
+good.pt is a real module (PyTorch scripts it here); each other file is made
+from it or from nothing, as its name says. Nothing binary is committed.
+"""
+import io
+import os
+import sys
+import zipfile
+
+import torch
+
+SOURCE = '''
+from typing import List
+import torch
+
+
+@torch.jit.script
+class Helper:
+    def __init__(self, n: int):
+        self.n = n
+
+
+class Good(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + 1
+
+    @torch.jit.export
+    def total(self, xs: List[int]) -> int:
+        return Helper(sum(xs)).n
+'''
+
+
+def good_module_bytes(work):
+    """torch.jit.save of Good (its classes come from a file: TorchScript
+    reads their source)."""
+    import importlib.util
+    path = os.path.join(work, "tsb_hostile_good.py")
+    with open(path, "w") as f:
+        f.write(SOURCE)
+    spec = importlib.util.spec_from_file_location("tsb_hostile_good", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["tsb_hostile_good"] = mod
+    spec.loader.exec_module(mod)
+    buf = io.BytesIO()
+    torch.jit.save(torch.jit.script(mod.Good()), buf)
+    return buf.getvalue()
+
+
+def rewrite(archive, edit):
+    """The archive with each record passed through edit(name, data), which
+    returns new data or None to drop the record."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(archive)) as src, \
+            zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as dst:
+        for info in src.infolist():
+            data = edit(info.filename, src.read(info.filename))
+            if data is not None:
+                dst.writestr(info.filename, data)
+    return out.getvalue()
+
+
+def hostile_files(good):
+    """{file name: bytes}: every malformed module file the tests try."""
+    tensor = io.BytesIO()
+    torch.save(torch.ones(2), tensor)
+
+    def code_without(name, data):
+        return None if "/code/" in name and not name.endswith(".pkl") else data
+
+    def missing_class(name, data):
+        if "/code/" in name and name.endswith(".py"):
+            return data.replace(b"Helper(", b"Nowhere(").replace(b".Helper", b".Nowhere")
+        return data
+
+    def huge_pickle(name, data):  # a memo index far past the program's end
+        return b"\x80\x02Nr\xff\xff\xff\x7f." if name.endswith("/data.pkl") else data
+
+    return {
+        "good.pt": good,
+        "empty.pt": b"",
+        "truncated_half.pt": good[: len(good) // 2],
+        "truncated_tail.pt": good[:-7],
+        "truncated_head.pt": good[:10],
+        "wrong_magic.pt": b"XXXX" + good[4:],
+        "text.pt": b"def forward(self, x):\n    return x\n",
+        "missing_code.pt": rewrite(good, code_without),
+        "missing_class.pt": rewrite(good, missing_class),
+        "huge_memo.pt": rewrite(good, huge_pickle),
+        "tensor_not_module.pt": tensor.getvalue(),
+    }
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    for name, data in hostile_files(good_module_bytes(out)).items():
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()

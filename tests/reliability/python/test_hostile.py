@@ -1,0 +1,169 @@
+"""Hostile inputs at the Python host's and the command line's doors
+(docs/reliability.md, "Hostile inputs"): malformed module files, JSON nested
+100k deep, huge declared lengths, invalid UTF-8, NaN and infinities where
+ints are expected. Each gives a tsbridge.Error (or, from `tsb`, exit code 1
+and a message on stderr), and the process goes on working.
+"""
+import io
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import tsbridge
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hostile"))
+import make_hostile  # noqa: E402
+
+CLI = os.environ.get("TSB_CLI")
+BAD_FILES = ["empty.pt", "truncated_half.pt", "truncated_tail.pt", "truncated_head.pt",
+             "wrong_magic.pt", "text.pt", "missing_code.pt", "missing_class.pt",
+             "huge_memo.pt", "tensor_not_module.pt"]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    out = tmp_path_factory.mktemp("hostile")
+    good = make_hostile.good_module_bytes(str(out))
+    for name, data in make_hostile.hostile_files(good).items():
+        (out / name).write_bytes(data)
+    return out
+
+
+def still_works(files):
+    m = tsbridge.load(files / "good.pt")
+    assert m.total([1, 2]) == 3
+    assert torch.equal(m(torch.zeros(2)), torch.ones(2))
+
+
+@pytest.mark.parametrize("name", BAD_FILES + ["no_such_file.pt"])
+def test_bad_module_file(files, name):
+    live = tsbridge._native.live_handles()
+    with pytest.raises(tsbridge.Error) as caught:
+        tsbridge.load(files / name)
+    assert len(str(caught.value)) > 20, str(caught.value)
+    assert tsbridge._native.live_handles() == live
+    still_works(files)
+
+
+def test_missing_class_is_named(files):
+    with pytest.raises(tsbridge.Error, match="Nowhere"):
+        tsbridge.load(files / "missing_class.pt")
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize("annotation", ["Any", "List[List[int]]", "List[Any]"])
+def test_json_nested_100k_deep(files, annotation):
+    with pytest.raises(tsbridge.Error):
+        tsbridge.from_json(DEEP, annotation)
+    still_works(files)
+
+
+def test_python_value_nested_deep(files):
+    value = []
+    for _ in range(100_000):
+        value = [value]
+    with pytest.raises((tsbridge.Error, RecursionError)):
+        tsbridge.convert(value, "Any")
+    still_works(files)
+
+
+@pytest.mark.parametrize("shape", ["[4294967296, 4294967296]", "[9223372036854775807]",
+                                   "[-1]", "[1e300]"])
+def test_json_tensor_huge_shape(files, shape):
+    with pytest.raises(tsbridge.Error, match="shape"):
+        tsbridge.from_json(f'{{"dtype": "float32", "shape": {shape}, "data": [1]}}', "Tensor")
+    still_works(files)
+
+
+@pytest.mark.parametrize("text", [b'"\xff"', b'"\xc3"', b'"\xed\xa0\x80"', b'{"\xfe": 1}'])
+def test_json_invalid_utf8(files, text):
+    # Python's str cannot hold invalid UTF-8: surrogateescape smuggles the bytes.
+    with pytest.raises((tsbridge.Error, UnicodeEncodeError)):
+        tsbridge.from_json(text.decode("utf-8", "surrogateescape"), "Any")
+    still_works(files)
+
+
+@pytest.mark.parametrize("text", ["NaN", "Infinity", "-Infinity", "1e400", "1.5",
+                                  "9223372036854775808", "1e19"])
+def test_json_non_integers_where_ints_are_expected(files, text):
+    with pytest.raises(tsbridge.Error):
+        tsbridge.from_json(text, "int")
+    with pytest.raises(tsbridge.Error) as caught:
+        tsbridge.from_json(f"[1, {text}]", "List[int]")
+    if text not in ("NaN", "Infinity", "-Infinity", "1e400"):  # those are not JSON
+        assert "[1]" in caught.value.path, caught.value.path
+    still_works(files)
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 1e300, 0.5])
+def test_python_floats_where_ints_are_expected(files, value):
+    with pytest.raises(tsbridge.TypeMismatchError):
+        tsbridge.convert(value, "int")
+    with pytest.raises(tsbridge.TypeMismatchError) as caught:
+        tsbridge.convert([1, value], "List[int]")
+    assert "[1]" in caught.value.path
+    m = tsbridge.load(files / "good.pt")
+    with pytest.raises(tsbridge.TypeMismatchError, match="xs"):
+        m.total([1, value])
+    still_works(files)
+
+
+def test_python_int_too_big(files):
+    with pytest.raises(tsbridge.TypeMismatchError, match="out of range"):
+        tsbridge.convert([1, 2**64], "List[int]")
+    still_works(files)
+
+
+def test_huge_declared_pickle_length(files):
+    with pytest.raises(tsbridge.Error):
+        tsbridge.from_pickle(b"\x80\x02X\xff\xff\xff\xffabc.")
+    buf = io.BytesIO()
+    torch.save([1, 2], buf)
+    with pytest.raises(tsbridge.Error):
+        tsbridge.from_pickle(buf.getvalue()[:-30])  # truncated
+    assert tsbridge.from_pickle(buf.getvalue()) == [1, 2]
+
+
+def test_deep_type_string(files):
+    with pytest.raises(tsbridge.Error):
+        tsbridge.convert(1, "List[" * 100_000 + "int" + "]" * 100_000)
+    still_works(files)
+
+
+# ------------------------------------------------------------- the CLI
+
+def tsb(*args, stdin=None):
+    return subprocess.run([CLI, *map(str, args)], capture_output=True, text=True,
+                          errors="replace", input=stdin, timeout=120)
+
+
+needs_cli = pytest.mark.skipif(not CLI, reason="no tsb command line in this build")
+
+
+@needs_cli
+@pytest.mark.parametrize("name", BAD_FILES + ["no_such_file.pt"])
+def test_cli_bad_module_file(files, name):
+    r = tsb("run", files / name, "total", "--args", "[[1, 2]]")
+    assert r.returncode == 1, (r.returncode, r.stderr)  # an error, not a signal
+    assert len(r.stderr.strip()) > 20, r.stderr
+
+
+@needs_cli
+@pytest.mark.parametrize("args", [
+    "[" * 50_000 + "]" * 50_000,  # as deep as one argv string may be (128 KiB)
+    "[[1, NaN]]", "[[1, 1e400]]", "[[1, 1.5]]", "[[1, 9223372036854775808]]",
+    '[["\udcff"]]', "[" + "[" * 5000,
+])
+def test_cli_bad_arguments(files, args):
+    r = tsb("run", files / "good.pt", "total", "--args", args)
+    assert r.returncode in (1, 2), (r.returncode, r.stderr[-500:])  # 2: not JSON
+    assert r.stderr.strip(), "no message"
+    ok = tsb("run", files / "good.pt", "total", "--args", "[[1, 2]]")
+    assert ok.returncode == 0 and ok.stdout.strip() == "3", ok.stderr
