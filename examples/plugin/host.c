@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
   tsb_any args[4], summary, nnz, counts, pair, named, first;
   int32_t pair_type;
   int64_t n = 0;
-  tsb_schema_info schema = {sizeof(tsb_schema_info)};
+  tsb_schema_info schema;
+  schema.struct_size = sizeof schema;
   if (argc != 2) {
     fprintf(stderr, "usage: %s PLUGIN.so\n", argv[0]);
     return 2;
