@@ -61,6 +61,26 @@ tsb_plugins <- function() {
          function(i) structure(.Call(tsbr_plugin_info, i), class = "tsb_plugin"))
 }
 
+tsb_load_library <- function(path_or_name) {
+  if (!grepl("/", path_or_name, fixed = TRUE)) {
+    id <- .Call(tsbr_library_load, path_or_name)  # a known name: "torchvision"
+  } else {
+    id <- .Call(tsbr_library_load, path.expand(path_or_name))
+  }
+  structure(.Call(tsbr_library_info, id), class = "tsb_library")
+}
+
+tsb_libraries <- function() {
+  lapply(seq_len(.Call(tsbr_library_count)) - 1L,
+         function(i) structure(.Call(tsbr_library_info, i), class = "tsb_library"))
+}
+
+print.tsb_library <- function(x, ...) {
+  cat("<tsb_library ", x$name, " from ", x$path, ": ", length(x$operators),
+      " operators>\n", sep = "")
+  invisible(x)
+}
+
 print.tsb_plugin <- function(x, ...) {
   cat("<tsb_plugin ", x$name, " ", x$version, " from ", x$path, ">\n", sep = "")
   invisible(x)

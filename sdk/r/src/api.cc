@@ -357,4 +357,35 @@ SEXP tsbr_plugin_info(SEXP id) {
   TSB_END
 }
 
+// -------------------------------------------------------- operator libraries
+
+SEXP tsbr_library_load(SEXP path_or_name) {
+  TSB_BEGIN
+  int32_t id = -1;
+  CheckStatus(tsb_library_load(StringArg(path_or_name, "path_or_name").c_str(), &id));
+  return cpp11::as_sexp(id);
+  TSB_END
+}
+
+SEXP tsbr_library_count() {
+  TSB_BEGIN
+  size_t n = 0;
+  CheckStatus(tsb_library_count(&n));
+  return cpp11::as_sexp(static_cast<int>(n));
+  TSB_END
+}
+
+SEXP tsbr_library_info(SEXP id) {
+  TSB_BEGIN
+  tsb_library_info info{};
+  info.struct_size = sizeof info;
+  const int32_t i = IntArg(id, "id");
+  CheckStatus(tsb_library_get_info(i, &info));
+  NamedList out({"id", "name", "path", "operators"});
+  out.Set(0, cpp11::as_sexp(i)).Set(1, Utf8(info.name)).Set(2, Utf8(info.path));
+  out.Set(3, StringList(info.operators, info.num_operators));
+  return out;
+  TSB_END
+}
+
 }  // extern "C"

@@ -35,6 +35,9 @@ SEXP tsbr_trace(SEXP, SEXP);
 SEXP tsbr_plugin_load(SEXP);
 SEXP tsbr_plugin_count();
 SEXP tsbr_plugin_info(SEXP);
+SEXP tsbr_library_load(SEXP);
+SEXP tsbr_library_count();
+SEXP tsbr_library_info(SEXP);
 
 #define TSB_ENTRY(name, n) {#name, (DL_FUNC)&name, n}
 
@@ -54,6 +57,8 @@ static const R_CallMethodDef kCallEntries[] = {
     TSB_ENTRY(tsbr_object_call, 3),    TSB_ENTRY(tsbr_object_field, 2),
     TSB_ENTRY(tsbr_trace, 2),          TSB_ENTRY(tsbr_plugin_load, 1),
     TSB_ENTRY(tsbr_plugin_count, 0),   TSB_ENTRY(tsbr_plugin_info, 1),
+    TSB_ENTRY(tsbr_library_load, 1),   TSB_ENTRY(tsbr_library_count, 0),
+    TSB_ENTRY(tsbr_library_info, 1),
     {NULL, NULL, 0}};
 
 void R_init_tsbridge(DllInfo* dll) {

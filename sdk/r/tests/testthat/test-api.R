@@ -118,3 +118,20 @@ test_that("no handle leaks after the calls above", {
   gc()
   expect_equal(tsb_handle_count(), before)
 })
+
+test_that("operator libraries: torchvision by name, then its operators", {
+  lib <- tsb_load_library("torchvision")
+  expect_s3_class(lib, "tsb_library")
+  expect_true("torchvision::nms" %in% lib$operators)
+  expect_true(any(vapply(tsb_libraries(), function(l) l$path == lib$path, TRUE)))
+  expect_identical(tsb_load_library("torchvision")$path, lib$path)  # twice: a no-op
+  boxes <- tsb_tensor(matrix(c(0, 0, 1, 1,
+                               0, 0, 1, 1.1,
+                               5, 5, 6, 6), ncol = 4, byrow = TRUE))
+  scores <- tsb_tensor(c(0.9, 0.8, 0.7))
+  keep <- tsb_ops$torchvision$nms(boxes, scores, 0.5)
+  expect_equal(as.vector(keep), c(0, 2))  # the second box overlaps the first (IoU 0.91)
+  e <- tryCatch(tsb_load_library("no_such_library"), error = function(e) e)
+  expect_s3_class(e, "tsb_error")
+  expect_match(conditionMessage(e), "no_such_library")
+})
