@@ -126,7 +126,9 @@ absl::StatusOr<const char*> AttributeName(const tsb_module& module, size_t i) {
                                               " out of range: the module has ",
                                               type.numAttributes()));
   }
-  return type.getAttributeName(i).c_str();  // lives as long as the class
+  // getAttributeName returns a copy; the ClassAttribute's own name lives as
+  // long as the class.
+  return type.getAttributes()[i].getName().c_str();
 }
 
 absl::Status GetAttribute(const tsb_module& module, const std::string& name, tsb_any* out) {
