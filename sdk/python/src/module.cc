@@ -314,6 +314,14 @@ PyObject* TypeInfo(PyObject*, PyObject* args) {
   });
 }
 
+// A Python object built as a value of type `index` and coerced to it: what
+// convert, to_json and to_pickle each start from.
+void BuildTyped(PyObject* obj, int index, Owned* out) {
+  Owned built;
+  FromPython(obj, index, built.out());
+  CheckStatus(tsb_any_coerce(&built.v, index, out->out()));
+}
+
 // convert(obj, type_index): Python → boundary (coerced) → Python.
 PyObject* Convert(PyObject*, PyObject* args) {
   PyObject* obj;
@@ -321,9 +329,8 @@ PyObject* Convert(PyObject*, PyObject* args) {
   if (!PyArg_ParseTuple(args, "Oi", &obj, &index)) return nullptr;
   return Entry([&]() -> PyObject* {
     IdentityScope scope;
-    Owned built, coerced;
-    FromPython(obj, index, built.out());
-    CheckStatus(tsb_any_coerce(&built.v, index, coerced.out()));
+    Owned coerced;
+    BuildTyped(obj, index, &coerced);
     return ToPython(coerced.v);
   });
 }
@@ -333,9 +340,8 @@ PyObject* ToJson(PyObject*, PyObject* args) {
   int index;
   if (!PyArg_ParseTuple(args, "Oi", &obj, &index)) return nullptr;
   return Entry([&]() -> PyObject* {
-    Owned built, coerced;
-    FromPython(obj, index, built.out());
-    CheckStatus(tsb_any_coerce(&built.v, index, coerced.out()));
+    Owned coerced;
+    BuildTyped(obj, index, &coerced);
     char* text = nullptr;
     Raise(tsb_json_write(&coerced.v, &text));
     Ref s(Text(text));
@@ -361,9 +367,8 @@ PyObject* ToPickle(PyObject*, PyObject* args) {
   int index;
   if (!PyArg_ParseTuple(args, "Oi", &obj, &index)) return nullptr;
   return Entry([&]() -> PyObject* {
-    Owned built, coerced;
-    FromPython(obj, index, built.out());
-    CheckStatus(tsb_any_coerce(&built.v, index, coerced.out()));
+    Owned coerced;
+    BuildTyped(obj, index, &coerced);
     char* data = nullptr;
     size_t size = 0;
     Raise(tsb_pickle_write(&coerced.v, &data, &size));
