@@ -6,6 +6,11 @@
 
 namespace tsb::abi {
 
+absl::Status CheckArg(const void* p, const char* name) {
+  if (p != nullptr) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("argument '", name, "' is NULL"));
+}
+
 absl::StatusOr<c10::IValue> ValueArg(const tsb_any* value, const char* name) {
   TSB_RETURN_IF_ERROR(CheckArg(value, name));
   return ToIValue(*value);

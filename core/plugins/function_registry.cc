@@ -3,7 +3,7 @@
 #include <ATen/core/stack.h>
 
 #include "absl/strings/str_cat.h"
-#include "core/abi/guard.h"
+#include "core/errors/status.h"
 #include "core/types/type_registry.h"
 
 namespace tsb {
@@ -51,16 +51,7 @@ absl::Status FunctionRegistry::Call(const PluginFunction& function, const tsb_an
     stack.push_back(*std::move(arg));
   }
   // A function written without the SDK may still throw: name it all the same.
-  absl::Status called;
-  try {
-    called = abi::TakeStatus(function.fn(function.data, &stack));
-  } catch (const c10::Error& e) {
-    called = abi::TakeStatus(tsb_status_new(TSB_ERR_TORCH, e.what_without_backtrace()));
-  } catch (const std::exception& e) {
-    called = absl::InternalError(e.what());
-  } catch (...) {
-    called = absl::InternalError("unknown C++ exception");
-  }
+  absl::Status called = CatchAll([&] { return TakeStatus(function.fn(function.data, &stack)); });
   TSB_RETURN_IF_ERROR(WithCall(std::move(called), function.name));
   if (stack.size() != 1) {
     return WithCall(absl::InternalError(absl::StrCat(

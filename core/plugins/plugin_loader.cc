@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
-#include "core/abi/guard.h"
+#include "core/errors/status.h"
 #include "core/plugins/registration.h"
 #include "tsbridge/platform_tag.hpp"
 #include "tsbridge/plugin.h"
@@ -101,14 +101,14 @@ absl::StatusOr<int32_t> PluginLoader::LoadLocked(const std::string& path) {
 
   Registration registration(name);
   tsb_registrar table = registration.Table();
-  absl::Status registered;
-  try {  // a plugin written without TSB_PLUGIN may throw
-    registered = abi::TakeStatus(descriptor->register_plugin(&table));
-  } catch (const std::exception& e) {
-    registered = absl::InternalError(absl::StrCat("register threw: ", e.what()));
-  } catch (...) {
-    registered = absl::InternalError("register threw an unknown exception");
-  }
+  // A plugin written without TSB_PLUGIN may throw.
+  bool threw = true;
+  absl::Status registered = CatchAll([&] {
+    absl::Status status = TakeStatus(descriptor->register_plugin(&table));
+    threw = false;
+    return status;
+  });
+  if (threw) registered = absl::Status(registered.code(), absl::StrCat("register threw: ", registered.message()));
   if (!registered.ok()) {
     return absl::Status(registered.code(), absl::StrCat("cannot load plugin '", path, "': ",
                                                         registered.message()));

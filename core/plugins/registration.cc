@@ -6,7 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "core/abi/guard.h"
+#include "core/errors/status.h"
 #include "core/types/type_registry.h"
 
 namespace tsb {
@@ -33,26 +33,26 @@ std::string KindName(c10::TypeKind kind) {
 // The slots of tsb_registrar: C entry points, each behind the guard.
 tsb_status* SlotAddKindCodec(void* txn, void* codec) {
   std::unique_ptr<KindCodec> owned(static_cast<KindCodec*>(codec));
-  return abi::Guard([&] {
+  return ToTsbStatus(CatchAll([&] {
     return static_cast<Registration*>(txn)->AddKindCodec(std::move(owned));
-  });
+  }));
 }
 
 tsb_status* SlotAddType(void* txn, const char* name, const char* annotation,
                         const char* const* field_names, size_t num_fields) {
-  return abi::Guard([&] {
+  return ToTsbStatus(CatchAll([&] {
     return static_cast<Registration*>(txn)->AddType(name, annotation, field_names, num_fields);
-  });
+  }));
 }
 
 tsb_status* SlotAddFunction(void* txn, const char* name, const char* const* arg_names,
                             const char* const* arg_types, size_t num_args,
                             const char* return_type, tsb_plugin_function fn, void* data,
                             void (*free_data)(void*)) {
-  tsb_status* status = abi::Guard([&] {
+  tsb_status* status = ToTsbStatus(CatchAll([&] {
     return static_cast<Registration*>(txn)->AddFunction(name, arg_names, arg_types, num_args,
                                                         return_type, fn, data, free_data);
-  });
+  }));
   // On success the staged function owns `data`; on failure nobody does.
   if (status != nullptr && free_data != nullptr) free_data(data);
   return status;

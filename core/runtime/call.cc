@@ -282,12 +282,4 @@ absl::Status TakeResult(const Signature& sig, const Binding& binding,
   return ToBoundary(c10::IValue(std::move(tuple)), *binding.result, out);
 }
 
-absl::Status TorchError(const c10::Error& error) {
-  return abi::TakeStatus(tsb_status_new(TSB_ERR_TORCH, error.what_without_backtrace()));
-}
-
-absl::Status TorchError(const std::exception& error) {
-  return abi::TakeStatus(tsb_status_new(TSB_ERR_TORCH, error.what()));
-}
-
 }  // namespace tsb::runtime

@@ -117,12 +117,12 @@ absl::Status Bind(const Signature& sig, const HostArgs& args, Binding* out);
 absl::Status TakeResult(const Signature& sig, const Binding& binding,
                         torch::jit::Stack& stack, tsb_any* out);
 
-// The absl::Status for an exception LibTorch raised in a callee, code
-// TSB_ERR_TORCH: a c10::Error without its C++ backtrace, or another
-// std::exception (a TorchScript `raise` is a torch::jit::JITException, a
-// compilation error a torch::jit::ErrorReport) with its message.
-absl::Status TorchError(const c10::Error& error);
-absl::Status TorchError(const std::exception& error);
+// Runs a callee LibTorch executes (a method, an operator, a plugin
+// function): whatever it throws becomes a TorchError named by the call.
+template <typename Body>
+absl::Status RunCallee(absl::string_view display, Body&& body) {
+  return WithCall(CatchAll(std::forward<Body>(body), /*from_torch=*/true), display);
+}
 
 }  // namespace tsb::runtime
 

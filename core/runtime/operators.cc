@@ -163,13 +163,7 @@ absl::Status CallOperator(absl::string_view name, const HostArgs& args, tsb_any*
   TSB_RETURN_IF_ERROR(WithCall(best_binding.result_status, display));
   // C10 operators go through the dispatcher, so the tracer records them
   // while tsb_module_trace runs.
-  try {
-    best->operation(best_binding.stack);
-  } catch (const c10::Error& e) {
-    return WithCall(TorchError(e), display);
-  } catch (const std::exception& e) {
-    return WithCall(TorchError(e), display);
-  }
+  TSB_RETURN_IF_ERROR(RunCallee(display, [&] { best->operation(best_binding.stack); }));
   return WithCall(TakeResult(*best->signature, best_binding, best_binding.stack, out), display);
 }
 

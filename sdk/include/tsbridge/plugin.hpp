@@ -123,15 +123,13 @@ namespace detail {
 // Runs the plugin's body; no exception leaves.
 template <void (*Body)(Registrar&)>
 tsb_status* RegisterPlugin(const tsb_registrar* table) noexcept {
-  try {
+  tsb_status* error = nullptr;
+  absl::Status thrown = CatchAll([&] {
     Registrar r(table);
     Body(r);
-    return r.TakeError();
-  } catch (const std::exception& e) {
-    return tsb_status_new(TSB_ERR_INTERNAL, e.what());
-  } catch (...) {
-    return tsb_status_new(TSB_ERR_INTERNAL, "unknown C++ exception in register");
-  }
+    error = r.TakeError();
+  });
+  return thrown.ok() ? error : ToTsbStatus(thrown);
 }
 }  // namespace detail
 

@@ -43,32 +43,21 @@ struct RegisteredFunction {
   static tsb_status* Call(void* data, void* stack) noexcept {
     const auto& self = *static_cast<const RegisteredFunction*>(data);
     auto& values = *static_cast<torch::jit::Stack*>(stack);
-    try {
+    return ToTsbStatus(CatchAll([&]() -> absl::Status {
       if (values.size() != sizeof...(Args)) {
-        return tsb_status_new(
-            TSB_ERR_INTERNAL, (self.name + ": " + std::to_string(values.size()) +
-                               " values on the stack for " +
-                               std::to_string(sizeof...(Args)) + " arguments")
-                                  .c_str());
+        return absl::InternalError(self.name + ": " + std::to_string(values.size()) +
+                                   " values on the stack for " +
+                                   std::to_string(sizeof...(Args)) + " arguments");
       }
       absl::StatusOr<std::tuple<std::decay_t<Args>...>> args =
-          FromIValues<std::decay_t<Args>...>(values, [&self](size_t i) {
-            return "argument '" + self.arg_names[i] + "'";
-          });
-      if (!args.ok()) return tsb::ToTsbStatus(args.status());
+          FromIValues<std::decay_t<Args>...>(
+              values, [&self](size_t i) { return ArgumentSegment(self.arg_names[i]); });
+      if (!args.ok()) return args.status();
       c10::IValue result = Invoke(self.fn, *args, std::index_sequence_for<Args...>());
       values.clear();
       values.push_back(std::move(result));
-      return nullptr;
-    } catch (const c10::Error& e) {  // before std::exception, which it derives from
-      return tsb_status_new(TSB_ERR_TORCH, e.what_without_backtrace());
-    } catch (const std::bad_alloc&) {
-      return tsb_status_new(TSB_ERR_NO_MEMORY, "out of memory");
-    } catch (const std::exception& e) {
-      return tsb_status_new(TSB_ERR_INTERNAL, e.what());
-    } catch (...) {
-      return tsb_status_new(TSB_ERR_INTERNAL, "unknown C++ exception");
-    }
+      return absl::OkStatus();
+    }));
   }
 
  private:
