@@ -110,11 +110,29 @@ absl::StatusOr<c10::IValue> CoerceArg(const HostArg& arg, const TypeInfo& expect
   return CoerceTo(arg.value, expected);
 }
 
+// "ns::f(Tensor x, List[int] idx, float by=1.0) -> ns.record"
+std::string AnnotationText(const Signature& sig) {
+  std::string text = absl::StrCat(sig.display(), "(");
+  bool kwarg_only = false;
+  for (size_t i = 0; i < sig.params().size(); ++i) {
+    const Param& p = sig.params()[i];
+    absl::StrAppend(&text, i ? ", " : "", p.kwarg_only && !kwarg_only ? "*, " : "",
+                    p.type->annotation_str(), " ", p.name);
+    kwarg_only = kwarg_only || p.kwarg_only;
+    if (p.default_value.has_value()) {
+      absl::StrAppend(&text, "=", p.default_json.empty() ? "..." : p.default_json);
+    }
+  }
+  absl::StrAppend(&text, ") -> ", sig.result_type()->annotation_str());
+  return text;
+}
+
 }  // namespace
 
 std::unique_ptr<Signature> Signature::Make(const c10::FunctionSchema& schema,
                                            std::string display, bool skip_self,
-                                           std::string tuple_name, bool describe) {
+                                           std::string tuple_name, bool describe,
+                                           bool annotation_text) {
   auto sig = std::make_unique<Signature>();
   sig->display_ = std::move(display);
   std::ostringstream text;
@@ -142,6 +160,7 @@ std::unique_ptr<Signature> Signature::Make(const c10::FunctionSchema& schema,
       sig->result_status_ = result.status();
     }
   }
+  if (annotation_text) sig->text_ = AnnotationText(*sig);
   if (describe) {
     // Reserved up front: the infos point into these strings.
     sig->annotations_.reserve(sig->params_.size() + sig->returns_.size());
@@ -195,6 +214,16 @@ absl::StatusOr<HostArgs> DecodeArgs(const tsb_any* args, size_t num_args,
         {kw_names[i], {*std::move(value), TypeRegistry::Global().Find(kw_values[i].type_index)}});
   }
   return out;
+}
+
+absl::StatusOr<HostArgs> DecodeCallArgs(const tsb_call_args* args) {
+  if (args == nullptr) return HostArgs{};
+  if (args->struct_size < sizeof(tsb_call_args)) {
+    return absl::InvalidArgumentError(
+        "tsb_call_args.struct_size must be set to sizeof(tsb_call_args)");
+  }
+  return DecodeArgs(args->args, args->num_args, args->kw_names, args->kw_values,
+                    args->num_kwargs);
 }
 
 std::string DescribeArgs(const HostArgs& args) {

@@ -43,10 +43,13 @@ class Signature {
   // `skip_self` drops a method's first argument; `tuple_name` is the
   // qualified name of the NamedTuple built when every one of several returns
   // is named ("torch.return_types.max"); `describe` also builds the host's
-  // tsb_schema_info.
+  // tsb_schema_info; `annotation_text` writes text() with TorchScript's
+  // annotations ("List[int] idx", "-> torchsparse.tensor_pair", defaults in
+  // docs/json.md's form) instead of LibTorch's schema syntax ("int[] idx").
   static std::unique_ptr<Signature> Make(const c10::FunctionSchema& schema,
                                          std::string display, bool skip_self,
-                                         std::string tuple_name, bool describe);
+                                         std::string tuple_name, bool describe,
+                                         bool annotation_text = false);
 
   const std::string& display() const { return display_; }
   const std::string& text() const { return text_; }  // the schema as printed
@@ -94,6 +97,9 @@ struct HostArgs {
 absl::StatusOr<HostArgs> DecodeArgs(const tsb_any* args, size_t num_args,
                                     const char* const* kw_names,
                                     const tsb_any* kw_values, size_t num_kwargs);
+
+// The same from a host's tsb_call_args (NULL: no arguments).
+absl::StatusOr<HostArgs> DecodeCallArgs(const tsb_call_args* args);
 
 // "(Tensor, str, alpha=int)": what an overload error says it was given.
 std::string DescribeArgs(const HostArgs& args);

@@ -32,6 +32,10 @@ static_assert(offsetof(tsb_registrar, txn) == 16);
 static_assert(offsetof(tsb_registrar, add_kind_codec) == 24);  // slot 0
 static_assert(offsetof(tsb_registrar, add_type) == 32);        // slot 1
 static_assert(offsetof(tsb_registrar, add_function) == 40);    // slot 2
+static_assert(offsetof(tsb_registrar, add_function_with_arguments) == 48);  // slot 3 (1.1)
+static_assert(sizeof(tsb_plugin_argument) == 32);
+static_assert(offsetof(tsb_plugin_argument, default_value) == 16);
+static_assert(offsetof(tsb_plugin_argument, kwarg_only) == 24);
 static_assert(sizeof(tsb_registrar) == 24 + 8 * TSB_REGISTRAR_NUM_SLOTS);
 
 // Info structs start with their size, so they can grow.
