@@ -142,7 +142,7 @@ TEST_F(GoodPluginTest, FunctionErrorsNameTheFunction) {
                "fixture::add(): argument 'b': expected int, got str \"x\"");
   EXPECT_STREQ(tsb_status_get_path(wrong.get()), "fixture::add(): argument 'b'");
   Status arity(tsb_function_call("fixture::add", bad, 1, out.out()));
-  EXPECT_STREQ(tsb_status_get_message(arity.get()), "fixture::add(): expected 2 arguments, got 1");
+  EXPECT_STREQ(tsb_status_get_message(arity.get()), "fixture::add(): missing argument 'b'");  // issue 11, point 6: was "expected 2 arguments, got 1"
   Status failed(tsb_function_call("fixture::fail", nullptr, 0, out.out()));
   EXPECT_EQ(tsb_status_get_code(failed.get()), TSB_ERR_INVALID_ARGUMENT);
   EXPECT_STREQ(tsb_status_get_message(failed.get()), "fixture::fail(): it failed");
