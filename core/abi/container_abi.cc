@@ -236,12 +236,14 @@ tsb_status* tsb_dict_new(int32_t key_type, int32_t value_type, const tsb_any* ke
     c10::impl::GenericDict dict(key->type, value->type);
     dict.reserve(n);
     for (size_t i = 0; i < n; ++i) {
-      absl::StatusOr<c10::IValue> k = tsb::ToIValue(keys[i]);
-      if (k.ok()) k = tsb::CoerceTo(*k, *key);
-      if (!k.ok()) return tsb::WithPath(k.status(), absl::StrCat("keys[", i, "]"));
+      // The path names the entry by its key, as every host does: key "a".
+      absl::StatusOr<c10::IValue> given = tsb::ToIValue(keys[i]);
+      if (!given.ok()) return tsb::WithPath(given.status(), absl::StrCat("keys[", i, "]"));
+      absl::StatusOr<c10::IValue> k = tsb::CoerceTo(*given, *key);
+      if (!k.ok()) return tsb::WithPath(k.status(), tsb::KeySegmentOf(*given));
       absl::StatusOr<c10::IValue> v = tsb::ToIValue(values[i]);
       if (v.ok()) v = tsb::CoerceTo(*v, *value);
-      if (!v.ok()) return tsb::WithPath(v.status(), absl::StrCat("values[", i, "]"));
+      if (!v.ok()) return tsb::WithPath(v.status(), tsb::KeySegmentOf(*k));
       dict.insert_or_assign(*std::move(k), *std::move(v));
     }
     return dict_type->codec->Encode(c10::IValue(std::move(dict)), *dict_type, out);

@@ -156,3 +156,14 @@ def test_a_tuple_converts_to_a_plugin_functions_list():
     _sdk_test_plugin()
     assert tsbridge.ops.sdk_test.total(((1.0, None), (2.5, 1))) == 3.5
     assert tsbridge.ops.sdk_test.total([(1.0, None)]) == 1.0
+
+
+def test_one_path_syntax_for_dict_keys(modules):
+    # key "a" as in C, JSON and docs/abi.md (issue 11 point 6; was key 'a').
+    _, m = modules["more"]
+    with pytest.raises(tsbridge.TypeMismatchError) as e:
+        m.str_tensors({"a": "not a tensor"})
+    assert e.value.path == "str_tensors(): argument 'd' → key \"a\""
+    with pytest.raises(tsbridge.Error) as e:
+        m.str_tensors({1: torch.ones(1)})
+    assert e.value.path == "str_tensors(): argument 'd' → key 1"

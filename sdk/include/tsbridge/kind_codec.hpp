@@ -124,6 +124,8 @@ absl::StatusOr<c10::IValue> CoerceTo(const c10::IValue& value,
 
 // "str \"x\"", "int 3", "List[int] of length 3": what an error says it found.
 std::string DescribeValue(const c10::IValue& value);
+// The path segment of a dict key: key "b", key 3, key Tensor float32 [2].
+std::string KeySegmentOf(const c10::IValue& key);
 // "expected int, got str \"x\"" as a type error.
 absl::Status Mismatch(const TypeInfo& expected, const c10::IValue& found);
 
