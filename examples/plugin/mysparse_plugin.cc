@@ -41,5 +41,7 @@ TSB_PLUGIN("mysparse", "1.0") {
   r.type<mysparse::Summary>();  // NamedTuple "mysparse.Summary", before its use below
   r.function("mysparse::relabel", &mysparse::relabel, {"col", "idx"}, pair);
   r.function("mysparse::summarize", &mysparse::summarize,
-             {"row", "num_rows", "num_cols", "with_counts"});
+             {"row", "num_rows", "num_cols", tsb::arg("with_counts") = false});
+  // A lambda needs the unary + that turns it into a function pointer.
+  r.function("mysparse::nnz", +[](const at::Tensor& row) { return row.numel(); }, {"row"});
 }
