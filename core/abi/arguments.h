@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "core/abi/guard.h"
+#include "core/value/convert.h"
 #include "tsbridge/kind_codec.hpp"
 #include "tsbridge/tsbridge.h"
 

@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
-#include "core/registry/lock_free_map.h"
+#include "core/types/lock_free_map.h"
 #include "tsbridge/kind_codec.hpp"
 #include "core/types/type_parser.h"
 #include "core/types/type_registry.h"

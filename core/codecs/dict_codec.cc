@@ -3,6 +3,7 @@
 // order, and so does every conversion here.
 #include "absl/strings/str_cat.h"
 #include "core/codecs/builtin_codecs.h"
+#include "core/value/convert.h"
 #include "tsbridge/kind_codec.hpp"
 #include "core/types/type_registry.h"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/registry/lock_free_map.h"
+#include "core/types/lock_free_map.h"
 #include "core/runtime/call.h"
 #include "tsbridge/kind_codec.hpp"
 #include "tsbridge/plugin.h"

@@ -10,6 +10,7 @@
 #include "core/abi/guard.h"
 #include "core/text/json_codec.h"
 #include "core/types/type_registry.h"
+#include "core/value/convert.h"
 
 namespace tsb::runtime {
 namespace {
@@ -197,21 +198,20 @@ absl::StatusOr<HostArgs> DecodeArgs(const tsb_any* args, size_t num_args,
   }
   out.positional.reserve(num_args);
   for (size_t i = 0; i < num_args; ++i) {
-    absl::StatusOr<c10::IValue> value = ToIValue(args[i]);
+    absl::StatusOr<TypedValue> value = Decode(args[i]);
     if (!value.ok()) return WithPath(value.status(), absl::StrCat("args[", i, "]"));
-    out.positional.push_back({*std::move(value), TypeRegistry::Global().Find(args[i].type_index)});
+    out.positional.push_back({std::move(value->value), value->type});
   }
   out.keywords.reserve(num_kwargs);
   for (size_t i = 0; i < num_kwargs; ++i) {
     if (kw_names[i] == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat("kw_names[", i, "] is NULL"));
     }
-    absl::StatusOr<c10::IValue> value = ToIValue(kw_values[i]);
+    absl::StatusOr<TypedValue> value = Decode(kw_values[i]);
     if (!value.ok()) {
       return WithPath(value.status(), absl::StrCat("keyword '", kw_names[i], "'"));
     }
-    out.keywords.push_back(
-        {kw_names[i], {*std::move(value), TypeRegistry::Global().Find(kw_values[i].type_index)}});
+    out.keywords.push_back({kw_names[i], {std::move(value->value), value->type}});
   }
   return out;
 }

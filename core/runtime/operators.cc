@@ -10,7 +10,7 @@
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include "absl/strings/str_cat.h"
-#include "core/registry/lock_free_map.h"
+#include "core/types/lock_free_map.h"
 #include "core/runtime/runtime.h"
 
 namespace tsb::runtime {

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/errors/status.h"
 #include "core/runtime/module.h"
+#include "core/value/convert.h"
 #include "core/runtime/runtime.h"
 #include "core/value/object.h"
 

@@ -1,4 +1,4 @@
-#include "tsbridge/kind_codec.hpp"
+#include "core/value/convert.h"
 
 #include <algorithm>
 #include <sstream>
@@ -36,6 +36,11 @@ absl::StatusOr<const TypeInfo*> TypeOfValue(const c10::IValue& value) {
 }
 
 absl::StatusOr<c10::IValue> ToIValue(const tsb_any& value) {
+  TSB_ASSIGN_OR_RETURN(TypedValue decoded, Decode(value));
+  return std::move(decoded.value);
+}
+
+absl::StatusOr<TypedValue> Decode(const tsb_any& value) {
   TSB_ASSIGN_OR_RETURN(const TypeInfo* info, FindType(value.type_index));
   if ((value.flags & ~(TSB_FLAG_HANDLE | TSB_FLAG_BORROWED_STR)) != 0 ||
       ((value.flags & TSB_FLAG_BORROWED_STR) != 0 &&
@@ -48,7 +53,8 @@ absl::StatusOr<c10::IValue> ToIValue(const tsb_any& value) {
         "malformed value: type_index ", value.type_index,
         " does not match its handle's type index ", value.u.obj->type_index));
   }
-  return info->codec->Decode(value);
+  TSB_ASSIGN_OR_RETURN(c10::IValue decoded, info->codec->Decode(value));
+  return TypedValue{std::move(decoded), info};
 }
 
 absl::Status ToBoundary(c10::IValue value, const TypeInfo& static_type,

@@ -14,6 +14,7 @@
 
 #include "tsbridge/codec.hpp"
 #include "tsbridge/kind_codec.hpp"
+#include "core/value/convert.h"
 #include "tsbridge/tsbridge.h"
 
 namespace tsb::sdk_testing {

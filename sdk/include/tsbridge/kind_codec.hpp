@@ -106,10 +106,6 @@ absl::StatusOr<const TypeInfo*> FindType(int32_t index);
 // The type a value carries at run time (List[int], not Optional[List[int]]).
 absl::StatusOr<const TypeInfo*> TypeOfValue(const c10::IValue& value);
 
-// A boundary value -> IValue. Checks that the value is well-formed, nothing
-// more: type checks are Coerce's job.
-absl::StatusOr<c10::IValue> ToIValue(const tsb_any& value);
-
 // IValue -> boundary value (a new reference in *out). `static_type` is the
 // type the context promises (a List's element type, a schema's return
 // type); an abstract one (Optional, Union, Any, Scalar) resolves to the
@@ -124,8 +120,6 @@ absl::StatusOr<c10::IValue> CoerceTo(const c10::IValue& value,
 
 // "str \"x\"", "int 3", "List[int] of length 3": what an error says it found.
 std::string DescribeValue(const c10::IValue& value);
-// The path segment of a dict key: key "b", key 3, key Tensor float32 [2].
-std::string KeySegmentOf(const c10::IValue& key);
 // "expected int, got str \"x\"" as a type error.
 absl::Status Mismatch(const TypeInfo& expected, const c10::IValue& found);
 
