@@ -43,17 +43,25 @@ TEST(PluginLoaderTest, MissingEntrySymbol) {
 }
 
 TEST(PluginLoaderTest, DifferentAbiMajor) {
-  ExpectRefused("abi_major", TSB_ERR_UNSUPPORTED, "built for plugin ABI 2.0, this tsbridge speaks 1.0");
+  ExpectRefused("abi_major", TSB_ERR_UNSUPPORTED, "built for plugin ABI 2.0, this tsbridge speaks 1.1");
 }
 
 TEST(PluginLoaderTest, NewerAbiMinor) {
   ExpectRefused("abi_minor", TSB_ERR_UNSUPPORTED,
-                "built for plugin ABI 1.1, this tsbridge speaks 1.0 (older minors only)");
+                "built for plugin ABI 1.2, this tsbridge speaks 1.1 (older minors only)");
 }
 
 TEST(PluginLoaderTest, PlatformTagMismatch) {
   ExpectRefused("platform", TSB_ERR_UNSUPPORTED,
                 "built for platform \"gnu/libstdc++/cxx11abi=0/torch=1.12\", this tsbridge is \"gnu/");
+}
+
+// A plugin built against an older SDK (its C++ types may differ in shape)
+// is refused with a status naming the SDK, before any of its code runs.
+TEST(PluginLoaderTest, OlderSdkAbi) {
+  ExpectRefused("old_sdk", TSB_ERR_UNSUPPORTED,
+                "built against the tsbridge SDK ABI 1 (the C++ types shared with plugins: "
+                "KindCodec, TypeInfo), this tsbridge needs SDK ABI 2: rebuild the plugin");
 }
 
 TEST(PluginLoaderTest, RegisterThrows) {
