@@ -150,6 +150,13 @@ class Registrar {
   template <typename R>
   Registrar& function(const char* name, R (*fn)(), const char* returns = nullptr);
 
+  // An operator the plugin registered with TORCH_LIBRARY, offered as a
+  // function whose result crosses as a registered record: its argument
+  // names, types and defaults are read from the operator's schema (written
+  // once, in m.def), and calls go through the dispatcher (autograd, tracer).
+  //   r.op("torchsparse::spmm", spmm_result);
+  Registrar& op(const char* name, const Record& returns);
+
   // Slot 3: arguments with defaults (tsbridge/plugin.h).
   Registrar& function_raw(const char* name, const std::vector<tsb_plugin_argument>& args,
                           const char* return_type, tsb_plugin_function fn, void* data,

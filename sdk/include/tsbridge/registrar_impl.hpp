@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 #include <c10/util/Exception.h>
 
@@ -124,7 +125,61 @@ Registrar& RegisterFunction(Registrar& r, const char* name, R (*fn)(Args...), co
                         &Data::Free);
 }
 
+// What Registrar::op hands the core as `data`: the operator, called boxed;
+// several returns become one tuple, which the core converts to the record.
+struct RegisteredOperator {
+  c10::OperatorHandle handle;
+  size_t num_returns;
+
+  static void Free(void* data) { delete static_cast<RegisteredOperator*>(data); }
+
+  static tsb_status* Call(void* data, void* stack) noexcept {
+    const auto& self = *static_cast<const RegisteredOperator*>(data);
+    auto& values = *static_cast<torch::jit::Stack*>(stack);
+    return ToTsbStatus(CatchAll([&] {
+      self.handle.callBoxed(values);
+      if (self.num_returns != 1) {
+        std::vector<c10::IValue> returns(std::make_move_iterator(values.end() - self.num_returns),
+                                         std::make_move_iterator(values.end()));
+        values.clear();
+        values.push_back(c10::ivalue::Tuple::create(std::move(returns)));
+      }
+    }));
+  }
+};
+
 }  // namespace detail
+
+inline Registrar& Registrar::op(const char* name, const Record& returns) {
+  const std::string shown = name != nullptr ? name : "(null)";
+  std::string qualified = shown, overload;
+  if (size_t dot = qualified.find('.', qualified.find("::")); dot != std::string::npos) {
+    overload = qualified.substr(dot + 1);
+    qualified.resize(dot);
+  }
+  c10::optional<c10::OperatorHandle> handle =
+      c10::Dispatcher::singleton().findSchema({qualified, overload});
+  if (!handle.has_value()) {
+    Keep(ToTsbStatus(absl::NotFoundError(
+        "op '" + shown + "': no such operator (register it with TORCH_LIBRARY first)")));
+    return *this;
+  }
+  const c10::FunctionSchema& schema = handle->schema();
+  std::vector<std::string> types;
+  types.reserve(schema.arguments().size());  // the arguments point into these
+  std::vector<tsb_plugin_argument> arguments;
+  for (const c10::Argument& a : schema.arguments()) {
+    types.push_back(a.real_type()->annotation_str());
+    arguments.push_back({a.name().c_str(), types.back().c_str(),
+                         a.default_value().has_value() ? &*a.default_value() : nullptr,
+                         a.kwarg_only() ? 1 : 0, 0});
+  }
+  auto data = std::make_unique<detail::RegisteredOperator>(
+      detail::RegisteredOperator{*handle, schema.returns().size()});
+  return function_raw(shown.c_str(), arguments, returns.name.c_str(),
+                      &detail::RegisteredOperator::Call, data.release(),
+                      &detail::RegisteredOperator::Free);
+}
 
 template <typename T, typename = void>
 struct IsHanaRecord : std::false_type {};
