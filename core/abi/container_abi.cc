@@ -250,14 +250,4 @@ tsb_status* tsb_dict_new(int32_t key_type, int32_t value_type, const tsb_any* ke
   });
 }
 
-tsb_status* tsb_any_coerce(const tsb_any* value, int32_t expected, tsb_any* out) {
-  return Guard([&]() -> absl::Status {
-    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(value, "value"));
-    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(expected));
-    TSB_ASSIGN_OR_RETURN(c10::IValue converted, tsb::CoerceTo(iv, *type));
-    return tsb::ToBoundary(std::move(converted), *type, out);
-  });
-}
-
 }  // extern "C"
