@@ -24,15 +24,19 @@ absl::StatusOr<c10::IValue> ValueArgOfType(const tsb_any* value,
   return Mismatch(*expected, iv);
 }
 
+absl::StatusOr<TypedValue> TypedArg(const tsb_any* value, const char* name) {
+  TSB_RETURN_IF_ERROR(CheckArg(value, name));
+  return Decode(*value);
+}
+
 absl::StatusOr<TypedValue> ContainerArg(const tsb_any* value, tsb_kind kind,
                                         const char* name) {
-  TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(value, name));
-  TSB_ASSIGN_OR_RETURN(const TypeInfo* type, FindType(value->type_index));
-  if (type->kind != kind) {
+  TSB_ASSIGN_OR_RETURN(TypedValue typed, TypedArg(value, name));
+  if (typed.type->kind != kind) {
     const char* what = kind == TSB_KIND_DICT ? "a Dict" : "a List";
-    return TypeError(absl::StrCat("expected ", what, ", got ", DescribeValue(iv)));
+    return TypeError(absl::StrCat("expected ", what, ", got ", DescribeValue(typed.value)));
   }
-  return TypedValue{std::move(iv), type};
+  return typed;
 }
 
 }  // namespace tsb::abi

@@ -25,12 +25,12 @@ absl::StatusOr<c10::IValue> ValueArg(const tsb_any* value, const char* name);
 absl::StatusOr<c10::IValue> ValueArgOfType(const tsb_any* value,
                                            int32_t type_index, const char* name);
 
-// The IValue and type of a value required to be of `kind` (List, Dict):
-// otherwise "expected a Dict, got List[int] of length 3".
-struct TypedValue {
-  c10::IValue value;
-  const TypeInfo* type;
-};
+// The IValue of a non-NULL, well-formed boundary value and the type it
+// carries at the boundary, in one lookup.
+absl::StatusOr<TypedValue> TypedArg(const tsb_any* value, const char* name);
+
+// The same, required to be of `kind` (List, Dict): otherwise "expected a
+// Dict, got List[int] of length 3".
 absl::StatusOr<TypedValue> ContainerArg(const tsb_any* value, tsb_kind kind,
                                         const char* name);
 

@@ -12,7 +12,8 @@ using tsb::TypeInfo;
 using tsb::abi::CheckArg;
 using tsb::abi::ContainerArg;
 using tsb::abi::Guard;
-using tsb::abi::TypedValue;
+using tsb::TypedValue;
+using tsb::abi::TypedArg;
 using tsb::abi::ValueArg;
 
 namespace {
@@ -79,8 +80,9 @@ extern "C" {
 tsb_status* tsb_any_len(const tsb_any* container, size_t* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(container, "container"));
-    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(container->type_index));
+    TSB_ASSIGN_OR_RETURN(tsb::TypedValue arg, TypedArg(container, "container"));
+    const c10::IValue& iv = arg.value;
+    const TypeInfo* type = arg.type;
     TSB_ASSIGN_OR_RETURN(*out, type->codec->Length(iv, *type));
     return absl::OkStatus();
   });
@@ -89,8 +91,9 @@ tsb_status* tsb_any_len(const tsb_any* container, size_t* out) {
 tsb_status* tsb_list_get(const tsb_any* list, size_t i, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(list, "list"));
-    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(list->type_index));
+    TSB_ASSIGN_OR_RETURN(tsb::TypedValue arg, TypedArg(list, "list"));
+    const c10::IValue& iv = arg.value;
+    const TypeInfo* type = arg.type;
     return type->codec->Item(iv, *type, i, out);
   });
 }
@@ -99,8 +102,9 @@ tsb_status* tsb_any_get_field(const tsb_any* value, const char* name, tsb_any* o
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
-    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(value, "value"));
-    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(value->type_index));
+    TSB_ASSIGN_OR_RETURN(tsb::TypedValue arg, TypedArg(value, "value"));
+    const c10::IValue& iv = arg.value;
+    const TypeInfo* type = arg.type;
     return type->codec->Field(iv, *type, name, out);
   });
 }
