@@ -2,8 +2,8 @@
 // JSON command line, tests, an application embedding TorchScript. It adds
 // ownership and errors, nothing else: every call is one tsb_* function.
 //
-//   tsbridge::Module m = tsbridge::Module::Load("model.pt");
-//   tsbridge::Value y = m.Call("forward", tsbridge::Args().Add(std::move(x)).Kw("scale", 2.0));
+//   tsb::Module m = tsb::Module::Load("model.pt");
+//   tsb::Value y = m.Call("forward", tsb::Args().Add(std::move(x)).Kw("scale", 2.0));
 //
 // - Value owns one reference to a boundary value (tsb_any_release at scope
 //   exit); copies retain, moves steal.
@@ -12,7 +12,9 @@
 //   call the tsb_* functions themselves and keep a Status.
 // - Module owns a tsb_module*; Call, CallOperator and CallFunction check
 //   their status and return a Value.
-// Like tsbridge.h it needs no LibTorch: the CLI includes it and nothing else.
+// - CallArgs is the borrowing view of arguments a host already holds.
+// Like tsbridge.h it needs no LibTorch and no Abseil: the CLI includes it and
+// nothing else.
 #ifndef TSBRIDGE_TSBRIDGE_HPP_
 #define TSBRIDGE_TSBRIDGE_HPP_
 
@@ -26,7 +28,46 @@
 
 #include "tsbridge/tsbridge.h"
 
-namespace tsbridge {
+namespace tsb {
+
+// The arguments of one call, passable as a temporary:
+//   tsb_op_call("aten::add", tsb::CallArgs(args, 2).get(), &out);
+class CallArgs {
+ public:
+  CallArgs(const tsb_any* args, size_t n, const char* const* kw_names = nullptr,
+           const tsb_any* kw_values = nullptr, size_t num_kwargs = 0) noexcept
+      : a_(tsb_call_args_make(args, n)) {
+    a_.kw_names = kw_names;
+    a_.kw_values = kw_values;
+    a_.num_kwargs = num_kwargs;
+  }
+  const tsb_call_args* get() const noexcept { return &a_; }
+
+ private:
+  tsb_call_args a_;
+};
+
+// Queries that fail only on a NULL out-parameter, as plain values.
+inline size_t LiveHandles() noexcept {
+  size_t n = 0;
+  tsb_status_free(tsb_handle_count(&n));
+  return n;
+}
+inline tsb_kind KindOf(int32_t type_index) noexcept {  // TSB_KIND_INVALID if unknown
+  tsb_kind kind = TSB_KIND_INVALID;
+  tsb_status_free(tsb_type_get_kind(type_index, &kind));
+  return kind;
+}
+inline size_t PluginCount() noexcept {
+  size_t n = 0;
+  tsb_status_free(tsb_plugin_count(&n));
+  return n;
+}
+inline const char* BundledPluginDir() noexcept {
+  const char* dir = "";
+  tsb_status_free(tsb_plugin_get_bundled_dir(&dir));
+  return dir;
+}
 
 // ------------------------------------------------------------------ errors
 
@@ -245,6 +286,6 @@ class Module {
   std::unique_ptr<tsb_module, Free> module_;
 };
 
-}  // namespace tsbridge
+}  // namespace tsb
 
 #endif  // TSBRIDGE_TSBRIDGE_HPP_
