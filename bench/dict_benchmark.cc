@@ -18,6 +18,7 @@
 #include "tsbridge/kind_codec.hpp"
 #include "core/value/convert.h"
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace {
 
@@ -55,7 +56,7 @@ absl::Status Rebuild(c10::IValue* out) {
   absl::Status result;
   tsb_status* s = tsb_any_len(&dict, &n);
   if (s == nullptr && n != kEntries) result = absl::InternalError("tsb_any_len is wrong");
-  if (s == nullptr && result.ok()) s = tsb_dict_get_items(&dict, keys, values, n);
+  if (s == nullptr && result.ok()) s = tsb_dict_get_items(&dict, n, keys, values);
   if (s == nullptr && result.ok()) {
     s = tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_TENSOR, keys, values, n, &rebuilt);
     for (size_t i = 0; i < n; ++i) {
@@ -155,7 +156,7 @@ int main(int argc, char** argv) {
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  if (int64_t live = tsb_handle_count(); live != 0) {
+  if (size_t live = ::tsb::LiveHandles(); live != 0) {
     std::fprintf(stderr, "WARNING: %lld boundary handles leaked\n", static_cast<long long>(live));
     return 1;
   }

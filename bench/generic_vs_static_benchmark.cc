@@ -74,6 +74,7 @@
 #include "tsbridge/kind_codec.hpp"
 #include "core/value/convert.h"
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace tsb_bench {
 
@@ -159,7 +160,7 @@ struct Sink {
 // error; nothing leaks on either path.
 tsb_status* Walk(tsb_any* v, Sink& sink) {
   tsb_status* s = nullptr;
-  switch (tsb_type_get_kind(v->type_index)) {
+  switch (::tsb::KindOf(v->type_index)) {
     case TSB_KIND_NONE:
       sink.None();
       break;
@@ -198,7 +199,7 @@ tsb_status* Walk(tsb_any* v, Sink& sink) {
       tsb_any keys[kMaxItems], values[kMaxItems];
       s = tsb_any_len(v, &n);
       if (s == nullptr && n > kMaxItems) s = tsb_status_new(TSB_ERR_OUT_OF_RANGE, "dict too big");
-      if (s == nullptr) s = tsb_dict_get_items(v, keys, values, n);
+      if (s == nullptr) s = tsb_dict_get_items(v, n, keys, values);
       if (s == nullptr) {
         for (size_t i = 0; i < n; ++i) {
           if (s == nullptr) s = Walk(&keys[i], sink);
@@ -631,7 +632,7 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   TearDown();
-  if (int64_t live = tsb_handle_count(); live != 0) {
+  if (size_t live = ::tsb::LiveHandles(); live != 0) {
     std::fprintf(stderr, "WARNING: %lld boundary handles leaked\n", static_cast<long long>(live));
     return 1;
   }

@@ -13,6 +13,7 @@
 #include <benchmark/benchmark.h>
 
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace {
 
@@ -32,14 +33,14 @@ template <>
 struct Ops<int64_t> {
   static constexpr const char* kName = "int64";
   static tsb_status* From(const int64_t* d, size_t n, tsb_any* o) { return tsb_list_new_int(d, n, o); }
-  static tsb_status* Copy(const tsb_any* l, int64_t* o, size_t n) { return tsb_list_copy_int(l, o, n); }
+  static tsb_status* Copy(const tsb_any* l, int64_t* o, size_t n) { return tsb_list_copy_int(l, n, o); }
   static tsb_status* Get(const tsb_any* v, int64_t* o) { return tsb_int_get(v, o); }
 };
 template <>
 struct Ops<double> {
   static constexpr const char* kName = "float64";
   static tsb_status* From(const double* d, size_t n, tsb_any* o) { return tsb_list_new_float(d, n, o); }
-  static tsb_status* Copy(const tsb_any* l, double* o, size_t n) { return tsb_list_copy_float(l, o, n); }
+  static tsb_status* Copy(const tsb_any* l, double* o, size_t n) { return tsb_list_copy_float(l, n, o); }
   static tsb_status* Get(const tsb_any* v, double* o) { return tsb_float_get(v, o); }
 };
 
@@ -145,7 +146,7 @@ int main(int argc, char** argv) {
   tsb_any_release(&g_int.list);
   tsb_any_release(&g_float.list);
   // A benchmark that leaks handles measures the wrong thing.
-  if (int64_t live = tsb_handle_count(); live != 0) {
+  if (size_t live = ::tsb::LiveHandles(); live != 0) {
     std::fprintf(stderr, "WARNING: %lld boundary handles leaked\n", static_cast<long long>(live));
     return 1;
   }

@@ -70,6 +70,7 @@
 #include <benchmark/benchmark.h>
 
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/tsbridge.hpp"
 
 extern char** environ;
 
@@ -391,7 +392,7 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   std::filesystem::remove_all(g_copy_dir, error);  // the copies stay mapped
-  if (int64_t live = tsb_handle_count(); live != 0) {
+  if (size_t live = ::tsb::LiveHandles(); live != 0) {
     std::fprintf(stderr, "WARNING: %lld boundary handles leaked\n", static_cast<long long>(live));
     return 1;
   }

@@ -16,6 +16,7 @@
 #include "tsbridge/kind_codec.hpp"
 #include "core/value/convert.h"
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace {
 
@@ -57,11 +58,11 @@ bool Setup() {
   // Outside the timed loops: both paths compute the same values.
   tsb_any out{};
   tsb_any args[2] = {g_a_any, g_b_any};
-  tsb_status* s = tsb_op_call("aten::add", args, 2, nullptr, nullptr, 0, &out);
+  tsb_status* s = tsb_op_call("aten::add", ::tsb::CallArgs(args, 2).get(), &out);
   bool same = s == nullptr && tsb::ToIValue(out)->toTensor().equal(at::add(g_a, g_b));
   tsb_any_release(&out);
   tsb_status_free(s);
-  s = tsb_module_call(g_module, "f", &g_a_any, 1, nullptr, nullptr, 0, &out);
+  s = tsb_module_call(g_module, "f", ::tsb::CallArgs(&g_a_any, 1).get(), &out);
   same = same && s == nullptr && tsb::ToIValue(out)->toTensor().is_same(g_a);
   tsb_any_release(&out);
   tsb_status_free(s);
@@ -86,7 +87,7 @@ int main(int argc, char** argv) {
   Add("runtime/method/abi", "runtime/method/direct", [](benchmark::State& state) {
     for (auto _ : state) {
       tsb_any out;
-      if (!Ok(state, tsb_module_call(g_module, "f", &g_a_any, 1, nullptr, nullptr, 0, &out))) {
+      if (!Ok(state, tsb_module_call(g_module, "f", ::tsb::CallArgs(&g_a_any, 1).get(), &out))) {
         return;
       }
       tsb_any_release(&out);
@@ -102,7 +103,7 @@ int main(int argc, char** argv) {
     tsb_any args[2] = {g_a_any, g_b_any};
     for (auto _ : state) {
       tsb_any out;
-      if (!Ok(state, tsb_op_call("aten::add", args, 2, nullptr, nullptr, 0, &out))) return;
+      if (!Ok(state, tsb_op_call("aten::add", ::tsb::CallArgs(args, 2).get(), &out))) return;
       tsb_any_release(&out);
     }
   });
@@ -110,7 +111,7 @@ int main(int argc, char** argv) {
     tsb_any args[2] = {g_a_any, tsb_any_int(1)};
     for (auto _ : state) {
       tsb_any out;
-      if (!Ok(state, tsb_op_call("aten::add", args, 2, nullptr, nullptr, 0, &out))) return;
+      if (!Ok(state, tsb_op_call("aten::add", ::tsb::CallArgs(args, 2).get(), &out))) return;
       tsb_any_release(&out);
     }
   });
@@ -120,7 +121,7 @@ int main(int argc, char** argv) {
   tsb_any_release(&g_a_any);
   tsb_any_release(&g_b_any);
   tsb_module_free(g_module);
-  if (int64_t live = tsb_handle_count(); live != 0) {
+  if (size_t live = ::tsb::LiveHandles(); live != 0) {
     std::fprintf(stderr, "WARNING: %lld boundary handles leaked\n", static_cast<long long>(live));
     return 1;
   }

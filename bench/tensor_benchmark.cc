@@ -17,6 +17,7 @@
 #include "tsbridge/kind_codec.hpp"
 #include "core/value/convert.h"
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace {
 
@@ -113,7 +114,7 @@ int main(int argc, char** argv) {
   benchmark::Shutdown();
   tsb_any_release(&g_small.handle);
   tsb_any_release(&g_large.handle);
-  if (int64_t live = tsb_handle_count(); live != 0) {
+  if (size_t live = ::tsb::LiveHandles(); live != 0) {
     std::fprintf(stderr, "WARNING: %lld boundary handles leaked\n", static_cast<long long>(live));
     return 1;
   }

@@ -73,7 +73,8 @@ static void print_tensor(const tsb_any* v) {
 static void print_list(const tsb_any* list, const tsb_type_info* info, int indent) {
   /* The element type, not the first element, decides the layout: scalars on
    * one line, anything else one per line. */
-  tsb_kind element = tsb_type_get_kind(info->contained[0]);
+  tsb_kind element = TSB_KIND_INVALID;
+  CHECK(tsb_type_get_kind(info->contained[0], &element));
   int one_line = element == TSB_KIND_INT || element == TSB_KIND_FLOAT ||
                  element == TSB_KIND_BOOL || element == TSB_KIND_STR;
   size_t n, i;
@@ -102,7 +103,7 @@ static void print_dict(const tsb_any* dict, const tsb_type_info* info, int inden
   keys = malloc((n ? n : 1) * sizeof *keys);
   values = malloc((n ? n : 1) * sizeof *values);
   if (keys == NULL || values == NULL) exit(1);
-  CHECK(tsb_dict_get_items(dict, keys, values, n));
+  CHECK(tsb_dict_get_items(dict, n, keys, values));
   printf("{  // %s", info->annotation);
   for (i = 0; i < n; ++i) {
     printf(i ? ",\n%*s" : "\n%*s", indent + 2, "");
@@ -196,7 +197,7 @@ int main(void) {
   struct DLManagedTensor* view;
   tsb_status* s;
   int zero_copy, failed_as_expected;
-  int64_t live;
+  size_t live = 0;
 
   printf("tsbridge %s, header %d.%d.%d\n", tsb_version_get_string(), TSB_VERSION_MAJOR,
          TSB_VERSION_MINOR, TSB_VERSION_PATCH);
@@ -256,8 +257,7 @@ int main(void) {
    *    host's deleter, and no handle is left alive. */
   tsb_any_release(&scores);
   tsb_any_release(&record);
-  live = tsb_handle_count();
-  printf("host deleter calls: %d, live handles: %lld\n", g_deleter_calls,
-         (long long)live);
+  CHECK(tsb_handle_count(&live));
+  printf("host deleter calls: %d, live handles: %zu\n", g_deleter_calls, live);
   return (live == 0 && g_deleter_calls == 1 && zero_copy && failed_as_expected) ? 0 : 1;
 }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace tsb::cli {
 

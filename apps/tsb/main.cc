@@ -65,8 +65,10 @@ int Inspect(const std::string& path) {
     for (size_t i = 0; i < info.num_kinds; ++i) std::cout << "  kind " << info.kinds[i] << "\n";
     for (size_t i = 0; i < info.num_types; ++i) std::cout << "  type " << info.types[i] << "\n";
     for (size_t i = 0; i < info.num_functions; ++i) {
-      const char* schema = nullptr;
-      Check(tsb_function_get_schema(info.functions[i], &schema), info.functions[i]);
+      tsb_schema_info schema_info{};
+    schema_info.struct_size = sizeof(schema_info);
+    const char*& schema = schema_info.schema;
+      Check(tsb_function_get_schema(info.functions[i], &schema_info), info.functions[i]);
       std::cout << "  function " << schema << "\n";
     }
     return 0;
@@ -121,15 +123,14 @@ int Run(const std::string& path, const std::string& method, const std::string& a
   std::vector<const char*> raw_names;
   for (const std::string& name : names) raw_names.push_back(name.c_str());
   Value result;
-  Check(tsb_module_call(module.get(), method.c_str(), raw_args.data(), raw_args.size(),
-                        raw_names.data(), raw_kw.data(), raw_kw.size(), &result.v),
+  Check(tsb_module_call(module.get(), method.c_str(), ::tsb::CallArgs(raw_args.data(), raw_args.size(), raw_names.data(), raw_kw.data(), raw_kw.size()).get(), &result.v),
         "call failed");
   std::cout << ToJson(result.v) << "\n";
   return 0;
 }
 
 int Plugins() {
-  for (int32_t id = 0; id < tsb_plugin_count(); ++id) {
+  for (int32_t id = 0; id < static_cast<int32_t>(::tsb::PluginCount()); ++id) {
     tsb_plugin_info info{};
     info.struct_size = sizeof(info);
     Check(tsb_plugin_get_info(id, &info), "cannot describe a plugin");

@@ -39,4 +39,26 @@ absl::StatusOr<TypedValue> ContainerArg(const tsb_any* value, tsb_kind kind,
   return typed;
 }
 
+absl::Status CheckCallArgs(const tsb_call_args* args) {
+  if (args == nullptr) return absl::OkStatus();
+  if (args->struct_size < sizeof(tsb_call_args)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tsb_call_args.struct_size is ", args->struct_size,
+                     ": set it to sizeof(tsb_call_args) (", sizeof(tsb_call_args), ")"));
+  }
+  if (args->num_args > 0) TSB_RETURN_IF_ERROR(CheckArg(args->args, "args->args"));
+  if (args->num_kwargs > 0) {
+    TSB_RETURN_IF_ERROR(CheckArg(args->kw_names, "args->kw_names"));
+    TSB_RETURN_IF_ERROR(CheckArg(args->kw_values, "args->kw_values"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<runtime::HostArgs> CallArgsArg(const tsb_call_args* args) {
+  TSB_RETURN_IF_ERROR(CheckCallArgs(args));
+  if (args == nullptr) return runtime::HostArgs{};
+  return runtime::DecodeArgs(args->args, args->num_args, args->kw_names, args->kw_values,
+                             args->num_kwargs);
+}
+
 }  // namespace tsb::abi

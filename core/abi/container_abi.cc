@@ -98,6 +98,27 @@ tsb_status* tsb_list_get(const tsb_any* list, size_t i, tsb_any* out) {
   });
 }
 
+tsb_status* tsb_list_get_items(const tsb_any* list, size_t n, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(list, "list"));
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(list->type_index));
+    TSB_ASSIGN_OR_RETURN(size_t length, type->codec->Length(iv, *type));
+    if (n != length) {
+      return absl::OutOfRangeError(absl::StrCat("buffer holds ", n, " elements but ",
+                                                tsb::DescribeValue(iv), " has ", length));
+    }
+    if (n == 0) return absl::OkStatus();
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    tsb::ReleaseOnError written(out, 0);
+    for (size_t i = 0; i < n; ++i) {
+      TSB_RETURN_IF_ERROR(type->codec->Item(iv, *type, i, &out[i]));
+      written.Grow();
+    }
+    written.Disarm();
+    return absl::OkStatus();
+  });
+}
+
 tsb_status* tsb_any_get_field(const tsb_any* value, const char* name, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
@@ -124,7 +145,7 @@ tsb_status* tsb_dict_get_item(const tsb_any* dict, size_t i, tsb_any* key, tsb_a
   });
 }
 
-tsb_status* tsb_dict_get_items(const tsb_any* dict, tsb_any* keys, tsb_any* values, size_t n) {
+tsb_status* tsb_dict_get_items(const tsb_any* dict, size_t n, tsb_any* keys, tsb_any* values) {
   return Guard([&]() -> absl::Status {
     TSB_ASSIGN_OR_RETURN(TypedValue typed, ContainerArg(dict, TSB_KIND_DICT, "dict"));
     c10::impl::GenericDict d = typed.value.toGenericDict();
@@ -166,16 +187,16 @@ tsb_status* tsb_dict_get(const tsb_any* dict, const tsb_any* key, tsb_any* out) 
   });
 }
 
-tsb_status* tsb_list_copy_int(const tsb_any* list, int64_t* out, size_t n) {
+tsb_status* tsb_list_copy_int(const tsb_any* list, size_t n, int64_t* out) {
   return CopyList(list, TSB_TYPE_INT, out, n, [](const c10::IValue& v) { return v.toInt(); });
 }
 
-tsb_status* tsb_list_copy_float(const tsb_any* list, double* out, size_t n) {
+tsb_status* tsb_list_copy_float(const tsb_any* list, size_t n, double* out) {
   return CopyList(list, TSB_TYPE_FLOAT, out, n,
                   [](const c10::IValue& v) { return v.toDouble(); });
 }
 
-tsb_status* tsb_list_copy_bool(const tsb_any* list, bool* out, size_t n) {
+tsb_status* tsb_list_copy_bool(const tsb_any* list, size_t n, bool* out) {
   return CopyList(list, TSB_TYPE_BOOL, out, n, [](const c10::IValue& v) { return v.toBool(); });
 }
 

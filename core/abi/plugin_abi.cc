@@ -67,20 +67,20 @@ tsb_status* tsb_plugin_load_bundled(void) {
   });
 }
 
-const char* tsb_plugin_get_bundled_dir(void) {
-  try {
-    return tsb::BundledPluginDir().c_str();
-  } catch (...) {
-    return "";
-  }
+tsb_status* tsb_plugin_get_bundled_dir(const char** out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    *out = tsb::BundledPluginDir().c_str();
+    return absl::OkStatus();
+  });
 }
 
-int32_t tsb_plugin_count(void) {
-  try {  // the first call creates the loader
-    return tsb::PluginLoader::Global().Count();
-  } catch (...) {
-    return 0;
-  }
+tsb_status* tsb_plugin_count(size_t* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    *out = static_cast<size_t>(tsb::PluginLoader::Global().Count());
+    return absl::OkStatus();
+  });
 }
 
 tsb_status* tsb_plugin_get_info(int32_t id, tsb_plugin_info* out) {
@@ -89,7 +89,7 @@ tsb_status* tsb_plugin_get_info(int32_t id, tsb_plugin_info* out) {
       const tsb::LoadedPlugin* plugin = tsb::PluginLoader::Global().Get(id);
       if (plugin == nullptr) {
         return absl::NotFoundError(absl::StrCat("no plugin with id ", id, " (",
-                                                tsb_plugin_count(), " loaded)"));
+                                                tsb::PluginLoader::Global().Count(), " loaded)"));
       }
       info->name = plugin->name.c_str();
       info->version = plugin->version.c_str();
@@ -109,7 +109,7 @@ tsb_status* tsb_plugin_get_info(int32_t id, tsb_plugin_info* out) {
 tsb_status* tsb_function_call(const char* name, const tsb_call_args* args, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(tsb::runtime::HostArgs host, tsb::runtime::DecodeCallArgs(args));
+    TSB_ASSIGN_OR_RETURN(tsb::runtime::HostArgs host, tsb::abi::CallArgsArg(args));
     // An operator registered with TORCH_LIBRARY is called the same way.
     if (IsOperatorOnly(name)) return tsb::runtime::CallOperator(name, host, out);
     TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FindFunction(name));

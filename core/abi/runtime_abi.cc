@@ -66,28 +66,24 @@ tsb_status* tsb_module_get_method(const tsb_module* module, size_t i, tsb_schema
   });
 }
 
-tsb_status* tsb_module_call(tsb_module* module, const char* method, const tsb_any* args,
-                            size_t num_args, const char* const* kw_names,
-                            const tsb_any* kw_values, size_t num_kwargs, tsb_any* out) {
+tsb_status* tsb_module_call(tsb_module* module, const char* method, const tsb_call_args* args,
+                            tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(module, "module"));
     TSB_RETURN_IF_ERROR(CheckArg(method, "method"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(rt::HostArgs host,
-                         rt::DecodeArgs(args, num_args, kw_names, kw_values, num_kwargs));
+    TSB_ASSIGN_OR_RETURN(rt::HostArgs host, tsb::abi::CallArgsArg(args));
     return rt::CallMethod(*module, method, host, out);
   });
 }
 
-tsb_status* tsb_object_call(const tsb_any* object, const char* method, const tsb_any* args,
-                            size_t num_args, const char* const* kw_names,
-                            const tsb_any* kw_values, size_t num_kwargs, tsb_any* out) {
+tsb_status* tsb_object_call(const tsb_any* object, const char* method, const tsb_call_args* args,
+                            tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_ASSIGN_OR_RETURN(c10::IValue self, tsb::abi::ValueArg(object, "object"));
     TSB_RETURN_IF_ERROR(CheckArg(method, "method"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(rt::HostArgs host,
-                         rt::DecodeArgs(args, num_args, kw_names, kw_values, num_kwargs));
+    TSB_ASSIGN_OR_RETURN(rt::HostArgs host, tsb::abi::CallArgsArg(args));
     return rt::CallObjectMethod(self, method, host, out);
   });
 }
@@ -110,14 +106,11 @@ tsb_status* tsb_op_get_overload(const char* name, size_t i, tsb_schema_info* out
   });
 }
 
-tsb_status* tsb_op_call(const char* name, const tsb_any* args, size_t num_args,
-                        const char* const* kw_names, const tsb_any* kw_values,
-                        size_t num_kwargs, tsb_any* out) {
+tsb_status* tsb_op_call(const char* name, const tsb_call_args* args, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(rt::HostArgs host,
-                         rt::DecodeArgs(args, num_args, kw_names, kw_values, num_kwargs));
+    TSB_ASSIGN_OR_RETURN(rt::HostArgs host, tsb::abi::CallArgsArg(args));
     return rt::CallOperator(name, host, out);
   });
 }

@@ -22,13 +22,13 @@ absl::Status InternInto(const c10::TypePtr& type, int32_t* out) {
 
 extern "C" {
 
-tsb_kind tsb_type_get_kind(int32_t type_index) {
-  try {
-    const tsb::TypeInfo* info = tsb::TypeRegistry::Global().Find(type_index);
-    return info ? info->kind : TSB_KIND_INVALID;
-  } catch (...) {  // only the first call initialises the registry
-    return TSB_KIND_INVALID;
-  }
+tsb_status* tsb_type_get_kind(int32_t type_index, tsb_kind* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* info, tsb::FindType(type_index));
+    *out = info->kind;
+    return absl::OkStatus();
+  });
 }
 
 tsb_status* tsb_type_get_info(int32_t type_index, tsb_type_info* out) {

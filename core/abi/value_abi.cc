@@ -31,7 +31,13 @@ void tsb_any_release(tsb_any* v) {
   if (v != nullptr) tsb::Release(*v);
 }
 
-int64_t tsb_handle_count(void) { return tsb::LiveHandles(); }
+tsb_status* tsb_handle_count(size_t* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    *out = static_cast<size_t>(tsb::LiveHandles());
+    return absl::OkStatus();
+  });
+}
 
 tsb_status* tsb_str_new(const char* data, size_t len, tsb_any* out) {
   return Guard([&]() -> absl::Status {

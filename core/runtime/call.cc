@@ -7,7 +7,6 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/abi/guard.h"
 #include "core/text/json_codec.h"
 #include "core/types/type_registry.h"
 #include "core/value/convert.h"
@@ -67,6 +66,7 @@ c10::TypePtr ReturnsType(const std::vector<Param>& returns, const std::string& t
 
 tsb_argument_info Info(const Param& p, const std::string& annotation) {
   tsb_argument_info info{};
+  info.struct_size = sizeof(tsb_argument_info);
   info.name = p.name.c_str();
   info.annotation = annotation.c_str();
   info.type_index = p.info != nullptr ? p.info->index : TSB_TYPE_INVALID;
@@ -190,12 +190,7 @@ void Signature::Describe(tsb_schema_info* out) const {
 absl::StatusOr<HostArgs> DecodeArgs(const tsb_any* args, size_t num_args,
                                     const char* const* kw_names,
                                     const tsb_any* kw_values, size_t num_kwargs) {
-  HostArgs out;
-  if (num_args > 0) TSB_RETURN_IF_ERROR(abi::CheckArg(args, "args"));
-  if (num_kwargs > 0) {
-    TSB_RETURN_IF_ERROR(abi::CheckArg(kw_names, "kw_names"));
-    TSB_RETURN_IF_ERROR(abi::CheckArg(kw_values, "kw_values"));
-  }
+  HostArgs out;  // the arrays are checked (tsb::abi::CheckCallArgs)
   out.positional.reserve(num_args);
   for (size_t i = 0; i < num_args; ++i) {
     absl::StatusOr<TypedValue> value = Decode(args[i]);
@@ -214,16 +209,6 @@ absl::StatusOr<HostArgs> DecodeArgs(const tsb_any* args, size_t num_args,
     out.keywords.push_back({kw_names[i], {std::move(value->value), value->type}});
   }
   return out;
-}
-
-absl::StatusOr<HostArgs> DecodeCallArgs(const tsb_call_args* args) {
-  if (args == nullptr) return HostArgs{};
-  if (args->struct_size < sizeof(tsb_call_args)) {
-    return absl::InvalidArgumentError(
-        "tsb_call_args.struct_size must be set to sizeof(tsb_call_args)");
-  }
-  return DecodeArgs(args->args, args->num_args, args->kw_names, args->kw_values,
-                    args->num_kwargs);
 }
 
 std::string DescribeArgs(const HostArgs& args) {

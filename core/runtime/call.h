@@ -98,9 +98,6 @@ absl::StatusOr<HostArgs> DecodeArgs(const tsb_any* args, size_t num_args,
                                     const char* const* kw_names,
                                     const tsb_any* kw_values, size_t num_kwargs);
 
-// The same from a host's tsb_call_args (NULL: no arguments).
-absl::StatusOr<HostArgs> DecodeCallArgs(const tsb_call_args* args);
-
 // "(Tensor, str, alpha=int)": what an overload error says it was given.
 std::string DescribeArgs(const HostArgs& args);
 

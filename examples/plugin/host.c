@@ -5,6 +5,10 @@
 #include <stdio.h>
 #include <tsbridge/tsbridge.h>
 
+/* Positional arguments as the call functions take them (a C99 compound
+ * literal: valid for the enclosing block). */
+#define CALL_ARGS(args, n) (&(tsb_call_args){sizeof(tsb_call_args), (args), (n), NULL, NULL, 0})
+
 #define CHECK(call)                                           \
   do {                                                        \
     tsb_status* s_ = (call);                                  \
@@ -63,7 +67,7 @@ int main(int argc, char** argv) {
   tsb_any args[4], summary, nnz, counts, pair, named, first;
   int32_t pair_type;
   int64_t n = 0;
-  const char* schema = NULL;
+  tsb_schema_info schema = {sizeof(tsb_schema_info)};
   if (argc != 2) {
     fprintf(stderr, "usage: %s PLUGIN.so\n", argv[0]);
     return 2;
@@ -71,14 +75,14 @@ int main(int argc, char** argv) {
   CHECK(tsb_plugin_load_bundled());
   CHECK(tsb_plugin_load(argv[1], NULL));
   CHECK(tsb_function_get_schema("mysparse::summarize", &schema));
-  printf("%s\n", schema);
+  printf("%s\n", schema.schema);
 
   /* summarize(row, 4, 5, True) -> mysparse.Summary, a NamedTuple */
   CHECK(wrap(&row_v, row, 4, &args[0]));
   args[1] = tsb_any_int(4);
   args[2] = tsb_any_int(5);
   args[3] = tsb_any_bool(1);
-  CHECK(tsb_function_call("mysparse::summarize", args, 4, &summary));
+  CHECK(tsb_function_call("mysparse::summarize", CALL_ARGS(args, 4), &summary));
   tsb_any_release(&args[0]);
   CHECK(tsb_any_get_field(&summary, "nnz", &nnz));
   CHECK(tsb_int_get(&nnz, &n));
@@ -92,7 +96,7 @@ int main(int argc, char** argv) {
    * would become the record by coercion too. */
   CHECK(wrap(&col_v, col, 4, &args[0]));
   CHECK(wrap(&idx_v, idx, 2, &args[1]));
-  CHECK(tsb_function_call("mysparse::relabel", args, 2, &pair));
+  CHECK(tsb_function_call("mysparse::relabel", CALL_ARGS(args, 2), &pair));
   tsb_any_release(&args[0]);
   tsb_any_release(&args[1]);
   CHECK(tsb_type_parse("mysparse.tensor_pair", &pair_type));
@@ -116,19 +120,20 @@ int main(int argc, char** argv) {
     bad[2] = tsb_any_int(5);
     bad[3] = tsb_any_bool(0);
     CHECK(wrap(&row_v, row, 4, &bad[0]));
-    s = tsb_function_call("mysparse::summarize", bad, 4, &out);
+    s = tsb_function_call("mysparse::summarize", CALL_ARGS(bad, 4), &out);
     printf("%s\n", tsb_status_get_message(s));
     tsb_status_free(s);
     bad[1] = tsb_any_int(0);
-    s = tsb_function_call("mysparse::summarize", bad, 4, &out);
+    s = tsb_function_call("mysparse::summarize", CALL_ARGS(bad, 4), &out);
     printf("%s\n", tsb_status_get_message(s));
     tsb_status_free(s);
     tsb_any_release(&bad[0]);
   }
 
-  if (n != 4 || tsb_handle_count() != 0) {
-    fprintf(stderr, "unexpected: nnz %lld, %lld live handles\n", (long long)n,
-            (long long)tsb_handle_count());
+  size_t live = 0;
+  CHECK(tsb_handle_count(&live));
+  if (n != 4 || live != 0) {
+    fprintf(stderr, "unexpected: nnz %lld, %zu live handles\n", (long long)n, live);
     return 1;
   }
   printf("ok\n");

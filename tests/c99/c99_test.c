@@ -45,6 +45,18 @@ static int has(const char* haystack, const char* needle) {
   return haystack != NULL && strstr(haystack, needle) != NULL;
 }
 
+/* Live handles and kinds as plain values (their calls fail only on NULL). */
+static size_t live_handles(void) {
+  size_t n = 0;
+  tsb_status_free(tsb_handle_count(&n));
+  return n;
+}
+static tsb_kind kind_of(int32_t type_index) {
+  tsb_kind kind = TSB_KIND_INVALID;
+  tsb_status_free(tsb_type_get_kind(type_index, &kind));
+  return kind;
+}
+
 /* -------------------------------------------------------------------------- */
 
 static void test_version(void) {
@@ -55,7 +67,7 @@ static void test_version(void) {
 }
 
 static void test_scalars_inline(void) {
-  int64_t live = tsb_handle_count();
+  size_t live = live_handles();
   tsb_any i = tsb_any_int(-42), f = tsb_any_float(2.5), b = tsb_any_bool(true), n = tsb_any_none();
   tsb_any d = tsb_any_device(0, -1);
   int64_t iv = 0;
@@ -71,35 +83,35 @@ static void test_scalars_inline(void) {
   EXPECT(fv == 2.5);
   EXPECT_OK(tsb_bool_get(&b, &bv));
   EXPECT(bv);
-  EXPECT(n.type_index == TSB_TYPE_NONE && tsb_type_get_kind(n.type_index) == TSB_KIND_NONE);
+  EXPECT(n.type_index == TSB_TYPE_NONE && kind_of(n.type_index) == TSB_KIND_NONE);
   EXPECT_OK(tsb_device_get(&d, &dev_type, &dev_index));
   EXPECT(dev_type == 0 && dev_index == -1);
   /* Accessors check, they do not convert: that is tsb_any_coerce's job. */
   EXPECT_FAILS(tsb_float_get(&i, &fv), TSB_ERR_TYPE);
   EXPECT_FAILS(tsb_int_get(&b, &iv), TSB_ERR_TYPE);
   /* Inline means no allocation, and release only resets the value. */
-  EXPECT(tsb_handle_count() == live);
+  EXPECT(live_handles() == live);
   tsb_any_release(&i);
   EXPECT(i.type_index == TSB_TYPE_INVALID);
 }
 
 static void test_str(void) {
   static const char text[] = "h\xC3\xA9llo\0tail"; /* UTF-8 with an embedded NUL */
-  int64_t live = tsb_handle_count();
+  size_t live = live_handles();
   tsb_any s, borrowed = tsb_any_borrowed_str("plain");
   const char* data = NULL;
   size_t len = 0;
 
   EXPECT_OK(tsb_str_new(text, sizeof text - 1, &s));
   EXPECT(s.type_index == TSB_TYPE_STR && (s.flags & TSB_FLAG_HANDLE) != 0);
-  EXPECT(tsb_handle_count() == live + 1);
+  EXPECT(live_handles() == live + 1);
   EXPECT_OK(tsb_str_get(&s, &data, &len));
   EXPECT(len == sizeof text - 1 && data != text && memcmp(data, text, len) == 0);
   EXPECT_OK(tsb_str_get(&borrowed, &data, &len));
   EXPECT(len == 5 && strcmp(data, "plain") == 0);
   tsb_any_release(&s);
   tsb_any_release(&s); /* harmless: the first release reset it */
-  EXPECT(tsb_handle_count() == live);
+  EXPECT(live_handles() == live);
 }
 
 static void test_list_int64(void) {
@@ -117,11 +129,11 @@ static void test_list_int64(void) {
   EXPECT_OK(tsb_list_get(&list, 1, &item));
   EXPECT_OK(tsb_int_get(&item, &v));
   EXPECT(item.type_index == TSB_TYPE_INT && v == -1);
-  EXPECT_OK(tsb_list_copy_int(&list, back, 3));
+  EXPECT_OK(tsb_list_copy_int(&list, 3, back));
   EXPECT(memcmp(back, data, sizeof data) == 0);
   /* The buffer must match the length exactly, and the element type too. */
-  EXPECT_FAILS(tsb_list_copy_int(&list, back, 2), TSB_ERR_OUT_OF_RANGE);
-  EXPECT_FAILS(tsb_list_copy_float(&list, wrong, 3), TSB_ERR_TYPE);
+  EXPECT_FAILS(tsb_list_copy_int(&list, 2, back), TSB_ERR_OUT_OF_RANGE);
+  EXPECT_FAILS(tsb_list_copy_float(&list, 3, wrong), TSB_ERR_TYPE);
   info.struct_size = sizeof info;
   EXPECT_OK(tsb_type_get_info(list.type_index, &info));
   EXPECT(info.kind == TSB_KIND_LIST && strcmp(info.annotation, "List[int]") == 0);
@@ -145,7 +157,7 @@ static void test_list_coerce(void) {
   EXPECT_OK(tsb_type_parse("List[float]", &list_float));
   EXPECT_OK(tsb_any_coerce(&list, list_float, &floats));
   EXPECT(floats.type_index == list_float);
-  EXPECT_OK(tsb_list_copy_float(&floats, back, 3));
+  EXPECT_OK(tsb_list_copy_float(&floats, 3, back));
   EXPECT(back[0] == 1.0 && back[1] == 2.5 && back[2] == 3.0);
   /* Interned types are stable: every route to List[float] is one index. */
   EXPECT_OK(tsb_type_make_list(TSB_TYPE_FLOAT, &composed));
@@ -177,7 +189,7 @@ static void test_dict(void) {
   EXPECT_OK(tsb_any_len(&dict, &n));
   EXPECT(n == 3);
   /* Insertion order, not sorted order: z, a, m. */
-  if (EXPECT_OK(tsb_dict_get_items(&dict, got_keys, got_values, 3))) {
+  if (EXPECT_OK(tsb_dict_get_items(&dict, 3, got_keys, got_values))) {
     for (i = 0; i < 3; ++i) {
       EXPECT(tsb_str_get(&got_keys[i], &text, &len) == NULL && strcmp(text, names[i]) == 0);
       EXPECT(tsb_int_get(&got_values[i], &v) == NULL && v == (int64_t)i + 1);
@@ -271,7 +283,8 @@ static void test_null_arguments(void) {
   tsb_any_retain(NULL);
   tsb_status_free(NULL);
   /* Unknown types and malformed annotations are errors, not crashes. */
-  EXPECT(tsb_type_get_kind(123456) == TSB_KIND_INVALID);
+  EXPECT(kind_of(123456) == TSB_KIND_INVALID);
+  EXPECT_FAILS(tsb_type_get_kind(123456, NULL), TSB_ERR_INVALID_ARGUMENT);
   {
     tsb_type_info info;
     info.struct_size = sizeof info;
@@ -293,7 +306,7 @@ static void test_out_of_range(void) {
   values[0] = tsb_any_int(1);
   EXPECT_OK(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_INT, keys, values, 1, &dict));
   EXPECT_FAILS(tsb_dict_get_item(&dict, 1, &keys[0], &values[0]), TSB_ERR_OUT_OF_RANGE);
-  EXPECT_FAILS(tsb_dict_get_items(&dict, keys, values, 2), TSB_ERR_OUT_OF_RANGE);
+  EXPECT_FAILS(tsb_dict_get_items(&dict, 2, keys, values), TSB_ERR_OUT_OF_RANGE);
   tsb_any_release(&list);
   tsb_any_release(&dict);
 }
@@ -311,7 +324,7 @@ static void test_type_info(void) {
   EXPECT(strcmp(info.annotation, "List[int]") == 0);
   EXPECT(strcmp(info.name, "") == 0 && info.field_names == NULL);
   EXPECT(strcmp(info.provider, "core") == 0);
-  EXPECT(tsb_type_get_kind(list_int) == TSB_KIND_LIST);
+  EXPECT(kind_of(list_int) == TSB_KIND_LIST);
   EXPECT_OK(tsb_type_get_info(TSB_TYPE_INT, &info));
   EXPECT(info.kind == TSB_KIND_INT && strcmp(info.annotation, "int") == 0);
   /* A caller that forgot struct_size is told so. */
@@ -348,11 +361,11 @@ static void test_dlpack(void) {
   DLManagedTensor managed = make_managed(), bad = make_managed();
   struct DLManagedTensor* view = NULL;
   tsb_any tensor, extra, list, item;
-  int64_t live = tsb_handle_count();
+  size_t live = live_handles();
 
   g_deleter_calls = 0;
   if (!EXPECT_OK(tsb_tensor_from_dlpack(&managed, &tensor))) return;
-  EXPECT(tensor.type_index == TSB_TYPE_TENSOR && tsb_handle_count() == live + 1);
+  EXPECT(tensor.type_index == TSB_TYPE_TENSOR && live_handles() == live + 1);
 
   /* Three more owners: a retained copy, a list, and a DLPack export. */
   extra = tensor;
@@ -370,7 +383,7 @@ static void test_dlpack(void) {
   tsb_any_release(&tensor);
   tsb_any_release(&extra);
   tsb_any_release(&list);
-  EXPECT(tsb_handle_count() == live);
+  EXPECT(live_handles() == live);
   EXPECT(g_deleter_calls == 0); /* the export still holds the storage */
   if (view != NULL) view->deleter(view);
   EXPECT(g_deleter_calls == 1);
@@ -378,7 +391,7 @@ static void test_dlpack(void) {
   /* On failure the caller keeps ownership: no deleter call, no handle. */
   bad.dl_tensor.device.device_type = kDLOpenCL;
   EXPECT_FAILS(tsb_tensor_from_dlpack(&bad, &tensor), TSB_ERR_INVALID_ARGUMENT);
-  EXPECT(g_deleter_calls == 1 && tsb_handle_count() == live);
+  EXPECT(g_deleter_calls == 1 && live_handles() == live);
 }
 
 /* tsb_any_get_id: equal for values sharing one object, 0 for inline ones. */
@@ -430,7 +443,7 @@ int main(void) {
   test_type_info();
   test_dlpack();
   test_value_id();
-  EXPECT(tsb_handle_count() == 0);
+  EXPECT(live_handles() == 0);
   printf("%d passed, %d failed\n", g_passed, g_failed);
   return g_failed > 0 ? 1 : 0;
 }

@@ -11,6 +11,7 @@
 #include "core/plugins/function_registry.h"
 #include "core/types/type_registry.h"
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace tsb {
 namespace {
@@ -27,7 +28,7 @@ TEST(RegistryConcurrencyTest, LookupsWhileAPluginLoads) {
         std::string type = "Dict[str, List[" + std::string(t % 2 ? "int" : "float") + "]]";
         int32_t index = 0;
         tsb_status* s = tsb_type_parse(type.c_str(), &index);
-        if (s != nullptr || tsb_type_get_kind(index) != TSB_KIND_DICT) ++failures;
+        if (s != nullptr || ::tsb::KindOf(index) != TSB_KIND_DICT) ++failures;
         tsb_status_free(s);
         tsb_type_info info{};
         info.struct_size = sizeof(info);
@@ -38,7 +39,7 @@ TEST(RegistryConcurrencyTest, LookupsWhileAPluginLoads) {
         (void)TypeRegistry::Global().FindNamedType("fixture.point");
         (void)TypeRegistry::Global().CodecFor(c10::TypeKind::StorageType);
         (void)FunctionRegistry::Global().Find("fixture::add");
-        (void)tsb_plugin_count();
+        (void)::tsb::PluginCount();
         if (rounds > 1000000) break;  // bounded, whatever happens
       }
     });
@@ -52,7 +53,7 @@ TEST(RegistryConcurrencyTest, LookupsWhileAPluginLoads) {
   EXPECT_EQ(failures.load(), 0);
   EXPECT_NE(TypeRegistry::Global().FindNamedType("fixture.point"), nullptr);
   tsb_any args[] = {tsb_any_int(1), tsb_any_int(2)}, out;
-  s = tsb_function_call("fixture::add", args, 2, &out);
+  s = tsb_function_call("fixture::add", ::tsb::CallArgs(args, 2).get(), &out);
   EXPECT_EQ(s, nullptr) << tsb_status_get_message(s);
   tsb_status_free(s);
   EXPECT_EQ(out.u.i, 3);

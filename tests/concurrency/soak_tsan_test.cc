@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace {
 
@@ -69,7 +70,7 @@ void Convert(int64_t i, const std::atomic<bool>& tuples, Tally& tally) {
   if (tally.Ok(tsb_list_new_int(ints, 3, &list), "list") &&
       tally.Ok(tsb_any_coerce(&list, Type("List[float]"), &floats), "coerce")) {
     double back[3] = {};
-    if (tally.Ok(tsb_list_copy_float(&floats, back, 3), "copy"))
+    if (tally.Ok(tsb_list_copy_float(&floats, 3, back), "copy"))
       tally.Check(back[0] == i && back[1] == i + 1 && back[2] == -i, "List[float] values");
   }
   const std::string text = "{\"a\":[" + std::to_string(i) + ",2],\"b\":[]}";
@@ -91,7 +92,7 @@ void Convert(int64_t i, const std::atomic<bool>& tuples, Tally& tally) {
 // add(a, b=10), total(xs) and, with the tuple plugin, forward(x, p).
 void Call(tsb_module* module, int64_t i, const std::atomic<bool>& tuples, Tally& tally) {
   tsb_any a = tsb_any_int(i), out{};
-  if (tally.Ok(tsb_module_call(module, "add", &a, 1, nullptr, nullptr, 0, &out), "add")) {
+  if (tally.Ok(tsb_module_call(module, "add", ::tsb::CallArgs(&a, 1).get(), &out), "add")) {
     int64_t sum = 0;
     tally.Ok(tsb_int_get(&out, &sum), "add result");
     tally.Check(sum == i + 10, "add(i) == i + 10");
@@ -99,7 +100,7 @@ void Call(tsb_module* module, int64_t i, const std::atomic<bool>& tuples, Tally&
   const double xs[2] = {0.5, static_cast<double>(i)};
   tsb_any list{};
   if (tally.Ok(tsb_list_new_float(xs, 2, &list), "xs") &&
-      tally.Ok(tsb_module_call(module, "total", &list, 1, nullptr, nullptr, 0, &out), "total")) {
+      tally.Ok(tsb_module_call(module, "total", ::tsb::CallArgs(&list, 1).get(), &out), "total")) {
     double total = 0;
     tally.Ok(tsb_float_get(&out, &total), "total result");
     tally.Check(total == 0.5 + i, "total([0.5, i]) == 0.5 + i");
@@ -112,7 +113,7 @@ void Call(tsb_module* module, int64_t i, const std::atomic<bool>& tuples, Tally&
     tsb_any args[2] = {}, items[2] = {tsb_any_int(i % 7), tsb_any_none()}, result{};
     if (tally.Ok(tsb_json_read(x.c_str(), TSB_TYPE_TENSOR, &args[0]), "x") &&
         tally.Ok(tsb_tuple_new(items, 2, &args[1]), "p") &&
-        tally.Ok(tsb_module_call(module, "forward", args, 2, nullptr, nullptr, 0, &result),
+        tally.Ok(tsb_module_call(module, "forward", ::tsb::CallArgs(args, 2).get(), &result),
                  "forward")) {
       nlohmann::json data = nlohmann::json::parse(Json(result, tally), nullptr, false);
       const double k = static_cast<double>(i % 100), a = static_cast<double>(i % 7);
@@ -136,7 +137,7 @@ void LookUp(int64_t i, Tally& tally) {
   const int n = static_cast<int>(i % 5);
   int32_t index = TSB_TYPE_INVALID, list_of = TSB_TYPE_INVALID;
   if (tally.Ok(tsb_type_parse(annotations[n], &index), annotations[n])) {
-    tally.Check(tsb_type_get_kind(index) == kinds[n], std::string("kind of ") + annotations[n]);
+    tally.Check(::tsb::KindOf(index) == kinds[n], std::string("kind of ") + annotations[n]);
     if (tally.Ok(tsb_type_make_list(index, &list_of), "list_of")) {
       tsb_type_info info{};
       info.struct_size = sizeof(info);
@@ -168,7 +169,7 @@ void LoadPlugins(int64_t round, std::atomic<bool>& tuples, Tally& tally) {
   tally.Check(s != nullptr, "a failed load left fixture.halfway behind");
   tsb_status_free(s);
   tsb_any args[] = {tsb_any_int(round), tsb_any_int(2)}, out{};
-  if (tally.Ok(tsb_function_call("fixture::add", args, 2, &out), "fixture::add"))
+  if (tally.Ok(tsb_function_call("fixture::add", ::tsb::CallArgs(args, 2).get(), &out), "fixture::add"))
     tally.Check(out.u.i == round + 2, "fixture::add");
   ++tally.loads;
 }

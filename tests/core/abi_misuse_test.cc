@@ -48,7 +48,7 @@ TEST_F(AbiMisuseTest, EmptyBuildersAcceptNullBuffers) {
   size_t n = 1;
   TSB_ASSERT_OK(tsb_any_len(list.get(), &n));
   EXPECT_EQ(n, 0u);
-  TSB_ASSERT_OK(tsb_list_copy_int(list.get(), nullptr, 0));
+  TSB_ASSERT_OK(tsb_list_copy_int(list.get(), 0, nullptr));
 }
 
 TEST_F(AbiMisuseTest, MalformedValues) {
@@ -116,9 +116,9 @@ TEST_F(AbiMisuseTest, WrongAccessorForAKind) {
   int64_t data[] = {1, 2};
   TSB_ASSERT_OK(tsb_list_new_int(data, 2, list.out()));
   double out[2];
-  ExpectStatus(tsb_list_copy_float(list.get(), out, 2), TSB_ERR_TYPE,
+  ExpectStatus(tsb_list_copy_float(list.get(), 2, out), TSB_ERR_TYPE,
                "expected List[float], got List[int] of length 2");
-  ExpectStatus(tsb_dict_get_items(list.get(), &k, &v, 1), TSB_ERR_TYPE,
+  ExpectStatus(tsb_dict_get_items(list.get(), 1, &k, &v), TSB_ERR_TYPE,
                "expected a Dict, got List[int] of length 2");
 }
 
@@ -131,7 +131,7 @@ TEST_F(AbiMisuseTest, OutOfRange) {
                "index 3 out of range for List[int] of length 3");
   EXPECT_EQ(item.type_index, TSB_TYPE_NONE) << "out must stay untouched";
   int64_t small[2];
-  ExpectStatus(tsb_list_copy_int(list.get(), small, 2), TSB_ERR_OUT_OF_RANGE,
+  ExpectStatus(tsb_list_copy_int(list.get(), 2, small), TSB_ERR_OUT_OF_RANGE,
                "buffer holds 2 elements but the list has 3");
   tsb_any keys[] = {tsb_any_int(1)};
   tsb_any values[] = {tsb_any_int(2)};
@@ -141,23 +141,23 @@ TEST_F(AbiMisuseTest, OutOfRange) {
   ExpectStatus(tsb_dict_get_item(dict.get(), 1, &k, &v), TSB_ERR_OUT_OF_RANGE,
                "index 1 out of range for Dict[int, int] of length 1");
   tsb_any ks[2], vs[2];
-  ExpectStatus(tsb_dict_get_items(dict.get(), ks, vs, 2), TSB_ERR_OUT_OF_RANGE,
+  ExpectStatus(tsb_dict_get_items(dict.get(), 2, ks, vs), TSB_ERR_OUT_OF_RANGE,
                "asked for 2 items of Dict[int, int] of length 1");
 }
 
 TEST_F(AbiMisuseTest, ReleaseIsIdempotentAndLiveCountTracksHandles) {
-  int64_t before = tsb_handle_count();
+  size_t before = ::tsb::LiveHandles();
   tsb_any s;
   TSB_ASSERT_OK(tsb_str_new("x", 1, &s));
-  EXPECT_EQ(tsb_handle_count(), before + 1);
+  EXPECT_EQ(::tsb::LiveHandles(), before + 1);
   tsb_any_retain(&s);
   tsb_any copy = s;
   tsb_any_release(&s);
   EXPECT_EQ(s.type_index, TSB_TYPE_INVALID);
   tsb_any_release(&s);  // harmless: s no longer holds anything
-  EXPECT_EQ(tsb_handle_count(), before + 1) << "copy still holds a reference";
+  EXPECT_EQ(::tsb::LiveHandles(), before + 1) << "copy still holds a reference";
   tsb_any_release(&copy);
-  EXPECT_EQ(tsb_handle_count(), before);
+  EXPECT_EQ(::tsb::LiveHandles(), before);
 }
 
 TEST_F(AbiMisuseTest, VersionMatchesHeader) {

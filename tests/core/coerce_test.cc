@@ -54,7 +54,7 @@ TEST_F(CoerceTest, ListOfAnyBecomesATypedList) {
   TSB_ASSERT_OK(tsb_any_coerce(untyped.get(), TypeOf("List[float]"), typed.out()));
   EXPECT_EQ(typed.v.type_index, TypeOf("List[float]"));
   double out[3];
-  TSB_ASSERT_OK(tsb_list_copy_float(typed.get(), out, 3));
+  TSB_ASSERT_OK(tsb_list_copy_float(typed.get(), 3, out));
   EXPECT_EQ(out[0], 1.0);
   EXPECT_EQ(out[1], 2.5);
   EXPECT_EQ(out[2], 3.0);

@@ -237,7 +237,7 @@ TEST_F(ObjectTest, FieldsByTheirDeclaredTypes) {
   Value items = Field(node.v, "items");
   EXPECT_EQ(items.v.type_index, TypeOf("List[int]"));
   int64_t copied[3] = {};
-  TSB_EXPECT_OK(tsb_list_copy_int(items.get(), copied, 3));
+  TSB_EXPECT_OK(tsb_list_copy_int(items.get(), 3, copied));
   EXPECT_EQ(copied[2], 3);
 
   Value point = Field(node.v, "point");

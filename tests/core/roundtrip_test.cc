@@ -58,7 +58,7 @@ TEST_F(RoundTripTest, TorchEnumerations) {
 
 TEST_F(RoundTripTest, DtypeIsNotAnIntAtTheBoundary) {
   Value dtype(Boundary(static_cast<int64_t>(at::kFloat), "ScalarType"));
-  EXPECT_EQ(tsb_type_get_kind(dtype.v.type_index), TSB_KIND_DTYPE);
+  EXPECT_EQ(::tsb::KindOf(dtype.v.type_index), TSB_KIND_DTYPE);
   int32_t code = -1;
   TSB_EXPECT_OK(tsb_dtype_get(dtype.get(), &code));
   EXPECT_EQ(code, static_cast<int32_t>(at::kFloat));

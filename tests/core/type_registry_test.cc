@@ -27,7 +27,7 @@ TEST(TypeRegistryTest, LeafTypesHaveFixedIndices) {
       {"Any", TSB_TYPE_ANY}};
   for (const auto& [name, index] : leaves) {
     EXPECT_EQ(TypeOf(name), index) << name;
-    EXPECT_EQ(static_cast<int32_t>(tsb_type_get_kind(index)), index) << name;
+    EXPECT_EQ(static_cast<int32_t>(::tsb::KindOf(index)), index) << name;
     EXPECT_STREQ(Info(index).provider, "core");
   }
 }
@@ -102,7 +102,7 @@ TEST(TypeRegistryTest, UnsupportedDictKeyIsLibTorchsError) {
 
 TEST(TypeRegistryTest, UnknownIndices) {
   for (int32_t index : {-1, 0, 14, 63, 1 << 30}) {
-    EXPECT_EQ(tsb_type_get_kind(index), TSB_KIND_INVALID) << index;
+    EXPECT_EQ(::tsb::KindOf(index), TSB_KIND_INVALID) << index;
     tsb_type_info info{};
     info.struct_size = sizeof(info);
     Status s(tsb_type_get_info(index, &info));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace {
 
@@ -62,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return true;
   }();
   (void)plugins_loaded;
-  const int64_t live_before = tsb_handle_count();
+  const size_t live_before = ::tsb::LiveHandles();
   Bytes in{data, size};
   Stack stack;
   std::vector<tsb_any>& values = stack.values;
@@ -125,6 +126,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   for (tsb_any& value : values) tsb_any_release(&value);
-  if (tsb_handle_count() != live_before) std::abort();  // a leak is a finding
+  if (::tsb::LiveHandles() != live_before) std::abort();  // a leak is a finding
   return 0;
 }

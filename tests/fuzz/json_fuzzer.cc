@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace {
 
@@ -42,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tsb_status_free(s);
     return 0;
   }
-  const int64_t live_before = tsb_handle_count();
+  const size_t live_before = ::tsb::LiveHandles();
   tsb_any value{};
   if (tsb_status* s = tsb_json_read(json.c_str(), type, &value)) {
     tsb_status_free(s);
@@ -55,6 +56,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tsb_any_release(&again);
     tsb_any_release(&value);
   }
-  if (tsb_handle_count() != live_before) std::abort();  // a leak is a finding
+  if (::tsb::LiveHandles() != live_before) std::abort();  // a leak is a finding
   return 0;
 }

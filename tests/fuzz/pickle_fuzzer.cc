@@ -10,6 +10,7 @@
 #include <caffe2/serialize/inline_container.h>
 
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace {
 
@@ -32,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string bytes = data[0] == 'P'
                                 ? Archive(data + 1, size - 1)
                                 : std::string(reinterpret_cast<const char*>(data) + 1, size - 1);
-  const int64_t live_before = tsb_handle_count();
+  const size_t live_before = ::tsb::LiveHandles();
   tsb_any value{};
   if (tsb_status* s = tsb_pickle_read(bytes.data(), bytes.size(), &value)) {
     tsb_status_free(s);
@@ -45,6 +46,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     else tsb_string_free(text);
     tsb_any_release(&value);
   }
-  if (tsb_handle_count() != live_before) std::abort();  // a leak is a finding
+  if (::tsb::LiveHandles() != live_before) std::abort();  // a leak is a finding
   return 0;
 }

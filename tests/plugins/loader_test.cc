@@ -18,7 +18,7 @@ std::string Fixture(const char* name) {
 // Loads `name`, expects failure with `code` and a message containing `words`,
 // and checks that nothing was registered.
 void ExpectRefused(const char* name, tsb_code code, const std::string& words) {
-  int32_t before = tsb_plugin_count();
+  size_t before = ::tsb::PluginCount();
   int32_t id = -5;
   Status s(tsb_plugin_load(Fixture(name).c_str(), &id));
   ASSERT_NE(s.get(), nullptr) << name << " loaded";
@@ -26,7 +26,7 @@ void ExpectRefused(const char* name, tsb_code code, const std::string& words) {
   EXPECT_NE(std::string(tsb_status_get_message(s.get())).find(words), std::string::npos)
       << name << ": " << tsb_status_get_message(s.get());
   EXPECT_EQ(id, -5);
-  EXPECT_EQ(tsb_plugin_count(), before) << name;
+  EXPECT_EQ(::tsb::PluginCount(), before) << name;
 }
 
 TEST(PluginLoaderTest, NotASharedLibrary) {
@@ -72,8 +72,10 @@ TEST(PluginLoaderTest, FailingHalfwayLeavesNothingBehind) {
   ExpectRefused("fails_halfway", TSB_ERR_INTERNAL, "gave up halfway");
   EXPECT_EQ(TypeRegistry::Global().CodecFor(c10::TypeKind::StorageType), nullptr);
   EXPECT_EQ(TypeRegistry::Global().FindNamedType("fixture.halfway"), nullptr);
-  const char* schema = nullptr;
-  Status f(tsb_function_get_schema("fixture::halfway", &schema));
+  tsb_schema_info schema_info{};
+    schema_info.struct_size = sizeof(schema_info);
+    const char*& schema = schema_info.schema;
+  Status f(tsb_function_get_schema("fixture::halfway", &schema_info));
   EXPECT_EQ(tsb_status_get_code(f.get()), TSB_ERR_NOT_FOUND);
   // The staged function's data was released, and the library closed again.
   void* library = dlopen(Fixture("fails_halfway").c_str(), RTLD_NOW | RTLD_NOLOAD);
@@ -119,10 +121,10 @@ TEST_F(GoodPluginTest, InfoListsWhatItRegistered) {
 
 TEST_F(GoodPluginTest, LoadingTwiceReturnsTheLoadedPlugin) {
   int32_t again = -1;
-  int32_t count = tsb_plugin_count();
+  size_t count = ::tsb::PluginCount();
   TSB_ASSERT_OK(tsb_plugin_load(Fixture("good").c_str(), &again));
   EXPECT_EQ(again, id_);
-  EXPECT_EQ(tsb_plugin_count(), count);
+  EXPECT_EQ(::tsb::PluginCount(), count);
 }
 
 TEST_F(GoodPluginTest, DuplicateTypeAcrossPlugins) {
@@ -131,12 +133,14 @@ TEST_F(GoodPluginTest, DuplicateTypeAcrossPlugins) {
 }
 
 TEST_F(GoodPluginTest, FunctionsAreCallableByName) {
-  const char* schema = nullptr;
-  TSB_ASSERT_OK(tsb_function_get_schema("fixture::add", &schema));
+  tsb_schema_info schema_info{};
+    schema_info.struct_size = sizeof(schema_info);
+    const char*& schema = schema_info.schema;
+  TSB_ASSERT_OK(tsb_function_get_schema("fixture::add", &schema_info));
   EXPECT_STREQ(schema, "fixture::add(int a, int b) -> int");
   tsb_any args[] = {tsb_any_int(2), tsb_any_int(40)};
   Value sum;
-  TSB_ASSERT_OK(tsb_function_call("fixture::add", args, 2, sum.out()));
+  TSB_ASSERT_OK(tsb_function_call("fixture::add", ::tsb::CallArgs(args, 2).get(), sum.out()));
   EXPECT_EQ(sum.v.type_index, TSB_TYPE_INT);
   EXPECT_EQ(sum.v.u.i, 42);
 }
@@ -144,20 +148,21 @@ TEST_F(GoodPluginTest, FunctionsAreCallableByName) {
 TEST_F(GoodPluginTest, FunctionErrorsNameTheFunction) {
   Value out;
   tsb_any bad[] = {tsb_any_int(2), tsb_any_borrowed_str("x")};
-  Status wrong(tsb_function_call("fixture::add", bad, 2, out.out()));
+  Status wrong(tsb_function_call("fixture::add", ::tsb::CallArgs(bad, 2).get(), out.out()));
   EXPECT_EQ(tsb_status_get_code(wrong.get()), TSB_ERR_TYPE);
   EXPECT_STREQ(tsb_status_get_message(wrong.get()),
                "fixture::add(): argument 'b': expected int, got str \"x\"");
   EXPECT_STREQ(tsb_status_get_path(wrong.get()), "fixture::add(): argument 'b'");
-  Status arity(tsb_function_call("fixture::add", bad, 1, out.out()));
-  EXPECT_STREQ(tsb_status_get_message(arity.get()), "fixture::add(): missing argument 'b'");  // issue 11, point 6: was "expected 2 arguments, got 1"
-  Status failed(tsb_function_call("fixture::fail", nullptr, 0, out.out()));
+  Status arity(tsb_function_call("fixture::add", ::tsb::CallArgs(bad, 1).get(), out.out()));
+  // Issue 11, point 6: the missing argument is named (was "expected 2 arguments, got 1").
+  EXPECT_STREQ(tsb_status_get_message(arity.get()), "fixture::add(): missing argument 'b'");
+  Status failed(tsb_function_call("fixture::fail", nullptr, out.out()));
   EXPECT_EQ(tsb_status_get_code(failed.get()), TSB_ERR_INVALID_ARGUMENT);
   EXPECT_STREQ(tsb_status_get_message(failed.get()), "fixture::fail(): it failed");
-  Status threw(tsb_function_call("fixture::throw", nullptr, 0, out.out()));
+  Status threw(tsb_function_call("fixture::throw", nullptr, out.out()));
   EXPECT_EQ(tsb_status_get_code(threw.get()), TSB_ERR_INTERNAL);
   EXPECT_STREQ(tsb_status_get_message(threw.get()), "fixture::throw(): boom");
-  Status unknown(tsb_function_call("fixture::nope", nullptr, 0, out.out()));
+  Status unknown(tsb_function_call("fixture::nope", nullptr, out.out()));
   EXPECT_STREQ(tsb_status_get_message(unknown.get()),
                "no function named 'fixture::nope' (functions come from loaded plugins)");
 }
@@ -174,18 +179,18 @@ TEST_F(GoodPluginTest, NamedTypesParseByName) {
 TEST(BundledPluginsTest, LoadFromNextToTheLibrary) {
   TSB_ASSERT_OK(tsb_plugin_load_bundled());
   std::vector<std::string> names;
-  for (int32_t id = 0; id < tsb_plugin_count(); ++id) {
+  for (int32_t id = 0; id < static_cast<int32_t>(::tsb::PluginCount()); ++id) {
     tsb_plugin_info info{};
     info.struct_size = sizeof(info);
     TSB_ASSERT_OK(tsb_plugin_get_info(id, &info));
     names.emplace_back(info.name);
-    EXPECT_EQ(std::string(info.path).rfind(tsb_plugin_get_bundled_dir(), 0), 0u) << info.path;
+    EXPECT_EQ(std::string(info.path).rfind(::tsb::BundledPluginDir(), 0), 0u) << info.path;
   }
   EXPECT_EQ(names, (std::vector<std::string>{"optional", "sparse", "tuple"}));
   int32_t index = 0;
   TSB_EXPECT_OK(tsb_type_parse("Tuple[int, Optional[str]]", &index));
   TSB_EXPECT_OK(tsb_plugin_load_bundled());  // again: a no-op
-  EXPECT_EQ(tsb_plugin_count(), 3);
+  EXPECT_EQ(::tsb::PluginCount(), 3);
 }
 
 TEST(BundledPluginsTest, LibTorchAssertionsReadAsReasons) {
@@ -214,7 +219,7 @@ TEST(ThrowingPluginTest, HostOnlySeesStatuses) {
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, list.out()));
   Status coerce(tsb_any_coerce(list.get(), pair, &out));
   EXPECT_STREQ(tsb_status_get_message(coerce.get()), "unknown C++ exception");
-  Status call(tsb_function_call("throwing::fn", nullptr, 0, &out));
+  Status call(tsb_function_call("throwing::fn", nullptr, &out));
   EXPECT_STREQ(tsb_status_get_message(call.get()), "throwing::fn(): boom");
   // A forged tuple value reaches Decode.
   tsb_any forged = tsb_any_inline(pair, 0);
@@ -230,7 +235,7 @@ TEST(PluginPathTest, LoadsFilesAndDirectoriesFromTheEnvironment) {
   setenv("TSB_PLUGIN_PATH", path.c_str(), 1);
   TSB_EXPECT_OK(tsb_plugin_load_from_env());
   int found = 0;
-  for (int32_t id = 0; id < tsb_plugin_count(); ++id) {
+  for (int32_t id = 0; id < static_cast<int32_t>(::tsb::PluginCount()); ++id) {
     tsb_plugin_info info{};
     info.struct_size = sizeof(info);
     TSB_ASSERT_OK(tsb_plugin_get_info(id, &info));

@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include "tests/plugins/plugin_testing.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace tsb::testing {
 namespace {
@@ -37,7 +38,7 @@ TEST_F(TupleTest, PluginDescribesItself) {
   EXPECT_STREQ(info.types[1], "tsbridge.tensor_triple");
   // Built where the library looks for its bundled plugins.
   EXPECT_EQ(std::filesystem::canonical(std::filesystem::path(TSB_TUPLE_PLUGIN_PATH).parent_path()),
-            std::filesystem::canonical(tsb_plugin_get_bundled_dir()));
+            std::filesystem::canonical(::tsb::BundledPluginDir()));
 }
 
 TEST_F(TupleTest, IntStrRoundTrip) {

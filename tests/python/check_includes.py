@@ -1,5 +1,5 @@
 """The Python host converts through tsbridge.h alone: its sources may
-include only Python.h, tsbridge/tsbridge.h, dlpack/dlpack.h, the C++
+include only Python.h, tsbridge/tsbridge.h (and its header-only C++ wrapper tsbridge.hpp), dlpack/dlpack.h, the C++
 standard library and their own headers; never LibTorch (torch/, ATen/, c10/),
 the core's internal headers (core/...), Abseil or the C++ SDK.
 
@@ -9,7 +9,7 @@ import re
 import sys
 from pathlib import Path
 
-ALLOWED_QUOTED = {"tsbridge/tsbridge.h", "host.h", "calls.h"}
+ALLOWED_QUOTED = {"tsbridge/tsbridge.h", "tsbridge/tsbridge.hpp", "host.h", "calls.h"}
 ALLOWED_ANGLED = {"Python.h", "dlpack/dlpack.h"}
 STANDARD = re.compile(r"^[a-z_]+$")  # <string>, <unordered_map>, <cstring>, ...
 

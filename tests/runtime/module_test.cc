@@ -64,7 +64,7 @@ TEST_F(ModuleTest, ListsMethodsWithSchemas) {
   EXPECT_FALSE(a[0].has_default);
   EXPECT_STREQ(a[1].name, "p");
   EXPECT_STREQ(a[1].annotation, "__torch__.P");
-  EXPECT_EQ(tsb_type_get_kind(a[1].type_index), TSB_KIND_NAMEDTUPLE);
+  EXPECT_EQ(::tsb::KindOf(a[1].type_index), TSB_KIND_NAMEDTUPLE);
   EXPECT_STREQ(a[2].name, "scale");
   EXPECT_EQ(a[2].type_index, TSB_TYPE_FLOAT);
   EXPECT_TRUE(a[2].has_default);

@@ -11,6 +11,7 @@
 
 #include "tests/testing/abi_test.h"
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace tsb::testing {
 
@@ -41,8 +42,7 @@ inline tsb_status* CallModule(tsb_module* m, const char* method,
     names.push_back(k.name);
     values.push_back(k.value);
   }
-  return tsb_module_call(m, method, args.data(), args.size(), names.data(), values.data(),
-                         kw.size(), out);
+  return tsb_module_call(m, method, ::tsb::CallArgs(args.data(), args.size(), names.data(), values.data(), kw.size()).get(), out);
 }
 
 inline tsb_status* CallOp(const char* op, const std::vector<tsb_any>& args,
@@ -53,8 +53,7 @@ inline tsb_status* CallOp(const char* op, const std::vector<tsb_any>& args,
     names.push_back(k.name);
     values.push_back(k.value);
   }
-  return tsb_op_call(op, args.data(), args.size(), names.data(), values.data(), kw.size(),
-                     out);
+  return tsb_op_call(op, ::tsb::CallArgs(args.data(), args.size(), names.data(), values.data(), kw.size()).get(), out);
 }
 
 // The tensor a boundary value holds (the test fails on another kind).

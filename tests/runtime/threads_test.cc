@@ -31,7 +31,7 @@ TEST(RuntimeThreads, EightThreadsCallOneModule) {
         Value out;
         const char* names[] = {"p", "bias"};
         tsb_any kw[] = {p.v, tsb_any_int(t)};
-        Status s(tsb_module_call(module.m, "forward", xv.get(), 1, names, kw, 2, out.out()));
+        Status s(tsb_module_call(module.m, "forward", ::tsb::CallArgs(xv.get(), 1, names, kw, 2).get(), out.out()));
         if (built != nullptr || s != nullptr) {
           ++failed;
           continue;

@@ -22,10 +22,10 @@ extern "C" tsb_status* MulAdd(void* user_data, const tsb_any* inputs, size_t n,
   ++*static_cast<int*>(user_data);
   if (n != 2) return tsb_status_new(TSB_ERR_INVALID_ARGUMENT, "expected 2 inputs");
   tsb_any product;
-  tsb_status* s = tsb_op_call("aten::mul", inputs, 2, nullptr, nullptr, 0, &product);
+  tsb_status* s = tsb_op_call("aten::mul", ::tsb::CallArgs(inputs, 2).get(), &product);
   if (s != nullptr) return s;
   tsb_any sum_args[2] = {product, inputs[0]};
-  s = tsb_op_call("aten::add", sum_args, 2, nullptr, nullptr, 0, output);
+  s = tsb_op_call("aten::add", ::tsb::CallArgs(sum_args, 2).get(), output);
   tsb_any_release(&product);
   return s;
 }

@@ -9,6 +9,7 @@
 #include "tests/sdk/sdk_test_util.h"
 #include "tests/sdk/test_types.h"
 #include "core/value/convert.h"
+#include "tsbridge/tsbridge.hpp"
 #include "tsbridge/codecs/all.hpp"
 
 namespace tsb::sdk_testing {
@@ -79,7 +80,7 @@ TEST_F(HanaBoundary, RoundTrips) {
 TEST_F(HanaBoundary, CrossesAsTheRegisteredNamedTuple) {
   tsb_any boundary{};
   ASSERT_TRUE(ToBoundary(Codec<Point>::ToIValue({2.5, 7}), &boundary).ok());
-  EXPECT_EQ(tsb_type_get_kind(boundary.type_index), TSB_KIND_NAMEDTUPLE);
+  EXPECT_EQ(::tsb::KindOf(boundary.type_index), TSB_KIND_NAMEDTUPLE);
   EXPECT_EQ(boundary.type_index, TypeIndexOf("tsb_test.geo.Point"));
   tsb_any x{};
   tsb_status* status = tsb_any_get_field(&boundary, "x", &x);
@@ -101,7 +102,7 @@ absl::StatusOr<R> CallPlugin(const char* name, const Args&... args) {
     TSB_RETURN_IF_ERROR(ToBoundary(arg, &boundary.back()));
   }
   tsb_any out{};
-  tsb_status* status = tsb_function_call(name, boundary.data(), boundary.size(), &out);
+  tsb_status* status = tsb_function_call(name, ::tsb::CallArgs(boundary.data(), boundary.size()).get(), &out);
   for (tsb_any& arg : boundary) tsb_any_release(&arg);
   if (status != nullptr) {
     absl::Status error = absl::UnknownError(tsb_status_get_message(status));
@@ -115,8 +116,10 @@ absl::StatusOr<R> CallPlugin(const char* name, const Args&... args) {
 }
 
 std::string SchemaOf(const char* name) {
-  const char* schema = nullptr;
-  tsb_status* status = tsb_function_get_schema(name, &schema);
+  tsb_schema_info schema_info{};
+    schema_info.struct_size = sizeof(schema_info);
+    const char*& schema = schema_info.schema;
+  tsb_status* status = tsb_function_get_schema(name, &schema_info);
   std::string text = status == nullptr ? schema : tsb_status_get_message(status);
   tsb_status_free(status);
   return text;

@@ -16,14 +16,15 @@
 #include "tsbridge/kind_codec.hpp"
 #include "core/value/convert.h"
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace tsb::sdk_testing {
 
 // Every test ends with as many live handles as it started with.
 class SdkTest : public ::testing::Test {
  protected:
-  void SetUp() override { live_at_start_ = tsb_handle_count(); }
-  void TearDown() override { EXPECT_EQ(tsb_handle_count(), live_at_start_) << "a handle leaked"; }
+  void SetUp() override { live_at_start_ = ::tsb::LiveHandles(); }
+  void TearDown() override { EXPECT_EQ(::tsb::LiveHandles(), live_at_start_) << "a handle leaked"; }
 
  private:
   int64_t live_at_start_ = 0;

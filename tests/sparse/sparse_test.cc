@@ -52,10 +52,12 @@ class SparseTest : public AbiTest {
 };
 
 TEST_F(SparseTest, PluginDescribesItself) {
-  const char* schema = nullptr;
-  TSB_ASSERT_OK(tsb_function_get_schema("torchsparse::spmm", &schema));
+  tsb_schema_info schema_info{};
+    schema_info.struct_size = sizeof(schema_info);
+    const char*& schema = schema_info.schema;
+  TSB_ASSERT_OK(tsb_function_get_schema("torchsparse::spmm", &schema_info));
   EXPECT_THAT(schema, HasSubstr("-> torchsparse.spmm_result"));
-  TSB_ASSERT_OK(tsb_function_get_schema("torchsparse::relabel", &schema));
+  TSB_ASSERT_OK(tsb_function_get_schema("torchsparse::relabel", &schema_info));
   EXPECT_THAT(schema, HasSubstr("-> torchsparse.tensor_pair"));
   int32_t index = 0;
   TSB_ASSERT_OK(tsb_type_parse("torchsparse.spmm_result", &index));
@@ -155,7 +157,7 @@ TEST_F(SparseTest, FunctionsReturnTheirRecords) {
       dense(Boundary(mat)), reduce, result, out, arg;
   TSB_ASSERT_OK(tsb_str_new("sum", 3, reduce.out()));
   tsb_any args[] = {rowptr.v, col.v, value.v, dense.v, reduce.v};
-  TSB_ASSERT_OK(tsb_function_call("torchsparse::spmm", args, 5, result.out()));
+  TSB_ASSERT_OK(tsb_function_call("torchsparse::spmm", ::tsb::CallArgs(args, 5).get(), result.out()));
   EXPECT_STREQ(InfoOf(result.v.type_index).name, "torchsparse.spmm_result");
   TSB_ASSERT_OK(tsb_any_get_field(result.get(), "out", out.out()));
   TSB_ASSERT_OK(tsb_any_get_field(result.get(), "arg_out", arg.out()));
@@ -164,14 +166,14 @@ TEST_F(SparseTest, FunctionsReturnTheirRecords) {
 
   Value idx(Boundary(torch::tensor({2, 0}, torch::kLong))), pair, first;
   tsb_any relabel_args[] = {col.v, idx.v};
-  TSB_ASSERT_OK(tsb_function_call("torchsparse::relabel", relabel_args, 2, pair.out()));
+  TSB_ASSERT_OK(tsb_function_call("torchsparse::relabel", ::tsb::CallArgs(relabel_args, 2).get(), pair.out()));
   EXPECT_STREQ(InfoOf(pair.v.type_index).name, "torchsparse.tensor_pair");
   TSB_ASSERT_OK(tsb_any_get_field(pair.get(), "first", first.out()));
   EXPECT_TRUE(torch::equal(TensorOf(first.v), torch::tensor({1, 2, 2, 0, 1, 0}, torch::kLong)));
 
   Value triple, third;
   tsb_any sample_args[] = {rowptr.v, col.v, idx.v, tsb_any_int(2), tsb_any_bool(0), tsb_any_int(7)};
-  TSB_ASSERT_OK(tsb_function_call("torchsparse::sample_adj", sample_args, 6, triple.out()));
+  TSB_ASSERT_OK(tsb_function_call("torchsparse::sample_adj", ::tsb::CallArgs(sample_args, 6).get(), triple.out()));
   EXPECT_STREQ(InfoOf(triple.v.type_index).name, "torchsparse.tensor_triple");
   TSB_ASSERT_OK(tsb_any_get_field(triple.get(), "third", third.out()));
   EXPECT_EQ(TensorOf(third.v).numel(), 2);  // row 2 is empty, row 0 gives 2 of 3
@@ -190,7 +192,7 @@ TEST_F(SparseTest, StorageMethodsFromTheHost) {
 
   auto call = [&](const tsb_any& object, const char* method, std::vector<tsb_any> args,
                   tsb_any* out) {
-    return tsb_object_call(&object, method, args.data(), args.size(), nullptr, nullptr, 0, out);
+    return tsb_object_call(&object, method, ::tsb::CallArgs(args.data(), args.size()).get(), out);
   };
   Value rowptr, nnz, has, keys, transposed, dense;
   TSB_ASSERT_OK(call(storage.v, "rowptr", {}, rowptr.out()));
@@ -227,11 +229,11 @@ TEST_F(SparseTest, BadInputIsAStatusNotACrash) {
   Value floats(Boundary(torch::randn({3}))), text;
   TSB_ASSERT_OK(tsb_str_new("sum", 3, text.out()));
   tsb_any args[] = {rowptr.v, floats.v, value.v, mat.v, text.v};
-  Status wrong_dtype(tsb_function_call("torchsparse::spmm", args, 5, out.out()));
+  Status wrong_dtype(tsb_function_call("torchsparse::spmm", ::tsb::CallArgs(args, 5).get(), out.out()));
   EXPECT_THAT(MessageOf(wrong_dtype),
               HasSubstr("argument 'col': expected a 1-D int64 tensor, got a 1-D Float tensor"));
   tsb_any wrong_kind[] = {rowptr.v, text.v, value.v, mat.v, text.v};
-  Status not_a_tensor(tsb_function_call("torchsparse::spmm", wrong_kind, 5, out.out()));
+  Status not_a_tensor(tsb_function_call("torchsparse::spmm", ::tsb::CallArgs(wrong_kind, 5).get(), out.out()));
   EXPECT_EQ(tsb_status_get_code(not_a_tensor.get()), TSB_ERR_TYPE) << MessageOf(not_a_tensor);
 
   std::vector<int64_t> sizes{4, 3};

@@ -52,7 +52,7 @@ tsb_type_info InfoOf(int32_t type_index) {
 
 tsb_any HostRebuild(const tsb_any& value) {
   tsb_any out{};
-  switch (tsb_type_get_kind(value.type_index)) {
+  switch (::tsb::KindOf(value.type_index)) {
     case TSB_KIND_NONE: return tsb_any_none();
     case TSB_KIND_BOOL: { bool b; Check(tsb_bool_get(&value, &b)); return tsb_any_bool(b); }
     case TSB_KIND_INT: { int64_t i; Check(tsb_int_get(&value, &i)); return tsb_any_int(i); }
@@ -103,7 +103,7 @@ tsb_any HostRebuild(const tsb_any& value) {
       size_t n = 0;
       Check(tsb_any_len(&value, &n));
       std::vector<tsb_any> keys(n), values(n);
-      Check(tsb_dict_get_items(&value, keys.data(), values.data(), n));
+      Check(tsb_dict_get_items(&value, n, keys.data(), values.data()));
       for (size_t i = 0; i < n; ++i) {
         tsb_any k = HostRebuild(keys[i]), v = HostRebuild(values[i]);
         tsb_any_release(&keys[i]);
@@ -134,7 +134,7 @@ tsb_any HostRebuild(const tsb_any& value) {
       tsb_any_retain(&out);
       return out;
     default:
-      ADD_FAILURE() << "HostRebuild: unhandled kind " << tsb_type_get_kind(value.type_index);
+      ADD_FAILURE() << "HostRebuild: unhandled kind " << ::tsb::KindOf(value.type_index);
       return out;
   }
 }

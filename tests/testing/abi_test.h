@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace tsb::testing {
 
@@ -46,9 +47,9 @@ struct Value {
 // Every test ends with no live handle.
 class AbiTest : public ::testing::Test {
  protected:
-  void SetUp() override { live_at_start_ = tsb_handle_count(); }
+  void SetUp() override { live_at_start_ = ::tsb::LiveHandles(); }
   void TearDown() override {
-    EXPECT_EQ(tsb_handle_count(), live_at_start_) << "a handle leaked";
+    EXPECT_EQ(::tsb::LiveHandles(), live_at_start_) << "a handle leaked";
   }
 
  private:

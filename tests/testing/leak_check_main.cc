@@ -4,13 +4,14 @@
 #include <gtest/gtest.h>
 
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace {
 
 class NoLiveHandlesAtExit : public ::testing::Environment {
  public:
   void TearDown() override {
-    EXPECT_EQ(tsb_handle_count(), 0) << "boundary handles still alive at exit";
+    EXPECT_EQ(::tsb::LiveHandles(), 0) << "boundary handles still alive at exit";
   }
 };
 

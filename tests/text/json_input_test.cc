@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include "tests/text/text_testing.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace tsb::testing {
 namespace {
@@ -30,10 +31,10 @@ TEST_F(JsonInputTest, NumbersFollowTheExpectedType) {
 TEST_F(JsonInputTest, ArraysAreListsOrTuplesByTheExpectedType) {
   Value list(FromJson("[1,2]", "List[int]"));
   EXPECT_EQ(list.v.type_index, TypeOf("List[int]"));
-  EXPECT_EQ(tsb_type_get_kind(list.v.type_index), TSB_KIND_LIST);
+  EXPECT_EQ(::tsb::KindOf(list.v.type_index), TSB_KIND_LIST);
   Value tuple(FromJson("[1,2]", "Tuple[int, int]"));
   EXPECT_EQ(tuple.v.type_index, TypeOf("Tuple[int, int]"));
-  EXPECT_EQ(tsb_type_get_kind(tuple.v.type_index), TSB_KIND_TUPLE);
+  EXPECT_EQ(::tsb::KindOf(tuple.v.type_index), TSB_KIND_TUPLE);
   // The built containers carry the expected types all the way down.
   Value nested(FromJson("[[1,null]]", "List[Tuple[int, Optional[str]]]"));
   EXPECT_EQ(nested.v.type_index, TypeOf("List[Tuple[int, Optional[str]]]"));

@@ -182,10 +182,10 @@ typedef enum tsb_dtype_code {
 } tsb_dtype_code;
 
 /* Device types: c10::DeviceType's numbering, fixed for ABI 1.x. DLPack
- * numbers devices differently (DLDeviceType); the mapping, both ways, is
- * CPU 0 <-> kDLCPU 1, CUDA 1 <-> kDLCUDA 2 (kDLCUDAHost 3 is CPU memory),
- * HIP 6 <-> kDLROCM 10, VULKAN 10 <-> kDLVulkan 7, METAL 11 <-> kDLMetal 8,
- * XPU 12 <-> kDLOneAPI 14; no other type crosses through DLPack. */
+ * numbers devices differently (DLDeviceType); the tensors that cross through
+ * DLPack map, both ways, CPU 0 <-> kDLCPU 1, CUDA 1 <-> kDLCUDA 2,
+ * OPENCL 4 <-> kDLOpenCL 4, HIP 6 <-> kDLROCM 10; no other type crosses
+ * through DLPack (LibTorch 1.13's converter refuses it with a status). */
 typedef enum tsb_device_type {
   TSB_DEVICE_CPU = 0,
   TSB_DEVICE_CUDA = 1,

@@ -97,7 +97,7 @@ PyObject* CallCaller(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
     const size_t nkw = a.names.size();
     if (c->module != nullptr) {
       return Finish([&](tsb_any* out) {
-        return tsb_module_call(c->module, c->name.c_str(), pos, nargs, names, kw, nkw, out);
+        return tsb_module_call(c->module, c->name.c_str(), ::tsb::CallArgs(pos, nargs, names, kw, nkw).get(), out);
       });
     }
     if (c->is_function) {  // bound like an operator: keywords, defaults
@@ -107,7 +107,7 @@ PyObject* CallCaller(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
       });
     }
     return Finish([&](tsb_any* out) {
-      return tsb_op_call(c->name.c_str(), pos, nargs, names, kw, nkw, out);
+      return tsb_op_call(c->name.c_str(), ::tsb::CallArgs(pos, nargs, names, kw, nkw).get(), out);
     });
   });
 }
@@ -221,8 +221,7 @@ PyObject* CallObject(const tsb_any& object, const std::string& method, PyObject*
   Args a;
   ConvertArgs(nullptr, method, args, nargs, kwnames, a);
   return Finish([&](tsb_any* out) {
-    return tsb_object_call(&object, method.c_str(), a.positional.data(), nargs,
-                           a.names.data(), a.keyword.data(), a.names.size(), out);
+    return tsb_object_call(&object, method.c_str(), ::tsb::CallArgs(a.positional.data(), nargs, a.names.data(), a.keyword.data(), a.names.size()).get(), out);
   });
 }
 

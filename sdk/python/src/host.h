@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace tsbpy {
 

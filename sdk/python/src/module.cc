@@ -257,7 +257,7 @@ PyObject* PluginInfo(PyObject*, PyObject* args) {
   });
 }
 
-PyObject* PluginCount(PyObject*, PyObject*) { return PyLong_FromLong(tsb_plugin_count()); }
+PyObject* PluginCount(PyObject*, PyObject*) { return PyLong_FromLong(::tsb::PluginCount()); }
 
 PyObject* TraceFn(PyObject*, PyObject* args) {
   PyObject *fn, *inputs;
@@ -333,7 +333,7 @@ PyObject* FromJson(PyObject*, PyObject* args) {
   });
 }
 
-PyObject* LiveHandles(PyObject*, PyObject*) { return PyLong_FromLongLong(tsb_handle_count()); }
+PyObject* LiveHandles(PyObject*, PyObject*) { return PyLong_FromLongLong(::tsb::LiveHandles()); }
 PyObject* Version(PyObject*, PyObject*) { return Text(tsb_version_get_string()); }
 
 #define TSB_FASTCALL(f) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(f))

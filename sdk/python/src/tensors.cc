@@ -37,7 +37,7 @@ PyObject* ToCapsule(const tsb_any& v) {
 // `aten::view(t, dtype)` through the ABI: a view of the same memory.
 void ViewAs(const tsb_any& t, int32_t scalar_type, tsb_any* out) {
   tsb_any args[2] = {t, tsb_any_dtype(scalar_type)};
-  CheckStatus(tsb_op_call("aten::view", args, 2, nullptr, nullptr, 0, out));
+  CheckStatus(tsb_op_call("aten::view", ::tsb::CallArgs(args, 2).get(), out));
 }
 
 constexpr int32_t kUInt8 = 0;
@@ -100,7 +100,7 @@ PyObject* TensorToPython(const tsb_any& v) {
     if (!g_torch.available) throw;
     Owned bytes;  // a bool tensor? Then as uint8, viewed back as bool.
     tsb_any args[2] = {v, tsb_any_dtype(kUInt8)};
-    tsb_status* s = tsb_op_call("aten::view", args, 2, nullptr, nullptr, 0, bytes.out());
+    tsb_status* s = tsb_op_call("aten::view", ::tsb::CallArgs(args, 2).get(), bytes.out());
     if (s != nullptr) {
       tsb_status_free(s);
       throw;

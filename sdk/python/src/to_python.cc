@@ -32,7 +32,7 @@ size_t Length(const tsb_any& v) {
 template <typename T, typename Copy, typename Make>
 PyObject* BulkList(const tsb_any& v, size_t n, Copy copy, Make make) {
   T* buffer = Scratch<T>(n);
-  CheckStatus(copy(&v, buffer, n));
+  CheckStatus(copy(&v, n, buffer));
   Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
   for (size_t i = 0; i < n; ++i) {
     PyList_SET_ITEM(list.p, static_cast<Py_ssize_t>(i), Check(make(buffer[i])));
@@ -88,7 +88,7 @@ PyObject* NamedTupleToPython(const TypeEntry& type, const tsb_any& v) {
 PyObject* DictToPython(const tsb_any& v) {
   const size_t n = Length(v);
   OwnedVec keys(n), values(n);
-  CheckStatus(tsb_dict_get_items(&v, keys.data(), values.data(), n));
+  CheckStatus(tsb_dict_get_items(&v, n, keys.data(), values.data()));
   Ref dict(Check(PyDict_New()));
   for (size_t i = 0; i < n; ++i) {
     Ref key(ToPython(keys[i]));
