@@ -168,7 +168,8 @@ TEST_F(CoerceTest, BuildersCoerceTheirItems) {
   tsb_any values[] = {tsb_any_int(1), tsb_any_int(2)};
   Value dict;
   Status d(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_INT, keys, values, 2, dict.out()));
-  EXPECT_STREQ(tsb_status_get_message(d.get()), "keys[1]: expected str, got int 2");
+  // Issue 11, point 6: one path syntax, the entry named by its key (was keys[1]).
+  EXPECT_STREQ(tsb_status_get_message(d.get()), "key 2: expected str, got int 2");
 }
 
 TEST_F(CoerceTest, RepeatedDictKeyKeepsFirstPositionAndLastValue) {

@@ -22,7 +22,7 @@ TEST_F(HostWrapperTest, ValuesOwnOneReference) {
   }
   EXPECT_EQ(tsb::LiveHandles(), live);
   EXPECT_EQ(s.ToJson(), "\"hello\"");
-  EXPECT_EQ(tsb::Value::FromJson("[1, 2]", TypeOf("List[int]")).ToJson(), "[1, 2]");
+  EXPECT_EQ(tsb::Value::FromJson("[1, 2]", TypeOf("List[int]")).ToJson(), "[1,2]");
 }
 
 TEST_F(HostWrapperTest, CheckThrowsTheStatusParts) {
@@ -32,7 +32,7 @@ TEST_F(HostWrapperTest, CheckThrowsTheStatusParts) {
   } catch (const tsb::Error& e) {
     EXPECT_EQ(e.code(), TSB_ERR_TYPE);
     EXPECT_EQ(e.path(), "[1]");
-    EXPECT_EQ(e.detail(), "expected int, got str \"x\"");
+    EXPECT_EQ(e.detail(), "expected int, got JSON string \"x\"");
   }
   tsb::Status ok(nullptr);
   EXPECT_TRUE(ok.ok());
