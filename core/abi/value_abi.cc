@@ -34,7 +34,7 @@ void tsb_any_release(tsb_any* v) {
 tsb_status* tsb_handle_count(size_t* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    *out = static_cast<size_t>(tsb::LiveHandles());
+    *out = static_cast<size_t>(tsb::CountLiveHandles());
     return absl::OkStatus();
   });
 }

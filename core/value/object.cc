@@ -30,7 +30,7 @@ void Release(tsb_any& value) noexcept {
   value.u.i = 0;
 }
 
-int64_t LiveHandles() noexcept {
+int64_t CountLiveHandles() noexcept {
   return g_live_handles.load(std::memory_order_relaxed);
 }
 

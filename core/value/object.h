@@ -20,11 +20,11 @@ struct tsb_object {
 
 namespace tsb {
 
-// A new handle owning one reference, counted by LiveHandles().
+// A new handle owning one reference, counted by CountLiveHandles().
 tsb_any MakeHandle(int32_t type_index, c10::IValue value);
 void Retain(const tsb_any& value) noexcept;
 void Release(tsb_any& value) noexcept;
-int64_t LiveHandles() noexcept;
+int64_t CountLiveHandles() noexcept;
 
 inline bool IsHandle(const tsb_any& value) {
   return (value.flags & TSB_FLAG_HANDLE) != 0 && value.u.obj != nullptr;

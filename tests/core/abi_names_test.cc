@@ -24,7 +24,7 @@ const std::vector<std::string> kNouns = {
     "memory_format", "status", "type", "any", "handle", "bool", "int", "float", "complex",
     "str", "device", "dtype", "layout", "enum", "list", "tuple", "dict", "tensor",
     "plugin", "function", "object", "json", "pickle", "module", "op", "string",
-    "version", "library", "autograd", "grad_mode"};
+    "version", "library", "autograd", "grad_mode", "call_args", "schema"};
 const std::set<std::string> kVerbs = {
     "new", "free", "get", "set", "make", "parse", "load", "save", "compile", "trace",
     "call", "read", "write", "retain", "release", "coerce", "repr", "len", "count",
