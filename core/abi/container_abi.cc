@@ -119,27 +119,6 @@ tsb_status* tsb_list_get_items(const tsb_any* list, size_t n, tsb_any* out) {
   });
 }
 
-tsb_status* tsb_list_get_items(const tsb_any* list, size_t n, tsb_any* out) {
-  return Guard([&]() -> absl::Status {
-    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(list, "list"));
-    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(list->type_index));
-    TSB_ASSIGN_OR_RETURN(size_t length, type->codec->Length(iv, *type));
-    if (n != length) {
-      return absl::OutOfRangeError(absl::StrCat("buffer holds ", n, " elements but ",
-                                                tsb::DescribeValue(iv), " has ", length));
-    }
-    if (n == 0) return absl::OkStatus();
-    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    tsb::ReleaseOnError written(out, 0);
-    for (size_t i = 0; i < n; ++i) {
-      TSB_RETURN_IF_ERROR(type->codec->Item(iv, *type, i, &out[i]));
-      written.Grow();
-    }
-    written.Disarm();
-    return absl::OkStatus();
-  });
-}
-
 tsb_status* tsb_any_get_field(const tsb_any* value, const char* name, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
