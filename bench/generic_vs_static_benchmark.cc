@@ -69,6 +69,7 @@
 #include <benchmark/benchmark.h>
 #include <boost/hana/adapt_struct.hpp>
 
+#include "bench_functions.h"  // the plugin functions, called directly as the baseline
 #include "core/value/object.h"  // tsb::MakeHandle, tsb_object: the handles both sides make
 #include "tsbridge/codecs/all.hpp"
 #include "tsbridge/kind_codec.hpp"
@@ -186,11 +187,17 @@ tsb_status* Walk(tsb_any* v, Sink& sink) {
     case TSB_KIND_LIST:
     case TSB_KIND_TUPLE:
     case TSB_KIND_NAMEDTUPLE: {
+      // Every element in one call (tsb_list_get_items), as for dict items.
       size_t n = 0;
+      tsb_any items[kMaxItems];
       s = tsb_any_len(v, &n);
-      for (size_t i = 0; s == nullptr && i < n; ++i) {
-        tsb_any item;
-        if (!(s = tsb_list_get(v, i, &item))) s = Walk(&item, sink);
+      if (s == nullptr && n > kMaxItems) s = tsb_status_new(TSB_ERR_OUT_OF_RANGE, "list too big");
+      if (s == nullptr) s = tsb_list_get_items(v, n, items);
+      if (s == nullptr) {
+        for (size_t i = 0; i < n; ++i) {
+          if (s == nullptr) s = Walk(&items[i], sink);
+          tsb_any_release(&items[i]);  // a no-op unless a walk failed first
+        }
       }
       break;
     }
@@ -230,7 +237,9 @@ absl::Status StatusOf(tsb_status* s) {
 template <typename T>
 absl::Status GenericOut(const T& value, int32_t registered, Sink& sink) {
   TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* type, tsb::FindType(registered));
-  TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::CoerceTo(tsb::Codec<T>::ToIValue(value), *type));
+  // Built as the registered record where the codec can (tsb::ToIValueAs),
+  // so the coerce only checks it.
+  TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::CoerceTo(tsb::ToIValueAs(value, &type->type), *type));
   tsb_any boundary;
   TSB_RETURN_IF_ERROR(tsb::ToBoundary(std::move(iv), *type, &boundary));
   return StatusOf(Walk(&boundary, sink));
@@ -249,9 +258,21 @@ absl::StatusOr<T> GenericFinish(tsb_any* built, int32_t registered) {
   return result;
 }
 
-// A record from its leaves: tsb_tuple_new, then tsb_any_coerce names it.
+// A record from its leaves, built as the registered type at once
+// (tsb_tuple_new_typed), then read into T.
 template <typename T>
 absl::StatusOr<T> GenericRecordIn(const tsb_any* leaves, size_t n, int32_t registered) {
+  tsb_any record;
+  TSB_RETURN_IF_ERROR(StatusOf(tsb_tuple_new_typed(registered, leaves, n, &record)));
+  absl::StatusOr<c10::IValue> iv = tsb::ToIValue(record);
+  absl::StatusOr<T> result = iv.ok() ? tsb::Codec<T>::FromIValue(*iv) : iv.status();
+  tsb_any_release(&record);
+  return result;
+}
+
+// The ABI 1.0 way: tsb_tuple_new, then tsb_any_coerce names it (two tuples).
+template <typename T>
+absl::StatusOr<T> GenericRecordInCoerce(const tsb_any* leaves, size_t n, int32_t registered) {
   tsb_any tuple;
   TSB_RETURN_IF_ERROR(StatusOf(tsb_tuple_new(leaves, n, &tuple)));
   return GenericFinish<T>(&tuple, registered);
@@ -602,7 +623,12 @@ bool SetUp() {
          CheckIn("hana_stats", g_stats,
                  GenericRecordIn<Stats>(g_stats_leaves, 3, g_stats_index), StaticStatsIn()) &&
          CheckIn("dict_str_list_opt", g_dict, GenericDictIn(true), StaticDictIn()) &&
-         CheckIn("dict_str_list_opt untyped", g_dict, GenericDictIn(false), StaticDictIn());
+         CheckIn("dict_str_list_opt untyped", g_dict, GenericDictIn(false), StaticDictIn()) &&
+         CheckIn("tensor_pair coerce", g_pair,
+                 GenericRecordInCoerce<Pair>(g_pair_leaves, 2, g_pair_index), StaticPairIn()) &&
+         CheckIn("hana_stats coerce", g_stats,
+                 GenericRecordInCoerce<Stats>(g_stats_leaves, 3, g_stats_index),
+                 StaticStatsIn());
 }
 
 void TearDown() {
@@ -613,12 +639,73 @@ void TearDown() {
   }
 }
 
+// A plugin function through tsb_function_call (decode, bind by the prepared
+// signature, the SDK's conversions both ways, the result as a new handle,
+// released) against the same C++ function called directly on the tensors.
+void AddFunctionRows() {
+  Add("plugin_function/add/direct", "", [](benchmark::State& state) {
+    for (auto _ : state) {
+      at::Tensor out = tsb_bench::Add(std::get<0>(g_pair), std::get<1>(g_pair));
+      benchmark::DoNotOptimize(out);
+    }
+  });
+  Add("plugin_function/add/abi", "plugin_function/add/direct", [](benchmark::State& state) {
+    for (auto _ : state) {
+      tsb_any out;
+      tsb_status* s =
+          tsb_function_call("tsb_bench::add", ::tsb::CallArgs(g_pair_leaves, 2).get(), &out);
+      if (s != nullptr) return Fail(state, StatusOf(s));
+      tsb_any_release(&out);
+    }
+  });
+  Add("plugin_function/sum_and_diff/direct", "", [](benchmark::State& state) {
+    for (auto _ : state) {
+      Pair out = tsb_bench::SumAndDiff(std::get<0>(g_pair), std::get<1>(g_pair));
+      benchmark::DoNotOptimize(out);
+    }
+  });
+  Add("plugin_function/sum_and_diff/abi", "plugin_function/sum_and_diff/direct",
+      [](benchmark::State& state) {
+        for (auto _ : state) {
+          tsb_any out;
+          tsb_status* s = tsb_function_call("tsb_bench::sum_and_diff",
+                                            ::tsb::CallArgs(g_pair_leaves, 2).get(), &out);
+          if (s != nullptr) return Fail(state, StatusOf(s));
+          tsb_any_release(&out);
+        }
+      });
+}
+
+// The functions' results through the ABI equal the direct calls', and the
+// pair crosses as the record it declares, field names and all.
+bool CheckFunctions() {
+  tsb_any sum{}, pair{};
+  tsb_status* s =
+      tsb_function_call("tsb_bench::add", ::tsb::CallArgs(g_pair_leaves, 2).get(), &sum);
+  if (s == nullptr) {
+    s = tsb_function_call("tsb_bench::sum_and_diff", ::tsb::CallArgs(g_pair_leaves, 2).get(),
+                          &pair);
+  }
+  bool ok = s == nullptr && pair.type_index == g_pair_index &&
+            tsb::ToIValue(sum)->toTensor().equal(tsb_bench::Add(std::get<0>(g_pair),
+                                                                std::get<1>(g_pair))) &&
+            tsb::ToIValue(pair)->toTupleRef().type()->annotation_str() == "tsbridge.tensor_pair";
+  if (!ok) {
+    std::fprintf(stderr, "setup failed: plugin functions: %s\n",
+                 s != nullptr ? tsb_status_get_message(s) : "wrong results");
+  }
+  tsb_status_free(s);
+  tsb_any_release(&sum);
+  tsb_any_release(&pair);
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  if (!SetUp()) return 1;
+  if (!SetUp() || !CheckFunctions()) return 1;
 
   AddType("tensor_pair", &g_pair, g_pair_index, StaticPairOut, StaticPairRead, StaticPairIn,
           [] { return GenericRecordIn<Pair>(g_pair_leaves, 2, g_pair_index); });
@@ -628,6 +715,13 @@ int main(int argc, char** argv) {
           StaticDictIn, [] { return GenericDictIn(true); });
   Add("dict_str_list_opt/in/generic_untyped", "dict_str_list_opt/in/static",
       [](benchmark::State& s) { BenchIn(s, [] { return GenericDictIn(false); }); });
+  Add("tensor_pair/in/generic_coerce", "tensor_pair/in/static", [](benchmark::State& s) {
+    BenchIn(s, [] { return GenericRecordInCoerce<Pair>(g_pair_leaves, 2, g_pair_index); });
+  });
+  Add("hana_stats/in/generic_coerce", "hana_stats/in/static", [](benchmark::State& s) {
+    BenchIn(s, [] { return GenericRecordInCoerce<Stats>(g_stats_leaves, 3, g_stats_index); });
+  });
+  AddFunctionRows();
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

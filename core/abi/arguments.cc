@@ -29,6 +29,11 @@ absl::StatusOr<TypedValue> TypedArg(const tsb_any* value, const char* name) {
   return Decode(*value);
 }
 
+absl::Status BorrowArg(const tsb_any* value, const char* name, BorrowedValue* out) {
+  TSB_RETURN_IF_ERROR(CheckArg(value, name));
+  return Borrow(*value, out);
+}
+
 absl::StatusOr<TypedValue> ContainerArg(const tsb_any* value, tsb_kind kind,
                                         const char* name) {
   TSB_ASSIGN_OR_RETURN(TypedValue typed, TypedArg(value, name));

@@ -35,6 +35,10 @@ absl::StatusOr<TypedValue> TypedArg(const tsb_any* value, const char* name);
 absl::StatusOr<TypedValue> ContainerArg(const tsb_any* value, tsb_kind kind,
                                         const char* name);
 
+// A non-NULL, well-formed boundary value borrowed, not copied (a handle's
+// own IValue), with its type from one lookup: for accessors that only read.
+absl::Status BorrowArg(const tsb_any* value, const char* name, BorrowedValue* out);
+
 // A call's arguments (NULL: none): the struct is at least as large as ABI
 // 1.0's, and each non-empty array is non-NULL.
 absl::Status CheckCallArgs(const tsb_call_args* args);

@@ -1,5 +1,8 @@
 // Containers: access, bulk copies, builders and type-directed coercion.
 #include <iterator>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
 
 #include "absl/strings/str_cat.h"
 #include "core/abi/arguments.h"
@@ -9,6 +12,8 @@
 #include "core/value/object.h"
 
 using tsb::TypeInfo;
+using tsb::BorrowedValue;
+using tsb::abi::BorrowArg;
 using tsb::abi::CheckArg;
 using tsb::abi::ContainerArg;
 using tsb::abi::Guard;
@@ -36,6 +41,19 @@ absl::Status EntryOut(const TypeInfo& dict_type,
   *key = k;
   *value = v;
   return absl::OkStatus();
+}
+
+// A builder's item as `element` wants it: shared when it already has that
+// type, or crosses as itself under an abstract one (a Tensor for
+// Optional[Tensor], anything for Any); else converted by the element's codec.
+absl::StatusOr<c10::IValue> ItemAs(const tsb_any& item, const TypeInfo& element) {
+  BorrowedValue b;
+  TSB_RETURN_IF_ERROR(tsb::Borrow(item, &b));
+  if (b.type == &element ||
+      (element.codec->is_abstract() && b.type->type->isSubtypeOf(*element.type))) {
+    return *b.value;
+  }
+  return tsb::CoerceTo(*b.value, element);
 }
 
 // Bulk copy of a List[T] whose element type is `element`.
@@ -80,10 +98,9 @@ extern "C" {
 tsb_status* tsb_any_len(const tsb_any* container, size_t* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(tsb::TypedValue arg, TypedArg(container, "container"));
-    const c10::IValue& iv = arg.value;
-    const TypeInfo* type = arg.type;
-    TSB_ASSIGN_OR_RETURN(*out, type->codec->Length(iv, *type));
+    BorrowedValue arg;
+    TSB_RETURN_IF_ERROR(BorrowArg(container, "container", &arg));
+    TSB_ASSIGN_OR_RETURN(*out, arg.type->codec->Length(*arg.value, *arg.type));
     return absl::OkStatus();
   });
 }
@@ -91,17 +108,18 @@ tsb_status* tsb_any_len(const tsb_any* container, size_t* out) {
 tsb_status* tsb_list_get(const tsb_any* list, size_t i, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(tsb::TypedValue arg, TypedArg(list, "list"));
-    const c10::IValue& iv = arg.value;
-    const TypeInfo* type = arg.type;
-    return type->codec->Item(iv, *type, i, out);
+    BorrowedValue arg;
+    TSB_RETURN_IF_ERROR(BorrowArg(list, "list", &arg));
+    return arg.type->codec->Item(*arg.value, *arg.type, i, out);
   });
 }
 
 tsb_status* tsb_list_get_items(const tsb_any* list, size_t n, tsb_any* out) {
   return Guard([&]() -> absl::Status {
-    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(list, "list"));
-    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(list->type_index));
+    BorrowedValue arg;
+    TSB_RETURN_IF_ERROR(BorrowArg(list, "list", &arg));
+    const c10::IValue& iv = *arg.value;
+    const TypeInfo* type = arg.type;
     TSB_ASSIGN_OR_RETURN(size_t length, type->codec->Length(iv, *type));
     if (n != length) {
       return absl::OutOfRangeError(absl::StrCat("buffer holds ", n, " elements but ",
@@ -218,15 +236,17 @@ tsb_status* tsb_list_new(int32_t element_type, const tsb_any* items, size_t n,
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     if (n > 0) TSB_RETURN_IF_ERROR(CheckArg(items, "items"));
     TSB_ASSIGN_OR_RETURN(const TypeInfo* element, tsb::FindType(element_type));
+    // Typed from the element type the host names, not from the values.
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* list_type, tsb::TypeRegistry::Global().InternOf(
+                                                        c10::TypeKind::ListType, {element}));
     c10::impl::GenericList list(element->type);
     list.reserve(n);
     for (size_t i = 0; i < n; ++i) {
-      absl::StatusOr<c10::IValue> item = tsb::ToIValue(items[i]);
-      if (item.ok()) item = tsb::CoerceTo(*item, *element);
+      absl::StatusOr<c10::IValue> item = ItemAs(items[i], *element);
       if (!item.ok()) return tsb::WithPath(item.status(), tsb::IndexSegment(i));
       list.push_back(*std::move(item));
     }
-    return tsb::ToBoundary(c10::IValue(std::move(list)), out);
+    return list_type->codec->Encode(c10::IValue(std::move(list)), *list_type, out);
   });
 }
 
@@ -234,14 +254,52 @@ tsb_status* tsb_tuple_new(const tsb_any* items, size_t n, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     if (n > 0) TSB_RETURN_IF_ERROR(CheckArg(items, "items"));
+    // Typed from the items' own type indices: no type inferred from values.
+    std::vector<c10::IValue> elements;
+    absl::InlinedVector<const TypeInfo*, 8> types;
+    elements.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      BorrowedValue item;
+      absl::Status status = tsb::Borrow(items[i], &item);
+      if (!status.ok()) return tsb::WithPath(status, tsb::IndexSegment(i));
+      elements.push_back(*item.value);
+      types.push_back(item.type);
+    }
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::TypeRegistry::Global().InternOf(
+                                                   c10::TypeKind::TupleType, types));
+    return type->codec->Encode(
+        c10::ivalue::Tuple::createNamed(std::move(elements), type->type), *type, out);
+  });
+}
+
+tsb_status* tsb_tuple_new_typed(int32_t tuple_type, const tsb_any* items, size_t n,
+                                tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    if (n > 0) TSB_RETURN_IF_ERROR(CheckArg(items, "items"));
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(tuple_type));
+    if (type->kind != TSB_KIND_TUPLE && type->kind != TSB_KIND_NAMEDTUPLE) {
+      return tsb::TypeError(
+          absl::StrCat("expected a Tuple or NamedTuple type, got ", type->annotation));
+    }
+    if (n != type->contained.size()) {
+      return tsb::TypeError(absl::StrCat("expected ", type->contained.size(),
+                                         " items for ", type->annotation, ", got ", n));
+    }
     std::vector<c10::IValue> elements;
     elements.reserve(n);
     for (size_t i = 0; i < n; ++i) {
-      absl::StatusOr<c10::IValue> item = tsb::ToIValue(items[i]);
-      if (!item.ok()) return tsb::WithPath(item.status(), tsb::IndexSegment(i));
+      absl::StatusOr<c10::IValue> item = ItemAs(items[i], Contained(*type, i));
+      if (!item.ok()) {
+        return tsb::WithPath(item.status(),
+                             type->kind == TSB_KIND_NAMEDTUPLE
+                                 ? absl::StrCat("field '", type->field_names[i], "'")
+                                 : tsb::IndexSegment(i));
+      }
       elements.push_back(*std::move(item));
     }
-    return tsb::ToBoundary(c10::ivalue::Tuple::create(std::move(elements)), out);
+    return type->codec->Encode(
+        c10::ivalue::Tuple::createNamed(std::move(elements), type->type), *type, out);
   });
 }
 
@@ -255,19 +313,22 @@ tsb_status* tsb_dict_new(int32_t key_type, int32_t value_type, const tsb_any* ke
     }
     TSB_ASSIGN_OR_RETURN(const TypeInfo* key, tsb::FindType(key_type));
     TSB_ASSIGN_OR_RETURN(const TypeInfo* value, tsb::FindType(value_type));
-    // Interning first lets LibTorch reject an unsupported key type.
-    TSB_ASSIGN_OR_RETURN(const TypeInfo* dict_type, tsb::TypeRegistry::Global().Intern(
-                                                        c10::DictType::create(key->type, value->type)));
+    // Interning first lets LibTorch reject an unsupported key type; a dict
+    // type seen before is found by its parts' indices alone.
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* dict_type, tsb::TypeRegistry::Global().InternOf(
+                                                        c10::TypeKind::DictType, {key, value}));
     c10::impl::GenericDict dict(key->type, value->type);
     dict.reserve(n);
     for (size_t i = 0; i < n; ++i) {
       // The path names the entry by its key, as every host does: key "a".
-      absl::StatusOr<c10::IValue> given = tsb::ToIValue(keys[i]);
-      if (!given.ok()) return tsb::WithPath(given.status(), absl::StrCat("keys[", i, "]"));
-      absl::StatusOr<c10::IValue> k = tsb::CoerceTo(*given, *key);
-      if (!k.ok()) return tsb::WithPath(k.status(), tsb::KeySegmentOf(*given));
-      absl::StatusOr<c10::IValue> v = tsb::ToIValue(values[i]);
-      if (v.ok()) v = tsb::CoerceTo(*v, *value);
+      BorrowedValue given;
+      absl::Status status = tsb::Borrow(keys[i], &given);
+      if (!status.ok()) return tsb::WithPath(status, absl::StrCat("keys[", i, "]"));
+      absl::StatusOr<c10::IValue> k = given.type == key
+                                          ? absl::StatusOr<c10::IValue>(*given.value)
+                                          : tsb::CoerceTo(*given.value, *key);
+      if (!k.ok()) return tsb::WithPath(k.status(), tsb::KeySegmentOf(*given.value));
+      absl::StatusOr<c10::IValue> v = ItemAs(values[i], *value);
       if (!v.ok()) return tsb::WithPath(v.status(), tsb::KeySegmentOf(*k));
       dict.insert_or_assign(*std::move(k), *std::move(v));
     }

@@ -96,19 +96,32 @@ absl::StatusOr<const TypeInfo*> ParamType(const Param& p, const TypeInfo* actual
   return TypeRegistry::Global().Intern(resolved);
 }
 
+// True when no value of `actual` ever converts to `expected`, known from the
+// kinds alone: only a Tensor is a Tensor, and a Tensor is no other leaf.
+bool NeverConverts(const TypeInfo& actual, const TypeInfo& expected) {
+  if (expected.codec->is_abstract()) return false;
+  if (expected.kind == TSB_KIND_TENSOR) return actual.kind != TSB_KIND_TENSOR;
+  return actual.kind == TSB_KIND_TENSOR && expected.index < TSB_TYPE_FIRST_DYNAMIC;
+}
+
 // Coerces one argument, adding its cost: the value's own type (0), a
 // subtype that passes unchanged (1: int for Scalar, Tensor for Optional[Tensor]),
 // or a conversion by the expected type's codec (2: int to float, a host
 // List[Any] to List[int]).
 absl::StatusOr<c10::IValue> CoerceArg(const HostArg& arg, const TypeInfo& expected,
-                                      int* cost) {
-  if (arg.type == &expected) return arg.value;
+                                      Binding* out) {
+  if (arg.type == &expected) return arg.value();
   if (arg.type->type->isSubtypeOf(*expected.type)) {
-    *cost += 1;
-    return arg.value;
+    out->cost += 1;
+    return arg.value();
   }
-  *cost += 2;
-  return CoerceTo(arg.value, expected);
+  if (!out->explain && NeverConverts(*arg.type, expected)) {
+    return absl::InvalidArgumentError("");
+  }
+  out->cost += 2;
+  absl::StatusOr<c10::IValue> converted = CoerceTo(arg.value(), expected);
+  out->value_dependent = !converted.ok();
+  return converted;
 }
 
 // "ns::f(Tensor x, List[int] idx, float by=1.0) -> ns.record"
@@ -187,26 +200,41 @@ void Signature::Describe(tsb_schema_info* out) const {
   out->returns = return_infos_.data();
 }
 
+namespace {
+
+// One argument, borrowed when it is a handle (no copy, no StatusOr).
+absl::Status DecodeArg(const tsb_any& value, HostArg* out) {
+  BorrowedValue b;
+  TSB_RETURN_IF_ERROR(Borrow(value, &b));
+  out->type = b.type;
+  if (b.value == &b.scratch) {
+    out->own = std::move(b.scratch);
+  } else {
+    out->borrowed = b.value;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<HostArgs> DecodeArgs(const tsb_any* args, size_t num_args,
                                     const char* const* kw_names,
                                     const tsb_any* kw_values, size_t num_kwargs) {
   HostArgs out;  // the arrays are checked (tsb::abi::CheckCallArgs)
-  out.positional.reserve(num_args);
+  out.positional.resize(num_args);
   for (size_t i = 0; i < num_args; ++i) {
-    absl::StatusOr<TypedValue> value = Decode(args[i]);
-    if (!value.ok()) return WithPath(value.status(), absl::StrCat("args[", i, "]"));
-    out.positional.push_back({std::move(value->value), value->type});
+    absl::Status status = DecodeArg(args[i], &out.positional[i]);
+    if (!status.ok()) return WithPath(status, absl::StrCat("args[", i, "]"));
   }
   out.keywords.reserve(num_kwargs);
   for (size_t i = 0; i < num_kwargs; ++i) {
     if (kw_names[i] == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat("kw_names[", i, "] is NULL"));
     }
-    absl::StatusOr<TypedValue> value = Decode(kw_values[i]);
-    if (!value.ok()) {
-      return WithPath(value.status(), absl::StrCat("keyword '", kw_names[i], "'"));
-    }
-    out.keywords.push_back({kw_names[i], {std::move(value->value), value->type}});
+    HostArg arg;
+    absl::Status status = DecodeArg(kw_values[i], &arg);
+    if (!status.ok()) return WithPath(status, absl::StrCat("keyword '", kw_names[i], "'"));
+    out.keywords.emplace_back(kw_names[i], std::move(arg));
   }
   return out;
 }
@@ -222,10 +250,13 @@ std::string DescribeArgs(const HostArgs& args) {
 
 absl::Status Bind(const Signature& sig, const HostArgs& args, Binding* out) {
   const std::vector<Param>& params = sig.params();
+  // A refusal's text, built only when someone will read it.
+  auto refuse = [out](auto&&... parts) {
+    return absl::InvalidArgumentError(out->explain ? absl::StrCat(parts...) : std::string());
+  };
   if (args.positional.size() > sig.num_positional()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected at most ", sig.num_positional(), " positional arguments, got ",
-        args.positional.size()));
+    return refuse("expected at most ", sig.num_positional(), " positional arguments, got ",
+                  args.positional.size());
   }
   // Which host value fills each parameter; nullptr: its default.
   absl::InlinedVector<const HostArg*, 8> slots(params.size(), nullptr);
@@ -233,12 +264,8 @@ absl::Status Bind(const Signature& sig, const HostArgs& args, Binding* out) {
   for (const auto& [name, arg] : args.keywords) {
     size_t i = 0;
     while (i < params.size() && params[i].name != name) ++i;
-    if (i == params.size()) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown keyword argument '", name, "'"));
-    }
-    if (slots[i] != nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("argument '", name, "' given twice"));
-    }
+    if (i == params.size()) return refuse("unknown keyword argument '", name, "'");
+    if (slots[i] != nullptr) return refuse("argument '", name, "' given twice");
     slots[i] = &arg;
   }
   c10::TypeEnv env;
@@ -246,17 +273,18 @@ absl::Status Bind(const Signature& sig, const HostArgs& args, Binding* out) {
   for (size_t i = 0; i < params.size(); ++i) {
     const Param& p = params[i];
     if (slots[i] == nullptr) {
-      if (!p.default_value.has_value()) {
-        return absl::InvalidArgumentError(absl::StrCat("missing argument '", p.name, "'"));
-      }
+      if (!p.default_value.has_value()) return refuse("missing argument '", p.name, "'");
       out->stack.push_back(*p.default_value);
       ++out->defaults;
       continue;
     }
     absl::StatusOr<const TypeInfo*> type = ParamType(p, slots[i]->type, env);
     absl::StatusOr<c10::IValue> value =
-        type.ok() ? CoerceArg(*slots[i], **type, &out->cost) : type.status();
-    if (!value.ok()) return WithPath(value.status(), absl::StrCat("argument '", p.name, "'"));
+        type.ok() ? CoerceArg(*slots[i], **type, out) : type.status();
+    if (!value.ok()) {
+      if (!out->explain) return value.status();
+      return WithPath(value.status(), absl::StrCat("argument '", p.name, "'"));
+    }
     out->stack.push_back(*std::move(value));
   }
   if (sig.result() != nullptr) {

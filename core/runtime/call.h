@@ -14,6 +14,7 @@
 #include <ATen/core/function_schema.h>
 #include <ATen/core/stack.h>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -85,13 +86,16 @@ class Signature {
 };
 
 // A host argument decoded once: its IValue and the type it carries at the
-// boundary (a dtype stays a dtype, though its IValue is an int).
+// boundary (a dtype stays a dtype, though its IValue is an int). A handle's
+// IValue is borrowed, not copied: the host holds the handle for the call.
 struct HostArg {
-  c10::IValue value;
+  const c10::IValue& value() const { return borrowed != nullptr ? *borrowed : own; }
+  const c10::IValue* borrowed = nullptr;  // a handle's own IValue
+  c10::IValue own;                        // an inline value, decoded
   const TypeInfo* type = nullptr;
 };
 struct HostArgs {
-  std::vector<HostArg> positional;
+  absl::InlinedVector<HostArg, 6> positional;
   std::vector<std::pair<absl::string_view, HostArg>> keywords;
 };
 absl::StatusOr<HostArgs> DecodeArgs(const tsb_any* args, size_t num_args,
@@ -108,6 +112,13 @@ struct Binding {
   int defaults = 0;                // parameters filled by their default
   const TypeInfo* result = nullptr;  // the result type, generic ones resolved
   absl::Status result_status;       // why result is nullptr
+  // In: false when a failure's text will never be read (an overload that
+  // another one may beat): structural refusals then build no message.
+  bool explain = true;
+  // Out, on failure: a conversion refused this value, and another value of
+  // the same types might pass (List[Any] to List[int], an int to a dtype).
+  // `cost` then counts that conversion: a lower bound had it passed.
+  bool value_dependent = false;
 };
 
 // Binds `args` to `sig`, appending to out->stack (which may already hold

@@ -25,12 +25,24 @@ struct Overload {
   std::unique_ptr<Signature> signature;
 };
 
+// The overload chosen for one shape of call (the arguments' type indices
+// and keyword names), and the overloads a value could still make better:
+// those refused only by a conversion whose outcome depends on the value
+// (tsb::runtime::Binding::value_dependent) at no more than the chosen cost.
+struct Choice {
+  size_t overload = 0;
+  std::vector<size_t> contenders;
+};
+
 // The overloads of one name, prepared once. Tables are never freed: hosts
 // keep the tsb_schema_info pointers (static storage, as the header says).
 struct OpTable {
   c10::Symbol symbol;
   size_t registered = 0;  // LibTorch's count when built; a change rebuilds
   std::vector<Overload> overloads;
+  // Choices made so far, by CallKey. Insert-only; writers hold the mutex.
+  mutable LockFreeMap<std::string, Choice, 64> choices;
+  mutable std::mutex choices_mutex;
 };
 
 class OpTables {
@@ -129,47 +141,120 @@ absl::Status DescribeOverload(absl::string_view name, size_t i, tsb_schema_info*
   return absl::OkStatus();
 }
 
-absl::Status CallOperator(absl::string_view name, const HostArgs& args, tsb_any* out) {
-  TSB_ASSIGN_OR_RETURN(const OpTable* table, OpTables::Global().Get(name));
-  // Bind to every overload; the cheapest binding wins (exact types before
-  // subtypes before conversions), then the one filling fewer defaults.
-  // Overloads that cannot take the arguments say why, for the error.
-  std::vector<absl::Status> rejected(table->overloads.size());
+namespace {
+
+// What decides the overload, value aside: the type index of each positional
+// argument, then each keyword's name and type index. Type indices are
+// stable for the life of the process, so the key is too.
+std::string CallKey(const HostArgs& args) {
+  std::string key;
+  key.reserve(4 * args.positional.size() + 16 * args.keywords.size());
+  auto append_index = [&key](int32_t index) {
+    key.append(reinterpret_cast<const char*>(&index), sizeof(index));
+  };
+  for (const HostArg& a : args.positional) append_index(a.type->index);
+  for (const auto& [name, a] : args.keywords) {
+    key.push_back('\0');
+    key.append(name.data(), name.size());
+    key.push_back('\0');
+    append_index(a.type->index);
+  }
+  return key;
+}
+
+bool Better(const Binding& a, const Binding& b) {
+  return a.cost < b.cost || (a.cost == b.cost && a.defaults < b.defaults);
+}
+
+// Binds every overload quietly; the cheapest binding wins (exact types
+// before subtypes before conversions), then the one filling fewer defaults.
+// Builds error text only when no overload takes the arguments.
+absl::Status Choose(absl::string_view name, const OpTable& table, const HostArgs& args,
+                    Choice* choice, Binding* best_binding) {
   const Overload* best = nullptr;
-  Binding best_binding;
-  std::vector<const Overload*> tied;
-  for (size_t i = 0; i < table->overloads.size(); ++i) {
-    const Overload& candidate = table->overloads[i];
+  std::vector<size_t> tied;
+  std::vector<std::pair<size_t, int>> refused_by_value;  // overload, cost bound
+  for (size_t i = 0; i < table.overloads.size(); ++i) {
     Binding binding;
-    rejected[i] = Bind(*candidate.signature, args, &binding);
-    if (!rejected[i].ok()) continue;
-    bool better = best == nullptr || binding.cost < best_binding.cost ||
-                  (binding.cost == best_binding.cost && binding.defaults < best_binding.defaults);
-    if (better) {
-      best = &candidate;
-      best_binding = std::move(binding);
+    binding.explain = false;
+    if (!Bind(*table.overloads[i].signature, args, &binding).ok()) {
+      if (binding.value_dependent) refused_by_value.emplace_back(i, binding.cost);
+      continue;
+    }
+    if (best == nullptr || Better(binding, *best_binding)) {
+      best = &table.overloads[i];
+      choice->overload = i;
+      *best_binding = std::move(binding);
       tied.clear();
-    } else if (binding.cost == best_binding.cost && binding.defaults == best_binding.defaults) {
-      tied.push_back(&candidate);
+    } else if (!Better(*best_binding, binding)) {
+      tied.push_back(i);
     }
   }
   if (best == nullptr) {
+    // Every overload refused: bind again, this time saying why.
+    std::vector<absl::Status> rejected;
+    for (const Overload& o : table.overloads) {
+      Binding binding;
+      rejected.push_back(Bind(*o.signature, args, &binding));
+    }
     return TypeError(absl::StrCat("no overload of ", name, " accepts ", DescribeArgs(args),
-                                  "; the overloads:", OverloadList(*table, rejected)));
+                                  "; the overloads:", OverloadList(table, rejected)));
   }
   if (!tied.empty()) {
     std::string text = absl::StrCat("ambiguous call of ", name, " with ", DescribeArgs(args),
                                     ": these overloads match equally well:\n  ",
                                     best->signature->text());
-    for (const Overload* o : tied) absl::StrAppend(&text, "\n  ", o->signature->text());
+    for (size_t i : tied) absl::StrAppend(&text, "\n  ", table.overloads[i].signature->text());
     return absl::InvalidArgumentError(text);
   }
-  const std::string& display = best->signature->display();
-  TSB_RETURN_IF_ERROR(WithCall(best_binding.result_status, display));
+  for (const auto& [i, cost] : refused_by_value) {
+    if (cost <= best_binding->cost) choice->contenders.push_back(i);
+  }
+  return absl::OkStatus();
+}
+
+// The cached choice for this call, checked: the chosen overload binds these
+// values, and no contender does (else another value might win, or tie).
+bool BindCached(const Choice& choice, const OpTable& table, const HostArgs& args,
+                Binding* binding) {
+  binding->explain = false;
+  if (!Bind(*table.overloads[choice.overload].signature, args, binding).ok()) return false;
+  for (size_t i : choice.contenders) {
+    Binding other;
+    other.explain = false;
+    if (Bind(*table.overloads[i].signature, args, &other).ok()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::Status CallOperator(absl::string_view name, const HostArgs& args, tsb_any* out) {
+  TSB_ASSIGN_OR_RETURN(const OpTable* table, OpTables::Global().Get(name));
+  std::string key = CallKey(args);
+  const Choice* cached = table->choices.Find(key);
+  Binding binding;
+  size_t chosen = 0;
+  if (cached != nullptr && BindCached(*cached, *table, args, &binding)) {
+    chosen = cached->overload;
+  } else {
+    // A miss, or a hit these values refute: choose among all overloads.
+    binding = Binding();
+    Choice choice;
+    TSB_RETURN_IF_ERROR(Choose(name, *table, args, &choice, &binding));
+    chosen = choice.overload;
+    if (cached == nullptr) {
+      std::lock_guard<std::mutex> lock(table->choices_mutex);
+      table->choices.Insert(std::move(key), std::move(choice));
+    }
+  }
+  const Overload& best = table->overloads[chosen];
+  const std::string& display = best.signature->display();
+  TSB_RETURN_IF_ERROR(WithCall(binding.result_status, display));
   // C10 operators go through the dispatcher, so the tracer records them
   // while tsb_module_trace runs.
-  TSB_RETURN_IF_ERROR(RunCallee(display, [&] { best->operation(best_binding.stack); }));
-  return WithCall(TakeResult(*best->signature, best_binding, best_binding.stack, out), display);
+  TSB_RETURN_IF_ERROR(RunCallee(display, [&] { best.operation(binding.stack); }));
+  return WithCall(TakeResult(*best.signature, binding, binding.stack, out), display);
 }
 
 }  // namespace tsb::runtime

@@ -126,6 +126,29 @@ absl::StatusOr<const TypeInfo*> TypeRegistry::Intern(const c10::TypePtr& type) {
   return Publish(type, *codec, std::move(key));
 }
 
+absl::StatusOr<const TypeInfo*> TypeRegistry::InternOf(
+    c10::TypeKind kind, absl::Span<const TypeInfo* const> parts) {
+  Key key{kind, std::string(), {}};
+  for (const TypeInfo* part : parts) key.contained.push_back(part->index);
+  if (const TypeInfo* const* hit = by_key_.Find(key)) return *hit;
+  std::vector<c10::TypePtr> types;
+  for (const TypeInfo* part : parts) types.push_back(part->type);
+  switch (kind) {
+    case c10::TypeKind::ListType:
+      if (types.size() == 1) return Intern(c10::ListType::create(types[0]));
+      break;
+    case c10::TypeKind::DictType:
+      if (types.size() == 2) return Intern(c10::DictType::create(types[0], types[1]));
+      break;
+    case c10::TypeKind::TupleType:
+      return Intern(c10::TupleType::create(std::move(types)));
+    default:
+      break;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("InternOf: no ", c10::typeKindToString(kind),
+                                                 " of ", parts.size(), " parts"));
+}
+
 absl::StatusOr<const TypeInfo*> TypeRegistry::Publish(const c10::TypePtr& type,
                                                       const KindCodec& codec,
                                                       Key key) {

@@ -17,6 +17,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
 #include "core/types/lock_free_map.h"
 #include "absl/status/statusor.h"
 #include "tsbridge/kind_codec.hpp"
@@ -38,6 +39,13 @@ class TypeRegistry {
 
   // The index of `type`, interning it (and its contained types) when new.
   absl::StatusOr<const TypeInfo*> Intern(const c10::TypePtr& type);
+
+  // The unnamed List (one part), Dict (key, value) or Tuple of `parts`: when
+  // already interned, a lookup by the parts' indices that builds no LibTorch
+  // type. For builders that know their parts' types (tsb_list_new,
+  // tsb_tuple_new), so nothing is inferred from values.
+  absl::StatusOr<const TypeInfo*> InternOf(c10::TypeKind kind,
+                                           absl::Span<const TypeInfo* const> parts);
 
   // A type registered under a qualified name by a plugin (a named record such
   // as "tsbridge.tensor_pair"), or nullptr. Lock-free.

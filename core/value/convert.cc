@@ -40,7 +40,11 @@ absl::StatusOr<c10::IValue> ToIValue(const tsb_any& value) {
   return std::move(decoded.value);
 }
 
-absl::StatusOr<TypedValue> Decode(const tsb_any& value) {
+namespace {
+
+// The type a well-formed value carries: flags that fit its type, and a
+// handle whose own type index is the value's.
+absl::StatusOr<const TypeInfo*> CheckedType(const tsb_any& value) {
   TSB_ASSIGN_OR_RETURN(const TypeInfo* info, FindType(value.type_index));
   if ((value.flags & ~(TSB_FLAG_HANDLE | TSB_FLAG_BORROWED_STR)) != 0 ||
       ((value.flags & TSB_FLAG_BORROWED_STR) != 0 &&
@@ -53,8 +57,27 @@ absl::StatusOr<TypedValue> Decode(const tsb_any& value) {
         "malformed value: type_index ", value.type_index,
         " does not match its handle's type index ", value.u.obj->type_index));
   }
+  return info;
+}
+
+}  // namespace
+
+absl::StatusOr<TypedValue> Decode(const tsb_any& value) {
+  TSB_ASSIGN_OR_RETURN(const TypeInfo* info, CheckedType(value));
   TSB_ASSIGN_OR_RETURN(c10::IValue decoded, info->codec->Decode(value));
   return TypedValue{std::move(decoded), info};
+}
+
+absl::Status Borrow(const tsb_any& value, BorrowedValue* out) {
+  TSB_ASSIGN_OR_RETURN(out->type, CheckedType(value));
+  // Every handle decodes to its own IValue (KindCodec::Decode): borrow it.
+  if (IsHandle(value)) {
+    out->value = &value.u.obj->value;
+    return absl::OkStatus();
+  }
+  TSB_ASSIGN_OR_RETURN(out->scratch, out->type->codec->Decode(value));
+  out->value = &out->scratch;
+  return absl::OkStatus();
 }
 
 absl::Status ToBoundary(c10::IValue value, const TypeInfo& static_type,

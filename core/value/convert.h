@@ -25,6 +25,16 @@ struct TypedValue {
 };
 absl::StatusOr<TypedValue> Decode(const tsb_any& value);
 
+// The same checks as Decode, without a copy: a handle's own IValue is
+// borrowed (valid while the caller's reference is); an inline value is
+// decoded into `scratch`.
+struct BorrowedValue {
+  const c10::IValue* value = nullptr;
+  const TypeInfo* type = nullptr;
+  c10::IValue scratch;
+};
+absl::Status Borrow(const tsb_any& value, BorrowedValue* out);
+
 // The path segment of a dict key: key "b", key 3, key Tensor float32 [2].
 std::string KeySegmentOf(const c10::IValue& key);
 

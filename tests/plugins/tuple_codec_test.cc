@@ -310,5 +310,78 @@ TEST_F(TupleTest, NamedTupleErrorsNameTheField) {
                     "expected tsbridge.tensor_pair, got tsbridge_test.Point (1, 2.5)");
 }
 
+// tsb_tuple_new types the tuple from its items' type indices; no type is
+// inferred from the values (a refined tensor type would be one).
+TEST_F(TupleTest, TupleNewIsTypedFromItsItems) {
+  Value t(Boundary(at::ones({2, 3})));
+  tsb_any items[] = {t.v, tsb_any_int(4), tsb_any_none()};
+  Value tuple;
+  TSB_ASSERT_OK(tsb_tuple_new(items, 3, tuple.out()));
+  EXPECT_EQ(tuple.v.type_index, TypeOf("Tuple[Tensor, int, NoneType]"));
+  EXPECT_EQ(FromBoundary(tuple.v).toTupleRef().type()->annotation_str(),
+            "Tuple[Tensor, int, NoneType]");
+}
+
+// A registered record built directly from its fields: one tuple, named.
+TEST_F(TupleTest, TypedBuilderMakesTheRecordDirectly) {
+  const int32_t pair = TypeOf("tsbridge.tensor_pair");
+  at::Tensor t0 = at::ones({2}), t1 = at::zeros({3});
+  Value h0(Boundary(t0)), h1(Boundary(t1));
+  tsb_any items[] = {h0.v, h1.v};
+  Value named;
+  TSB_ASSERT_OK(tsb_tuple_new_typed(pair, items, 2, named.out()));
+  EXPECT_EQ(named.v.type_index, pair);
+  c10::IValue iv = FromBoundary(named.v);
+  EXPECT_EQ(iv.type()->annotation_str(), "tsbridge.tensor_pair");
+  EXPECT_TRUE(iv.toTupleRef().elements()[1].toTensor().is_same(t1)) << "tensor copied";
+  // Coercing it to its own type shares it.
+  Value again;
+  TSB_ASSERT_OK(tsb_any_coerce(named.get(), pair, again.out()));
+  EXPECT_TRUE(FromBoundary(again.v).isSameIdentity(iv));
+  // Items convert to their field types: int to float, None for Optional.
+  Value point;
+  tsb_any point_items[] = {tsb_any_int(1), tsb_any_int(2)};
+  TSB_ASSERT_OK(tsb_tuple_new_typed(TypeOf("Tuple[int, float]"), point_items, 2, point.out()));
+  EXPECT_EQ(FromBoundary(point.v).toTupleRef().elements()[1].toDouble(), 2.0);
+  Value triple;
+  tsb_any triple_items[] = {h0.v, h1.v, tsb_any_none()};
+  TSB_ASSERT_OK(
+      tsb_tuple_new_typed(TypeOf("tsbridge.tensor_triple"), triple_items, 3, triple.out()));
+  EXPECT_EQ(triple.v.type_index, TypeOf("tsbridge.tensor_triple"));
+}
+
+TEST_F(TupleTest, TypedBuilderErrorsNameTheField) {
+  const int32_t pair = TypeOf("tsbridge.tensor_pair");
+  Value t(Boundary(at::ones({2}))), x(Str("x"));
+  tsb_any items[] = {t.v, x.v};
+  Value out;
+  ExpectStatus(tsb_tuple_new_typed(pair, items, 2, out.out()), TSB_ERR_TYPE, "field 'second'",
+               "expected Tensor, got str \"x\"");
+  ExpectStatus(tsb_tuple_new_typed(pair, items, 1, out.out()), TSB_ERR_TYPE, "",
+               "expected 2 items for tsbridge.tensor_pair, got 1");
+  ExpectStatus(tsb_tuple_new_typed(TSB_TYPE_INT, items, 2, out.out()), TSB_ERR_TYPE, "",
+               "expected a Tuple or NamedTuple type, got int");
+  EXPECT_EQ(out.v.type_index, TSB_TYPE_INVALID);
+}
+
+// Every field of a record in one call, as tsb_dict_get_items does for dicts.
+TEST_F(TupleTest, AllItemsOfATupleInOneCall) {
+  at::Tensor t0 = at::ones({2}), t1 = at::zeros({3});
+  Value h0(Boundary(t0)), h1(Boundary(t1));
+  tsb_any items[] = {h0.v, h1.v};
+  Value named;
+  TSB_ASSERT_OK(tsb_tuple_new_typed(TypeOf("tsbridge.tensor_pair"), items, 2, named.out()));
+  Value out[2];
+  tsb_any got[2];
+  TSB_ASSERT_OK(tsb_list_get_items(named.get(), 2, got));
+  out[0].v = got[0];
+  out[1].v = got[1];
+  EXPECT_TRUE(FromBoundary(out[0].v).toTensor().is_same(t0));
+  EXPECT_TRUE(FromBoundary(out[1].v).toTensor().is_same(t1));
+  tsb_any too_many[3];
+  Status s(tsb_list_get_items(named.get(), 3, too_many));
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_OUT_OF_RANGE);
+}
+
 }  // namespace
 }  // namespace tsb::testing

@@ -20,6 +20,7 @@ add_executable(tsbridge_runtime_tests
   ${CMAKE_CURRENT_LIST_DIR}/module_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/object_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/operators_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/op_cache_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/threads_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/trace_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../testing/abi_test.cc

@@ -154,6 +154,26 @@ absl::StatusOr<std::tuple<Ts...>> FromIValues(c10::ArrayRef<c10::IValue> values,
 }
 
 }  // namespace detail
+
+// Codec<T>::ToIValue built directly as *as (nullptr: T's own type), a registered record of T's
+// structure (tsbridge.tensor_pair for std::tuple<Tensor, Tensor>): one named
+// tuple, where ToIValue and a coerce to the record made two. Codecs that
+// cannot (all but tuples) build their own type; coerce that as before.
+template <typename T, typename = void>
+struct BuildsAs : std::false_type {};
+template <typename T>
+struct BuildsAs<T, std::void_t<decltype(Codec<T>::ToIValue(std::declval<const T&>(),
+                                                           std::declval<c10::TypePtr>()))>>
+    : std::true_type {};
+
+template <typename T>
+c10::IValue ToIValueAs(const T& value, [[maybe_unused]] const c10::TypePtr* as) {
+  if constexpr (BuildsAs<T>::value) {
+    if (as != nullptr) return Codec<T>::ToIValue(value, *as);
+  }
+  return Codec<T>::ToIValue(value);
+}
+
 }  // namespace tsb
 
 #endif  // TSBRIDGE_CODEC_HPP_

@@ -9,6 +9,7 @@
 #ifndef TSBRIDGE_REGISTRAR_IMPL_HPP_
 #define TSBRIDGE_REGISTRAR_IMPL_HPP_
 
+#include <atomic>
 #include <exception>
 #include <memory>
 #include <new>
@@ -35,6 +36,33 @@ struct RegisteredFunction {
   R (*fn)(Args...);
   std::string name;
   std::vector<std::string> arg_names;
+  std::string returns;  // the registered record the result crosses as, or ""
+  // That record's type, found on the first call (it is published with the
+  // plugin, after registration); points into the registry's TypeInfo.
+  mutable std::atomic<const c10::TypePtr*> record{nullptr};
+
+  // The record type a tuple result is built as directly (nullptr: build
+  // R's own type and let the core coerce it).
+  const c10::TypePtr* RecordType() const {
+    if constexpr (std::is_void_v<R>) {
+      return nullptr;
+    } else if constexpr (!BuildsAs<std::decay_t<R>>::value) {
+      return nullptr;
+    } else {
+      const c10::TypePtr* type = record.load(std::memory_order_acquire);
+      if (type != nullptr || returns.empty()) return type;
+      int32_t index = TSB_TYPE_INVALID;
+      if (tsb_status* s = tsb_type_parse(returns.c_str(), &index)) {
+        tsb_status_free(s);
+        return nullptr;
+      }
+      absl::StatusOr<const TypeInfo*> info = FindType(index);
+      if (!info.ok()) return nullptr;
+      type = &(*info)->type;
+      record.store(type, std::memory_order_release);
+      return type;
+    }
+  }
 
   static void Free(void* data) { delete static_cast<RegisteredFunction*>(data); }
 
@@ -54,7 +82,8 @@ struct RegisteredFunction {
           FromIValues<std::decay_t<Args>...>(
               values, [&self](size_t i) { return ArgumentSegment(self.arg_names[i]); });
       if (!args.ok()) return args.status();
-      c10::IValue result = Invoke(self.fn, *args, std::index_sequence_for<Args...>());
+      c10::IValue result =
+          Invoke(self.fn, *args, self.RecordType(), std::index_sequence_for<Args...>());
       values.clear();
       values.push_back(std::move(result));
       return absl::OkStatus();
@@ -67,12 +96,13 @@ struct RegisteredFunction {
   // that was never deduced.
   template <std::size_t... I>
   static c10::IValue Invoke(R (*fn)(Args...), std::tuple<std::decay_t<Args>...>& args,
+                            [[maybe_unused]] const c10::TypePtr* record,
                             std::index_sequence<I...>) {
     if constexpr (std::is_void_v<R>) {
       fn(static_cast<Args&&>(std::get<I>(args))...);
       return c10::IValue();
     } else {
-      return Codec<std::decay_t<R>>::ToIValue(fn(static_cast<Args&&>(std::get<I>(args))...));
+      return ToIValueAs<std::decay_t<R>>(fn(static_cast<Args&&>(std::get<I>(args))...), record);
     }
   }
 };
@@ -119,7 +149,11 @@ Registrar& RegisterFunction(Registrar& r, const char* name, R (*fn)(Args...), co
   // A registered record named by `returns` (checked by the core when it
   // parses it) replaces the structural type of R.
   const std::string return_type = returns != nullptr ? returns : ReturnTypeName<R>();
-  auto data = std::make_unique<Data>(Data{fn, shown, std::move(arg_names)});
+  auto data = std::make_unique<Data>();
+  data->fn = fn;
+  data->name = shown;
+  data->arg_names = std::move(arg_names);
+  if (returns != nullptr) data->returns = returns;
   // function_raw owns data from here on: it frees it if registration fails.
   return r.function_raw(name, arguments, return_type.c_str(), &Data::Call, data.release(),
                         &Data::Free);

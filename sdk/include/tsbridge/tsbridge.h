@@ -39,7 +39,7 @@
 
 /* Version first, as DLPack does: hosts compare these with tsb_version(). */
 #define TSB_VERSION_MAJOR 1
-#define TSB_VERSION_MINOR 0
+#define TSB_VERSION_MINOR 1
 #define TSB_VERSION_PATCH 0
 #define TSB_VERSION \
   (TSB_VERSION_MAJOR * 10000 + TSB_VERSION_MINOR * 100 + TSB_VERSION_PATCH)
@@ -418,6 +418,13 @@ TSB_API tsb_status* tsb_list_new_bool(const bool* data, size_t n, tsb_any* out);
  * a NamedTuple or another Tuple type with tsb_any_coerce. Needs
  * plugins/tuple. */
 TSB_API tsb_status* tsb_tuple_new(const tsb_any* items, size_t n, tsb_any* out);
+/* New value of the Tuple or NamedTuple type `tuple_type` (a registered
+ * record such as tsbridge.tensor_pair) from its n borrowed items, each
+ * coerced to its field's type (an error names the field): one tuple, named
+ * and typed as it is built, with no tsb_any_coerce after. Needs
+ * plugins/tuple. Added in 1.1. */
+TSB_API tsb_status* tsb_tuple_new_typed(int32_t tuple_type, const tsb_any* items,
+                                        size_t n, tsb_any* out);
 /* New Dict[key_type, value_type] from n borrowed key/value pairs, in order;
  * a repeated key keeps its first position and its last value. */
 TSB_API tsb_status* tsb_dict_new(int32_t key_type, int32_t value_type,

@@ -33,6 +33,12 @@ struct TupleCodec {
     return ToIValueImpl(value, std::index_sequence_for<Ts...>());
   }
 
+  // Built as `as`, a record with the same element types (the caller's
+  // promise: tsb::ToIValueAs passes the registered record it converts to).
+  static c10::IValue ToIValue(const Cpp& value, const c10::TypePtr& as) {
+    return ToIValueImpl(value, as, std::index_sequence_for<Ts...>());
+  }
+
   static absl::StatusOr<Cpp> FromIValue(const c10::IValue& value) {
     if (!Matches(value)) return Mismatch<Cpp>(value);
     absl::StatusOr<std::tuple<Ts...>> parts = FromIValues<Ts...>(
@@ -43,9 +49,14 @@ struct TupleCodec {
 
  private:
   template <std::size_t... I>
-  static c10::IValue ToIValueImpl(const Cpp& value, std::index_sequence<I...>) {
+  static c10::IValue ToIValueImpl(const Cpp& value, std::index_sequence<I...> seq) {
+    return ToIValueImpl(value, type(), seq);
+  }
+  template <std::size_t... I>
+  static c10::IValue ToIValueImpl(const Cpp& value, const c10::TypePtr& as,
+                                  std::index_sequence<I...>) {
     std::vector<c10::IValue> elements{Codec<Ts>::ToIValue(std::get<I>(value))...};
-    return c10::IValue(c10::ivalue::Tuple::createNamed(std::move(elements), type()));
+    return c10::IValue(c10::ivalue::Tuple::createNamed(std::move(elements), as));
   }
 };
 
