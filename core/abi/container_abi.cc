@@ -100,8 +100,9 @@ tsb_status* tsb_list_get(const tsb_any* list, size_t i, tsb_any* out) {
 
 tsb_status* tsb_list_get_items(const tsb_any* list, size_t n, tsb_any* out) {
   return Guard([&]() -> absl::Status {
-    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(list, "list"));
-    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(list->type_index));
+    TSB_ASSIGN_OR_RETURN(tsb::TypedValue arg, TypedArg(list, "list"));
+    const c10::IValue& iv = arg.value;
+    const TypeInfo* type = arg.type;
     TSB_ASSIGN_OR_RETURN(size_t length, type->codec->Length(iv, *type));
     if (n != length) {
       return absl::OutOfRangeError(absl::StrCat("buffer holds ", n, " elements but ",
