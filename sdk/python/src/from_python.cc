@@ -231,6 +231,9 @@ void FromPython(PyObject* obj, int32_t expected, tsb_any* out) {
     case TSB_TYPE_TENSOR:
       if (IsTensor(obj)) return TensorFromPython(obj, out);
       break;
+    case TSB_TYPE_STR:
+      if (PyUnicode_CheckExact(obj)) return StrFromPython(obj, out);
+      break;
     default:
       break;
   }
