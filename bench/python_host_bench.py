@@ -3,7 +3,8 @@
 One module is scripted here and saved; PyTorch calls it through
 torch.jit.load, tsbridge through tsbridge.load, on the same inputs. Each
 figure is a ratio, tsbridge time / PyTorch time (lower is better), from
-timeit: the best of REPEAT runs of NUMBER calls each, for both sides. The
+timeit: the best of REPEAT runs of NUMBER calls each, for both sides,
+the two sides' runs interleaved. The
 call-overhead rows (a no-op forward(Tensor) -> Tensor, a method of 6
 scalars) are measured as nanobind and tvm-ffi report theirs: time per call
 of a bound method that does nothing, the callee's own work being nil.
@@ -74,18 +75,25 @@ CASES = [
 REPEAT = 7
 
 
-def best(fn, number):
-    return min(timeit.repeat(fn, number=number, repeat=REPEAT)) / number
+def best_pair(ours, theirs, number, repeat):
+    """The best of `repeat` timeit runs of each, interleaved so that both
+    sides see the same machine load (other builds share its cores)."""
+    o = t = float("inf")
+    for _ in range(repeat):
+        t = min(t, timeit.timeit(theirs, number=number))
+        o = min(o, timeit.timeit(ours, number=number))
+    return o / number, t / number
 
 
 def path_name():
     return "fast path" if getattr(tsbridge, "TORCH_FASTPATH", False) else "DLPack"
 
 
-def dlpack_rows(only):
+def dlpack_rows(only, repeat):
     """The same cases in a child process with the fast path off."""
     env = dict(os.environ, TSB_PYTHON_NO_TORCH_FASTPATH="1")
-    cmd = [sys.executable, __file__, "--json"] + (["--only", only] if only else [])
+    cmd = [sys.executable, __file__, "--json", "--repeat", str(repeat)] + (
+        ["--only", only] if only else [])
     return json.loads(subprocess.run(cmd, env=env, check=True, capture_output=True,
                                      text=True).stdout)
 
@@ -97,6 +105,7 @@ def main():
     parser.add_argument("--both", action="store_true",
                         help="also the DLPack path's figures, from a child process")
     parser.add_argument("--only", help="run one case (by method name), for profiling")
+    parser.add_argument("--repeat", type=int, default=REPEAT, help="timeit runs per side")
     parser.add_argument("--loop", type=float, default=0,
                         help="with --only: call tsbridge's side for this many seconds (perf)")
     args = parser.parse_args()
@@ -117,14 +126,14 @@ def main():
             while timeit.default_timer() < deadline:
                 timeit.timeit(lambda: o_fn(*call_args), number=number)
             return 0
-        t = best(lambda: t_fn(*call_args), number)
-        o = best(lambda: o_fn(*call_args), number)
+        o, t = best_pair(lambda: o_fn(*call_args), lambda: t_fn(*call_args), number,
+                         args.repeat)
         rows.append((name, o, t, o / t, goal, path_name()))
     if args.json:
         print(json.dumps(rows))
         return 0
     if args.both and getattr(tsbridge, "TORCH_FASTPATH", False):
-        rows += [tuple(r) for r in dlpack_rows(args.only)]
+        rows += [tuple(r) for r in dlpack_rows(args.only, args.repeat)]
         rows.sort(key=lambda r: [c[0] for c in CASES].index(r[0]))
     if args.markdown:
         print("| case | tensors | tsbridge | PyTorch | ratio | goal |")
