@@ -4,7 +4,7 @@ One module is scripted here and saved; PyTorch calls it through
 torch.jit.load, tsbridge through tsbridge.load, on the same inputs. Each
 figure is a ratio, tsbridge time / PyTorch time (lower is better), from
 timeit: the best of REPEAT runs of NUMBER calls each, for both sides,
-the two sides' runs interleaved. The
+the two sides' runs interleaved, in CPU time (time.process_time). The
 call-overhead rows (a no-op forward(Tensor) -> Tensor, a method of 6
 scalars) are measured as nanobind and tvm-ffi report theirs: time per call
 of a bound method that does nothing, the callee's own work being nil.
@@ -22,6 +22,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import timeit
 from typing import Dict, List, NamedTuple, Tuple
 
@@ -73,6 +74,9 @@ CASES = [
     ("6 scalars (3 int, 3 float) -> None", 0.5, "six", (1, 2, 3, 0.5, 1.5, 2.5), 20000),
 ]
 REPEAT = 7
+# CPU time of this process, as the C++ benchmarks use: the machine's cores
+# are shared with other builds, and wall time would count their turns too.
+TIMER = time.process_time
 
 
 def best_pair(ours, theirs, number, repeat):
@@ -80,8 +84,8 @@ def best_pair(ours, theirs, number, repeat):
     sides see the same machine load (other builds share its cores)."""
     o = t = float("inf")
     for _ in range(repeat):
-        t = min(t, timeit.timeit(theirs, number=number))
-        o = min(o, timeit.timeit(ours, number=number))
+        t = min(t, timeit.timeit(theirs, number=number, timer=TIMER))
+        o = min(o, timeit.timeit(ours, number=number, timer=TIMER))
     return o / number, t / number
 
 
