@@ -55,6 +55,11 @@ def main(work):
     y = net(x)
     torch.autograd.backward([y, (y * y).sum()], [grad_y, None])  # 2. two outputs
     expected.update({k + ".two": v for k, v in gradients(net, x).items()})
+    net(x).backward(grad_y)  # 3. one SGD step, then the module's new output
+    with torch.no_grad():
+        for p in net.parameters():
+            p.add_(p.grad, alpha=-0.1)
+    expected["y.after_step"] = net(x)
     with open(work / "autograd_expected.json", "w") as f:
         json.dump({k: to_json(v) for k, v in expected.items()}, f)
 
