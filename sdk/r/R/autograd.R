@@ -29,7 +29,7 @@
 #'   backward through it is a `tsb_torch_error`).
 #' @param code code to evaluate with grad mode off.
 #' @param enabled `TRUE` or `FALSE`: the calling thread's grad mode.
-#' @param .local_envir the frame whose exit restores grad mode.
+#' @param .env the frame whose exit restores grad mode.
 #' @return `tsb_requires_grad()` and `tsb_grad_enabled()` a logical;
 #'   `tsb_grad()` the gradient (a `tsb_tensor` sharing the `.grad` tensor)
 #'   or `NULL` before any backward reached `x`; `tsb_detach()` a new
@@ -88,16 +88,18 @@ tsb_with_no_grad <- function(code) {
 }
 
 #' @rdname tsb_autograd
-tsb_local_no_grad <- function(.local_envir = parent.frame()) {
+tsb_local_no_grad <- function(.env = parent.frame()) {
   was <- .Call(tsbr_grad_mode_set, FALSE)
   # withr::defer(), without the dependency: restore when that frame exits.
   do.call(base::on.exit, list(bquote(.Call(.(tsbr_grad_mode_set), .(was))), TRUE, FALSE),
-          envir = .local_envir)
+          envir = .env)
   invisible(was)
 }
 
-# x$grad, x$requires_grad, x$backward(), x$detach(), x$zero_grad(), as in R
-# torch; x$requires_grad <- TRUE.
+#' @rdname tsb_autograd
+#' @param name for `x$name`: `grad`, `requires_grad`, `backward` (a function
+#'   of `gradient = NULL, retain_graph = FALSE`), `detach` or `zero_grad`
+#'   (functions of no argument); only `requires_grad` can be set.
 `$.tsb_tensor` <- function(x, name) {
   switch(name,
     grad = tsb_grad(x),
@@ -111,6 +113,7 @@ tsb_local_no_grad <- function(.local_envir = parent.frame()) {
          "detach, zero_grad)", call. = FALSE))
 }
 
+#' @rdname tsb_autograd
 `$<-.tsb_tensor` <- function(x, name, value) {
   if (!identical(name, "requires_grad")) {
     stop("only requires_grad can be set on a tsb_tensor, not '", name, "'", call. = FALSE)
