@@ -177,3 +177,22 @@ test_that("parameters and buffers are the module's own tensors; attributes; code
   expect_match(m$method_graph("forward"), "aten::mul", fixed = TRUE)
   expect_error(m$method_graph("nope"), class = "tsb_error")
 })
+
+test_that("no handle leaks from training steps, parameters, children and grads", {
+  e <- autograd_fixture()
+  m <- net()
+  step <- function() {
+    x <- leaf(e$x)
+    y <- m$forward(x)
+    tsb_backward(list(y), list(e$grad_y))
+    tsb_with_no_grad(for (p in m$parameters) tsb_ops$aten$add_(p, tsb_grad(p), alpha = -0.01))
+    m$zero_grad()
+    invisible(list(m$buffers, m$children, m$get_attribute("fc1"), tsb_detach(x), x$grad))
+  }
+  step()  # first use: operator callers, cached types
+  gc()
+  before <- tsb_handle_count()
+  for (i in 1:3) step()
+  gc()
+  expect_equal(tsb_handle_count(), before)
+})
