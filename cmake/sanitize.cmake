@@ -43,7 +43,13 @@ if("address" IN_LIST TSB_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
                ${tsb_supp}/lsan.supp ${tsb_supp}/python.supp)
   set(TSB_SANITIZER_PY_ENV "LD_PRELOAD=${tsb_asan_runtime}" "PYTHONMALLOC=malloc"
       "TSB_LSAN_BEFORE_FINALIZE=1")
+  # intercept_tls_get_addr=0: clang 14's runtime misreads the dynamic TLS
+  # blocks of glibc 2.36 (LibTorch's, loaded by Python's dlopen) and
+  # LeakSanitizer's tracer then faults ("Tracer caught signal 11"). glibc
+  # allocates those blocks with malloc and points at them from each thread's
+  # DTV, so LeakSanitizer still finds what they point to.
   set(TSB_SANITIZER_PY_OPTIONS
     "PYTHONPATH=path_list_prepend:${tsb_supp}/python"
+    "ASAN_OPTIONS=string_append::intercept_tls_get_addr=0"
     "LSAN_OPTIONS=set:suppressions=${CMAKE_BINARY_DIR}/python_lsan.supp:print_suppressions=1:leak_check_at_exit=0")
 endif()

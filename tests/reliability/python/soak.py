@@ -28,6 +28,7 @@ import numpy
 import torch
 
 import tsbridge
+from torch_io import torch_load_bytes
 
 
 class Rec(NamedTuple):
@@ -107,7 +108,7 @@ class Run:
         text = tsbridge.to_json(tup, "List[Tuple[int, str]]")
         check(tsbridge.from_json(text, "List[Tuple[int, str]]") == tup, "json")
         blob = tsbridge.to_pickle({i: torch.arange(3)}, "Dict[int, Tensor]")
-        back = torch.load(io.BytesIO(blob))
+        back = torch_load_bytes(blob)
         check(list(back) == [i] and torch.equal(back[i], torch.arange(3)), "to_pickle")
         buf = io.BytesIO()
         torch.save([1.5, i], buf)
