@@ -72,6 +72,7 @@
 #include "core/value/object.h"  // tsb::MakeHandle, tsb_object: the handles both sides make
 #include "tsbridge/codecs/all.hpp"
 #include "tsbridge/kind_codec.hpp"
+#include "core/value/convert.h"
 #include "tsbridge/tsbridge.h"
 #include "tsbridge/tsbridge.hpp"
 

@@ -14,6 +14,7 @@
 
 #include "core/runtime/module.h"  // the tsb_module's torch::jit::Module, for the baseline
 #include "tsbridge/kind_codec.hpp"
+#include "core/value/convert.h"
 #include "tsbridge/tsbridge.h"
 #include "tsbridge/tsbridge.hpp"
 

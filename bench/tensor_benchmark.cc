@@ -15,6 +15,7 @@
 #include <benchmark/benchmark.h>
 
 #include "tsbridge/kind_codec.hpp"
+#include "core/value/convert.h"
 #include "tsbridge/tsbridge.h"
 #include "tsbridge/tsbridge.hpp"
 

@@ -5,15 +5,6 @@
 
 namespace tsb::cli {
 
-void Check(tsb_status* status, const std::string& context) {
-  if (status == nullptr) return;
-  // An empty context: the status says it all ("cannot load plugin 'x': ...").
-  std::string message = tsb_status_get_message(status);
-  if (!context.empty()) message = context + ": " + message;
-  tsb_status_free(status);
-  throw Failure(message);
-}
-
 Module LoadModule(const std::string& path) {
   tsb_module* module = nullptr;
   Check(tsb_module_load(path.c_str(), &module), "cannot load module " + path);
@@ -26,12 +17,6 @@ std::string ToJson(const tsb_any& value) {
   std::string json(text);
   tsb_string_free(text);
   return json;
-}
-
-Value FromJson(const std::string& json, int32_t type_index, const std::string& context) {
-  Value value;
-  Check(tsb_json_read(json.c_str(), type_index, &value.v), context);
-  return value;
 }
 
 tsb_schema_info FindMethod(tsb_module* module, const std::string& method) {

@@ -70,7 +70,7 @@ std::string ReadBinaryFile(const std::string& path, const std::string& where) {
 Value LoadSaved(const std::string& path, const std::string& where) {
   std::string bytes = ReadBinaryFile(path, where);
   Value value;
-  Check(tsb_pickle_read(bytes.data(), bytes.size(), &value.v),
+  Check(tsb_pickle_read(bytes.data(), bytes.size(), value.out()),
         where + ": \"" + path + "\" is not a file torch.save wrote");
   return value;
 }
@@ -78,7 +78,7 @@ Value LoadSaved(const std::string& path, const std::string& where) {
 Value CallOp(const char* op, std::vector<tsb_any> args, const std::string& where) {
   tsb_call_args call = tsb_call_args_make(args.data(), args.size());
   Value out;
-  Check(tsb_op_call(op, &call, &out.v), where + ": " + op);
+  Check(tsb_op_call(op, &call, out.out()), where + ": " + op);
   return out;
 }
 
@@ -102,16 +102,16 @@ Value LoadImage(const Json& form, const std::string& where) {
   }
   Value data = CallOp("image::read_file", {tsb_any_borrowed_str(path.c_str())}, where);
   constexpr int64_t kRgb = 3;  // torchvision.io.ImageReadMode.RGB
-  Value image = CallOp("image::decode_image", {data.v, tsb_any_int(kRgb)},
+  Value image = CallOp("image::decode_image", {data.get(), tsb_any_int(kRgb)},
                        where + ": cannot decode \"" + path + "\"");
   if (dtype == "uint8") return image;
-  return CallOp("aten::div", {image.v, tsb_any_int(255)}, where);
+  return CallOp("aten::div", {image.get(), tsb_any_int(255)}, where);
 }
 
 Value Coerce(Value value, int32_t type, const std::string& where) {
-  if (type == TSB_TYPE_ANY || value.v.type_index == type) return value;
+  if (type == TSB_TYPE_ANY || value.get().type_index == type) return value;
   Value out;
-  Check(tsb_any_coerce(&value.v, type, &out.v), where);
+  Check(tsb_any_coerce(&value.get(), type, out.out()), where);
   return out;
 }
 
@@ -123,7 +123,7 @@ Value Read(const Json& json, int32_t type, const std::string& context,
     Value value;
     Check(tsb_json_read(json.dump().c_str(), untyped && IsTensorObject(json) ? TSB_TYPE_TENSOR
                                                                              : type,
-                        &value.v),
+                        value.out()),
           where);
     return value;
   }
@@ -146,13 +146,13 @@ Value Read(const Json& json, int32_t type, const std::string& context,
         element = info.contained[i];
       }
       items.push_back(Read(json[i], element, context, Join(path, "[" + std::to_string(i) + "]")));
-      raw.push_back(items.back().v);
+      raw.push_back(items.back().get());
     }
     Value built;
     if (info.kind == TSB_KIND_TUPLE || info.kind == TSB_KIND_NAMEDTUPLE) {
-      Check(tsb_tuple_new(raw.data(), raw.size(), &built.v), where);
+      Check(tsb_tuple_new(raw.data(), raw.size(), built.out()), where);
     } else {
-      Check(tsb_list_new(TSB_TYPE_ANY, raw.data(), raw.size(), &built.v), where);
+      Check(tsb_list_new(TSB_TYPE_ANY, raw.data(), raw.size(), built.out()), where);
     }
     return Coerce(std::move(built), type, where);
   }
@@ -170,12 +170,12 @@ Value Read(const Json& json, int32_t type, const std::string& context,
     std::string step = "key \"" + key + "\"";
     keys.push_back(Read(Json(key), key_type, context, Join(path, step)));
     values.push_back(Read(item, value_type, context, Join(path, step)));
-    raw_keys.push_back(keys.back().v);
-    raw_values.push_back(values.back().v);
+    raw_keys.push_back(keys.back().get());
+    raw_values.push_back(values.back().get());
   }
   Value dict;
   Check(tsb_dict_new(key_type, value_type, raw_keys.data(), raw_values.data(), raw_keys.size(),
-                     &dict.v),
+                     dict.out()),
         where);
   return Coerce(std::move(dict), type, where);
 }
@@ -207,21 +207,7 @@ Value ReadValue(const Json& json, int32_t type, const std::string& context) {
   return Read(json, type, context, "");
 }
 
-tsb_call_args CallArguments::View() {
-  raw_args.clear();
-  raw_kw_values.clear();
-  raw_kw_names.clear();
-  for (const Value& v : args) raw_args.push_back(v.v);
-  for (const Value& v : kw_values) raw_kw_values.push_back(v.v);
-  for (const std::string& name : kw_names) raw_kw_names.push_back(name.c_str());
-  tsb_call_args view = tsb_call_args_make(raw_args.data(), raw_args.size());
-  view.kw_names = raw_kw_names.data();
-  view.kw_values = raw_kw_values.data();
-  view.num_kwargs = raw_kw_values.size();
-  return view;
-}
-
-CallArguments ReadArguments(const tsb_schema_info* schema, const std::string& callee,
+Args ReadArguments(const tsb_schema_info* schema, const std::string& callee,
                             const Json& args, const Json& kwargs) {
   if (!args.is_array()) throw Failure("--args must be a JSON array", 2);
   if (!kwargs.is_object()) throw Failure("--kwargs must be a JSON object", 2);
@@ -229,7 +215,7 @@ CallArguments ReadArguments(const tsb_schema_info* schema, const std::string& ca
     throw Failure(callee + "() takes " + std::to_string(schema->num_arguments) +
                       " arguments, --args gives " + std::to_string(args.size()), 2);
   }
-  CallArguments call;
+  Args call;
   // Each argument is parsed by its own schema type: type-directed JSON.
   for (size_t i = 0; i < args.size(); ++i) {
     int32_t type = TSB_TYPE_ANY;
@@ -239,7 +225,7 @@ CallArguments ReadArguments(const tsb_schema_info* schema, const std::string& ca
       type = arg->type_index == TSB_TYPE_INVALID ? TSB_TYPE_ANY : arg->type_index;
       name = arg->name;
     }
-    call.args.push_back(ReadValue(args[i], type, callee + "(): argument '" + name + "'"));
+    call.Add(ReadValue(args[i], type, callee + "(): argument '" + name + "'"));
   }
   for (const auto& [name, json] : kwargs.items()) {
     int32_t type = TSB_TYPE_ANY;
@@ -247,8 +233,7 @@ CallArguments ReadArguments(const tsb_schema_info* schema, const std::string& ca
       const tsb_argument_info* arg = tsb_schema_get_argument(schema, i);
       if (name == arg->name && arg->type_index != TSB_TYPE_INVALID) type = arg->type_index;
     }
-    call.kw_names.push_back(name);
-    call.kw_values.push_back(ReadValue(json, type, callee + "(): argument '" + name + "'"));
+    call.Kw(name, ReadValue(json, type, callee + "(): argument '" + name + "'"));
   }
   return call;
 }

@@ -28,20 +28,11 @@ Json ParseJson(const std::string& text, const std::string& what);
 // prefixes errors ("forward(): argument 'x'").
 Value ReadValue(const Json& json, int32_t type, const std::string& context);
 
-// Positional and keyword arguments, owned, with the tsb_call_args view.
-struct CallArguments {
-  std::vector<Value> args, kw_values;
-  std::vector<std::string> kw_names;
-  std::vector<tsb_any> raw_args, raw_kw_values;
-  std::vector<const char*> raw_kw_names;
-  tsb_call_args View();
-};
-
 // Reads `args` (a JSON array) and `kwargs` (a JSON object) for a callee
 // named `callee`: each by its schema's type when `schema` is given (NULL:
 // an operator with several overloads, whose arguments are read as Any and
 // the overload chosen by tsbridge).
-CallArguments ReadArguments(const tsb_schema_info* schema, const std::string& callee,
+Args ReadArguments(const tsb_schema_info* schema, const std::string& callee,
                             const Json& args, const Json& kwargs);
 
 }  // namespace tsb::cli

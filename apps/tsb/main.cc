@@ -144,11 +144,9 @@ struct OutputOptions {
 
 // One call: arguments from JSON, each read by the callee's schema.
 Value Invoke(Callee& callee, const Json& args, const Json& kwargs) {
-  CallArguments call =
-      ReadArguments(callee.typed ? &callee.schema : nullptr, callee.name, args, kwargs);
-  tsb_call_args view = call.View();
+  Args call = ReadArguments(callee.typed ? &callee.schema : nullptr, callee.name, args, kwargs);
   Value result;
-  Check(callee.call(&view, &result.v), callee.name + "() failed");
+  Check(callee.call(call.view(), result.out()), callee.name + "() failed");
   return result;
 }
 
@@ -156,11 +154,11 @@ int RunOnce(Callee& callee, const std::string& args, const std::string& kwargs,
             const OutputOptions& options) {
   Value result = Invoke(callee, ParseJson(ReadOptionText(args, "--args"), "--args"),
                         ParseJson(ReadOptionText(kwargs, "--kwargs"), "--kwargs"));
-  if (!options.out.empty()) SaveResult(result.v, options.out);
+  if (!options.out.empty()) SaveResult(result.get(), options.out);
   if (options.summary) {
-    std::cout << Summarize(ResultJson(result.v)).dump() << "\n";
+    std::cout << Summarize(ResultJson(result.get())).dump() << "\n";
   } else if (options.out.empty()) {
-    std::cout << ToJson(result.v) << "\n";
+    std::cout << ToJson(result.get()) << "\n";
   }
   return 0;
 }
@@ -189,10 +187,10 @@ int RunLines(Callee& callee, bool summary) {
       } else {
         args = call;
       }
-      Json result = ResultJson(Invoke(callee, args, kwargs).v);
+      Json result = ResultJson(Invoke(callee, args, kwargs).get());
       out = Json::object();
       out["result"] = summary ? Summarize(result) : result;
-    } catch (const Failure& failure) {
+    } catch (const std::runtime_error& failure) {  // a Failure or a tsb::Error
       ++failures;
       out = {{"error", "line " + std::to_string(number) + ": " + failure.what()}};
     }
@@ -335,5 +333,8 @@ int main(int argc, char** argv) {
   } catch (const Failure& failure) {
     std::cerr << "tsb: " << failure.what() << "\n";
     return failure.exit_code;
+  } catch (const tsb::Error& error) {  // a failed status from the ABI
+    std::cerr << "tsb: " << error.what() << "\n";
+    return 1;
   }
 }

@@ -6,6 +6,11 @@
 
 namespace tsb::abi {
 
+absl::Status CheckArg(const void* p, const char* name) {
+  if (p != nullptr) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("argument '", name, "' is NULL"));
+}
+
 absl::StatusOr<c10::IValue> ValueArg(const tsb_any* value, const char* name) {
   TSB_RETURN_IF_ERROR(CheckArg(value, name));
   return ToIValue(*value);
@@ -19,15 +24,19 @@ absl::StatusOr<c10::IValue> ValueArgOfType(const tsb_any* value,
   return Mismatch(*expected, iv);
 }
 
+absl::StatusOr<TypedValue> TypedArg(const tsb_any* value, const char* name) {
+  TSB_RETURN_IF_ERROR(CheckArg(value, name));
+  return Decode(*value);
+}
+
 absl::StatusOr<TypedValue> ContainerArg(const tsb_any* value, tsb_kind kind,
                                         const char* name) {
-  TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(value, name));
-  TSB_ASSIGN_OR_RETURN(const TypeInfo* type, FindType(value->type_index));
-  if (type->kind != kind) {
+  TSB_ASSIGN_OR_RETURN(TypedValue typed, TypedArg(value, name));
+  if (typed.type->kind != kind) {
     const char* what = kind == TSB_KIND_DICT ? "a Dict" : "a List";
-    return TypeError(absl::StrCat("expected ", what, ", got ", DescribeValue(iv)));
+    return TypeError(absl::StrCat("expected ", what, ", got ", DescribeValue(typed.value)));
   }
-  return TypedValue{std::move(iv), type};
+  return typed;
 }
 
 absl::Status CheckCallArgs(const tsb_call_args* args) {
@@ -43,6 +52,13 @@ absl::Status CheckCallArgs(const tsb_call_args* args) {
     TSB_RETURN_IF_ERROR(CheckArg(args->kw_values, "args->kw_values"));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<runtime::HostArgs> CallArgsArg(const tsb_call_args* args) {
+  TSB_RETURN_IF_ERROR(CheckCallArgs(args));
+  if (args == nullptr) return runtime::HostArgs{};
+  return runtime::DecodeArgs(args->args, args->num_args, args->kw_names, args->kw_values,
+                             args->num_kwargs);
 }
 
 }  // namespace tsb::abi

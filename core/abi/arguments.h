@@ -11,6 +11,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "core/abi/guard.h"
+#include "core/runtime/call.h"
+#include "core/value/convert.h"
 #include "tsbridge/kind_codec.hpp"
 #include "tsbridge/tsbridge.h"
 
@@ -24,18 +26,20 @@ absl::StatusOr<c10::IValue> ValueArg(const tsb_any* value, const char* name);
 absl::StatusOr<c10::IValue> ValueArgOfType(const tsb_any* value,
                                            int32_t type_index, const char* name);
 
-// The IValue and type of a value required to be of `kind` (List, Dict):
-// otherwise "expected a Dict, got List[int] of length 3".
-struct TypedValue {
-  c10::IValue value;
-  const TypeInfo* type;
-};
+// The IValue of a non-NULL, well-formed boundary value and the type it
+// carries at the boundary, in one lookup.
+absl::StatusOr<TypedValue> TypedArg(const tsb_any* value, const char* name);
+
+// The same, required to be of `kind` (List, Dict): otherwise "expected a
+// Dict, got List[int] of length 3".
 absl::StatusOr<TypedValue> ContainerArg(const tsb_any* value, tsb_kind kind,
                                         const char* name);
 
 // A call's arguments (NULL: none): the struct is at least as large as ABI
 // 1.0's, and each non-empty array is non-NULL.
 absl::Status CheckCallArgs(const tsb_call_args* args);
+// The checked arguments of a call, decoded for the binder.
+absl::StatusOr<runtime::HostArgs> CallArgsArg(const tsb_call_args* args);
 
 // Fills a host's versioned struct (one that starts with struct_size): checks
 // the size the host set, lets `describe` fill a whole struct, and copies only

@@ -12,7 +12,8 @@ using tsb::TypeInfo;
 using tsb::abi::CheckArg;
 using tsb::abi::ContainerArg;
 using tsb::abi::Guard;
-using tsb::abi::TypedValue;
+using tsb::TypedValue;
+using tsb::abi::TypedArg;
 using tsb::abi::ValueArg;
 
 namespace {
@@ -79,8 +80,9 @@ extern "C" {
 tsb_status* tsb_any_len(const tsb_any* container, size_t* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(container, "container"));
-    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(container->type_index));
+    TSB_ASSIGN_OR_RETURN(tsb::TypedValue arg, TypedArg(container, "container"));
+    const c10::IValue& iv = arg.value;
+    const TypeInfo* type = arg.type;
     TSB_ASSIGN_OR_RETURN(*out, type->codec->Length(iv, *type));
     return absl::OkStatus();
   });
@@ -89,8 +91,9 @@ tsb_status* tsb_any_len(const tsb_any* container, size_t* out) {
 tsb_status* tsb_list_get(const tsb_any* list, size_t i, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(list, "list"));
-    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(list->type_index));
+    TSB_ASSIGN_OR_RETURN(tsb::TypedValue arg, TypedArg(list, "list"));
+    const c10::IValue& iv = arg.value;
+    const TypeInfo* type = arg.type;
     return type->codec->Item(iv, *type, i, out);
   });
 }
@@ -120,8 +123,9 @@ tsb_status* tsb_any_get_field(const tsb_any* value, const char* name, tsb_any* o
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
-    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(value, "value"));
-    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(value->type_index));
+    TSB_ASSIGN_OR_RETURN(tsb::TypedValue arg, TypedArg(value, "value"));
+    const c10::IValue& iv = arg.value;
+    const TypeInfo* type = arg.type;
     return type->codec->Field(iv, *type, name, out);
   });
 }
@@ -257,25 +261,17 @@ tsb_status* tsb_dict_new(int32_t key_type, int32_t value_type, const tsb_any* ke
     c10::impl::GenericDict dict(key->type, value->type);
     dict.reserve(n);
     for (size_t i = 0; i < n; ++i) {
-      absl::StatusOr<c10::IValue> k = tsb::ToIValue(keys[i]);
-      if (k.ok()) k = tsb::CoerceTo(*k, *key);
-      if (!k.ok()) return tsb::WithPath(k.status(), absl::StrCat("keys[", i, "]"));
+      // The path names the entry by its key, as every host does: key "a".
+      absl::StatusOr<c10::IValue> given = tsb::ToIValue(keys[i]);
+      if (!given.ok()) return tsb::WithPath(given.status(), absl::StrCat("keys[", i, "]"));
+      absl::StatusOr<c10::IValue> k = tsb::CoerceTo(*given, *key);
+      if (!k.ok()) return tsb::WithPath(k.status(), tsb::KeySegmentOf(*given));
       absl::StatusOr<c10::IValue> v = tsb::ToIValue(values[i]);
       if (v.ok()) v = tsb::CoerceTo(*v, *value);
-      if (!v.ok()) return tsb::WithPath(v.status(), absl::StrCat("values[", i, "]"));
+      if (!v.ok()) return tsb::WithPath(v.status(), tsb::KeySegmentOf(*k));
       dict.insert_or_assign(*std::move(k), *std::move(v));
     }
     return dict_type->codec->Encode(c10::IValue(std::move(dict)), *dict_type, out);
-  });
-}
-
-tsb_status* tsb_any_coerce(const tsb_any* value, int32_t expected, tsb_any* out) {
-  return Guard([&]() -> absl::Status {
-    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(value, "value"));
-    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(expected));
-    TSB_ASSIGN_OR_RETURN(c10::IValue converted, tsb::CoerceTo(iv, *type));
-    return tsb::ToBoundary(std::move(converted), *type, out);
   });
 }
 

@@ -14,8 +14,9 @@ extern "C" {
 
 tsb_status* tsb_enum_get(const tsb_any* v, const char** member_name, tsb_any* value) {
   return Guard([&]() -> absl::Status {
-    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArg(v, "v"));
-    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(v->type_index));
+    TSB_ASSIGN_OR_RETURN(tsb::TypedValue arg, tsb::abi::TypedArg(v, "v"));
+    const c10::IValue& iv = arg.value;
+    const TypeInfo* type = arg.type;
     if (type->kind != TSB_KIND_ENUM) {
       return tsb::TypeError(
           absl::StrCat("expected an Enum, got ", tsb::DescribeValue(iv)));

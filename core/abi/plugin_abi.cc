@@ -8,6 +8,7 @@
 #include "core/abi/guard.h"
 #include "core/plugins/function_registry.h"
 #include "core/plugins/plugin_loader.h"
+#include "core/runtime/runtime.h"
 
 using tsb::abi::CheckArg;
 using tsb::abi::Guard;
@@ -22,6 +23,12 @@ absl::StatusOr<const tsb::PluginFunction*> FindFunction(const char* name) {
                                             "' (functions come from loaded plugins)"));
   }
   return function;
+}
+
+// Not a plugin function, but a dispatcher or JIT operator of that name.
+bool IsOperatorOnly(const char* name) {
+  return name != nullptr && tsb::FunctionRegistry::Global().Find(name) == nullptr &&
+         tsb::runtime::NumOverloads(name).ok();
 }
 
 }  // namespace
@@ -102,23 +109,30 @@ tsb_status* tsb_plugin_get_info(int32_t id, tsb_plugin_info* out) {
 tsb_status* tsb_function_call(const char* name, const tsb_call_args* args, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_RETURN_IF_ERROR(tsb::abi::CheckCallArgs(args));
+    TSB_ASSIGN_OR_RETURN(tsb::runtime::HostArgs host, tsb::abi::CallArgsArg(args));
+    // An operator registered with TORCH_LIBRARY is called the same way.
+    if (IsOperatorOnly(name)) return tsb::runtime::CallOperator(name, host, out);
     TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FindFunction(name));
-    if (args != nullptr && args->num_kwargs > 0) {
-      return tsb::WithCall(absl::InvalidArgumentError(
-                               "plugin functions take positional arguments only"),
-                           function->name);
-    }
-    return tsb::FunctionRegistry::Call(*function, args ? args->args : nullptr,
-                                       args ? args->num_args : 0, out);
+    return tsb::FunctionRegistry::Call(*function, host, out);
   });
 }
 
 tsb_status* tsb_function_get_schema(const char* name, tsb_schema_info* out) {
   return Guard([&]() -> absl::Status {
+    if (IsOperatorOnly(name)) {
+      TSB_ASSIGN_OR_RETURN(size_t overloads, tsb::runtime::NumOverloads(name));
+      if (overloads != 1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "operator ", name, " has ", overloads,
+            " overloads: read each with tsb_op_get_overload"));
+      }
+      return tsb::abi::VersionedOut(out, "tsb_schema_info", [&](tsb_schema_info* info) {
+        return tsb::runtime::DescribeOverload(name, 0, info);
+      });
+    }
     TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FindFunction(name));
     return tsb::abi::VersionedOut(out, "tsb_schema_info", [&](tsb_schema_info* info) {
-      tsb::FunctionRegistry::Describe(*function, info);
+      function->signature->Describe(info);
       return absl::OkStatus();
     });
   });

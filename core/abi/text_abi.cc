@@ -33,9 +33,10 @@ extern "C" {
 tsb_status* tsb_json_write(const tsb_any* value, char** out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::abi::ValueArg(value, "value"));
     // The value's boundary type, not the IValue's: it says an int is a dtype.
-    TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* type, tsb::FindType(value->type_index));
+    TSB_ASSIGN_OR_RETURN(tsb::TypedValue arg, tsb::abi::TypedArg(value, "value"));
+    const c10::IValue& iv = arg.value;
+    const tsb::TypeInfo* type = arg.type;
     TSB_ASSIGN_OR_RETURN(tsb::json::Json json, tsb::json::Write(iv, *type));
     const std::string text = tsb::json::Dump(json);
     *out = MallocCopy(text.data(), text.size(), true);

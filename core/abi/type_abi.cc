@@ -1,11 +1,7 @@
 // Type queries: parse, compose and describe interned types.
-#include <mutex>
-#include <string>
-
 #include "absl/strings/str_cat.h"
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
-#include "core/registry/lock_free_map.h"
 #include "tsbridge/kind_codec.hpp"
 #include "core/types/type_parser.h"
 #include "core/types/type_registry.h"
@@ -14,16 +10,6 @@ using tsb::abi::CheckArg;
 using tsb::abi::Guard;
 
 namespace {
-
-// tsb_type_parse's results by text: a repeated parse is one lock-free lookup.
-struct ParseCache {
-  std::mutex mutex;
-  tsb::LockFreeMap<std::string, int32_t> indices;
-};
-ParseCache& TheParseCache() {
-  static ParseCache* const cache = new ParseCache();
-  return *cache;
-}
 
 absl::Status InternInto(const c10::TypePtr& type, int32_t* out) {
   TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* info,
@@ -67,17 +53,8 @@ tsb_status* tsb_type_parse(const char* annotation, int32_t* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(annotation, "annotation"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    ParseCache& cache = TheParseCache();
-    if (const int32_t* known = cache.indices.Find(absl::string_view(annotation))) {
-      *out = *known;
-      return absl::OkStatus();
-    }
-    TSB_ASSIGN_OR_RETURN(c10::TypePtr type, tsb::ParseType(annotation));
-    int32_t index = TSB_TYPE_INVALID;
-    TSB_RETURN_IF_ERROR(InternInto(type, &index));
-    std::lock_guard<std::mutex> lock(cache.mutex);
-    cache.indices.Insert(annotation, index);
-    *out = index;
+    TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* type, tsb::ParseAndIntern(annotation));
+    *out = type->index;
     return absl::OkStatus();
   });
 }

@@ -179,4 +179,14 @@ tsb_status* tsb_any_get_id(const tsb_any* v, uint64_t* out) {
 
 void tsb_string_free(char* s) { std::free(s); }
 
+tsb_status* tsb_any_coerce(const tsb_any* value, int32_t expected, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::abi::ValueArg(value, "value"));
+    TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* type, tsb::FindType(expected));
+    TSB_ASSIGN_OR_RETURN(c10::IValue converted, tsb::CoerceTo(iv, *type));
+    return tsb::ToBoundary(std::move(converted), *type, out);
+  });
+}
+
 }  // extern "C"

@@ -3,18 +3,12 @@
 // order, and so does every conversion here.
 #include "absl/strings/str_cat.h"
 #include "core/codecs/builtin_codecs.h"
+#include "core/value/convert.h"
 #include "tsbridge/kind_codec.hpp"
 #include "core/types/type_registry.h"
 
 namespace tsb {
 namespace {
-
-// How a key reads in a path: key "b", key 3, key Tensor of shape [2].
-std::string KeyRepr(const c10::IValue& key) {
-  if (key.isString()) return absl::StrCat("\"", key.toStringRef(), "\"");
-  if (key.isInt()) return absl::StrCat(key.toInt());
-  return DescribeValue(key);
-}
 
 class DictCodec final : public KindCodec {
  public:
@@ -35,9 +29,9 @@ class DictCodec final : public KindCodec {
     result.reserve(dict.size());
     for (const auto& entry : dict) {
       absl::StatusOr<c10::IValue> key = CoerceTo(entry.key(), key_type);
-      if (!key.ok()) return WithPath(key.status(), KeySegment(KeyRepr(entry.key())));
+      if (!key.ok()) return WithPath(key.status(), KeySegmentOf(entry.key()));
       absl::StatusOr<c10::IValue> item = CoerceTo(entry.value(), value_type);
-      if (!item.ok()) return WithPath(item.status(), KeySegment(KeyRepr(entry.key())));
+      if (!item.ok()) return WithPath(item.status(), KeySegmentOf(entry.key()));
       result.insert_or_assign(*std::move(key), *std::move(item));
     }
     return c10::IValue(std::move(result));

@@ -1,6 +1,11 @@
-#include "tsbridge/kind_codec.hpp"
+// Statuses inside C++: type and torch errors, the path into a value, and the
+// one translation of a thrown exception (declared in tsbridge/errors.hpp).
+#include "tsbridge/errors.hpp"
 
+#include <exception>
+#include <new>
 
+#include <c10/util/Exception.h>
 
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
@@ -9,6 +14,8 @@ namespace tsb {
 namespace {
 constexpr absl::string_view kPathPayload = "tsbridge/path";
 constexpr absl::string_view kTypeErrorPayload = "tsbridge/type_error";
+// Marks a TorchError; its value is the C++ backtrace ("" when none).
+constexpr absl::string_view kTorchPayload = "tsbridge/torch_error";
 constexpr absl::string_view kArrow = " \xE2\x86\x92 ";  // " → "
 }  // namespace
 
@@ -20,6 +27,40 @@ absl::Status TypeError(absl::string_view message) {
 
 bool IsTypeError(const absl::Status& status) {
   return status.GetPayload(kTypeErrorPayload).has_value();
+}
+
+absl::Status TorchError(absl::string_view message, absl::string_view backtrace) {
+  absl::Status status = absl::InternalError(message);
+  status.SetPayload(kTorchPayload, absl::Cord(backtrace));
+  return status;
+}
+
+bool IsTorchError(const absl::Status& status) {
+  return status.GetPayload(kTorchPayload).has_value();
+}
+
+std::string BacktraceOf(const absl::Status& status) {
+  auto backtrace = status.GetPayload(kTorchPayload);
+  return backtrace.has_value() ? std::string(*backtrace) : std::string();
+}
+
+absl::Status CurrentExceptionStatus(bool from_torch) noexcept {
+  try {
+    try {
+      throw;
+    } catch (const c10::Error& e) {  // before std::exception, which it derives from
+      // The backtrace (with "Exception raised from ...") stays apart.
+      return TorchError(e.what_without_backtrace(), e.backtrace());
+    } catch (const std::bad_alloc&) {
+      return absl::ResourceExhaustedError("out of memory");
+    } catch (const std::exception& e) {
+      return from_torch ? TorchError(e.what()) : absl::InternalError(e.what());
+    } catch (...) {
+      return absl::InternalError("unknown C++ exception");
+    }
+  } catch (...) {  // building the status itself failed: no message, no allocation
+    return absl::Status(absl::StatusCode::kResourceExhausted, "");
+  }
 }
 
 absl::Status WithPath(absl::Status status, absl::string_view segment) {
@@ -55,6 +96,12 @@ std::string IndexSegment(size_t i) { return absl::StrCat("[", i, "]"); }
 
 std::string KeySegment(absl::string_view repr) {
   return absl::StrCat("key ", repr);
+}
+
+std::string FieldSegment(absl::string_view name) { return absl::StrCat("field '", name, "'"); }
+
+std::string ArgumentSegment(absl::string_view name) {
+  return absl::StrCat("argument '", name, "'");
 }
 
 }  // namespace tsb

@@ -8,8 +8,9 @@
 #include <filesystem>
 #include <memory>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "core/abi/guard.h"
+#include "core/errors/status.h"
 #include "core/plugins/registration.h"
 #include "core/plugins/shared_object.h"
 #include "tsbridge/platform_tag.hpp"
@@ -38,6 +39,16 @@ absl::Status CheckDescriptor(const std::string& path, const tsb_plugin_descripto
         TSB_PLUGIN_ABI_MINOR, d->abi_major == TSB_PLUGIN_ABI_MAJOR ? " (older minors only)" : ""));
   }
   const char* tag = d->platform_tag ? d->platform_tag : "(null)";
+  const absl::string_view base = TSB_PLATFORM_BASE_TAG;
+  if (std::string(tag) != TSB_PLATFORM_TAG && absl::StartsWith(tag, base) &&
+      (tag[base.size()] == '\0' || absl::StartsWith(tag + base.size(), "/sdk="))) {
+    // The same compiler, library and LibTorch: only the SDK differs.
+    const char* sdk = tag[base.size()] == '\0' ? "1" : tag + base.size() + 5;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot load plugin '", path, "': built against the tsbridge SDK ABI ", sdk,
+        " (the C++ types shared with plugins: KindCodec, TypeInfo), this tsbridge "
+        "needs SDK ABI ", TSB_SDK_ABI_VERSION, ": rebuild the plugin with this tsbridge's SDK"));
+  }
   if (std::string(tag) != TSB_PLATFORM_TAG) {
     return absl::FailedPreconditionError(absl::StrCat(
         "cannot load plugin '", path, "': built for platform \"", tag,
@@ -106,14 +117,14 @@ absl::StatusOr<int32_t> PluginLoader::LoadLocked(const std::string& path) {
 
   Registration registration(name);
   tsb_registrar table = registration.Table();
-  absl::Status registered;
-  try {  // a plugin written without TSB_PLUGIN may throw
-    registered = abi::TakeStatus(descriptor->register_plugin(&table));
-  } catch (const std::exception& e) {
-    registered = absl::InternalError(absl::StrCat("register threw: ", e.what()));
-  } catch (...) {
-    registered = absl::InternalError("register threw an unknown exception");
-  }
+  // A plugin written without TSB_PLUGIN may throw.
+  bool threw = true;
+  absl::Status registered = CatchAll([&] {
+    absl::Status status = TakeStatus(descriptor->register_plugin(&table));
+    threw = false;
+    return status;
+  });
+  if (threw) registered = absl::Status(registered.code(), absl::StrCat("register threw: ", registered.message()));
   if (!registered.ok()) {
     return absl::Status(registered.code(), absl::StrCat("cannot load plugin '", path, "': ",
                                                         registered.message()));

@@ -6,7 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "core/abi/guard.h"
+#include "core/errors/status.h"
 #include "core/types/type_registry.h"
 
 namespace tsb {
@@ -33,29 +33,70 @@ std::string KindName(c10::TypeKind kind) {
 // The slots of tsb_registrar: C entry points, each behind the guard.
 tsb_status* SlotAddKindCodec(void* txn, void* codec) {
   std::unique_ptr<KindCodec> owned(static_cast<KindCodec*>(codec));
-  return abi::Guard([&] {
+  return ToTsbStatus(CatchAll([&] {
     return static_cast<Registration*>(txn)->AddKindCodec(std::move(owned));
-  });
+  }));
 }
 
 tsb_status* SlotAddType(void* txn, const char* name, const char* annotation,
                         const char* const* field_names, size_t num_fields) {
-  return abi::Guard([&] {
+  return ToTsbStatus(CatchAll([&] {
     return static_cast<Registration*>(txn)->AddType(name, annotation, field_names, num_fields);
-  });
+  }));
 }
 
+tsb_status* SlotAddFunctionWithArguments(void* txn, const char* name,
+                                         const tsb_plugin_argument* args, size_t num_args,
+                                         const char* return_type, tsb_plugin_function fn,
+                                         void* data, void (*free_data)(void*)) {
+  tsb_status* status = ToTsbStatus(CatchAll([&] {
+    return static_cast<Registration*>(txn)->AddFunction(name, args, num_args, return_type, fn,
+                                                        data, free_data);
+  }));
+  // On success the staged function owns `data`; on failure nobody does.
+  if (status != nullptr && free_data != nullptr) free_data(data);
+  return status;
+}
+
+// Slot 2 (ABI 1.0): names and types, no defaults.
 tsb_status* SlotAddFunction(void* txn, const char* name, const char* const* arg_names,
                             const char* const* arg_types, size_t num_args,
                             const char* return_type, tsb_plugin_function fn, void* data,
                             void (*free_data)(void*)) {
-  tsb_status* status = abi::Guard([&] {
-    return static_cast<Registration*>(txn)->AddFunction(name, arg_names, arg_types, num_args,
-                                                        return_type, fn, data, free_data);
-  });
+  std::vector<tsb_plugin_argument> args;
+  tsb_status* status = ToTsbStatus(CatchAll([&]() -> absl::Status {
+    if (num_args > 0 && (arg_names == nullptr || arg_types == nullptr)) {
+      return absl::InvalidArgumentError(absl::StrCat("function '", name ? name : "(null)",
+                                                     "': NULL argument lists"));
+    }
+    for (size_t i = 0; i < num_args; ++i) {
+      args.push_back({arg_names[i] ? arg_names[i] : "", arg_types[i], nullptr, 0, 0});
+    }
+    return absl::OkStatus();
+  }));
+  if (status == nullptr) {
+    return SlotAddFunctionWithArguments(txn, name, args.data(), args.size(), return_type, fn,
+                                        data, free_data);
+  }
   // On success the staged function owns `data`; on failure nobody does.
   if (status != nullptr && free_data != nullptr) free_data(data);
   return status;
+}
+
+// A default converted to its argument's type now, when its codec is known
+// (int 1 for a float becomes 1.0); kept as given when the type uses a kind
+// the plugin itself registers (FunctionRegistry::Register converts it).
+absl::StatusOr<c10::IValue> DefaultOf(const char* function, const PluginParam& param,
+                                      const c10::IValue& value) {
+  absl::StatusOr<const TypeInfo*> type = TypeRegistry::Global().Intern(param.type);
+  if (!type.ok()) return value;
+  absl::StatusOr<c10::IValue> converted = CoerceTo(value, **type);
+  if (!converted.ok()) {
+    return WithPath(converted.status(),
+                    absl::StrCat("function '", function, "': default of argument '", param.name,
+                                 "'"));
+  }
+  return converted;
 }
 
 }  // namespace
@@ -84,6 +125,7 @@ tsb_registrar Registration::Table() {
   table.add_kind_codec = &SlotAddKindCodec;
   table.add_type = &SlotAddType;
   table.add_function = &SlotAddFunction;
+  table.add_function_with_arguments = &SlotAddFunctionWithArguments;
   return table;
 }
 
@@ -154,10 +196,10 @@ absl::Status Registration::AddType(const char* name, const char* annotation,
   return absl::OkStatus();
 }
 
-absl::Status Registration::AddFunction(const char* name, const char* const* arg_names,
-                                       const char* const* arg_types, size_t num_args,
-                                       const char* return_type, tsb_plugin_function fn,
-                                       void* data, void (*free_data)(void*)) {
+absl::Status Registration::AddFunction(const char* name, const tsb_plugin_argument* args,
+                                       size_t num_args, const char* return_type,
+                                       tsb_plugin_function fn, void* data,
+                                       void (*free_data)(void*)) {
   if (name == nullptr || *name == '\0') return absl::InvalidArgumentError("function name is empty");
   if (fn == nullptr) return absl::InvalidArgumentError(absl::StrCat("function '", name, "' is NULL"));
   for (const StagedFunction& staged : functions_) {
@@ -168,7 +210,7 @@ absl::Status Registration::AddFunction(const char* name, const char* const* arg_
   if (FunctionRegistry::Global().Find(name) != nullptr) {
     return absl::AlreadyExistsError(absl::StrCat("function '", name, "' is already registered"));
   }
-  if (num_args > 0 && (arg_names == nullptr || arg_types == nullptr)) {
+  if (num_args > 0 && args == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("function '", name, "': NULL argument lists"));
   }
   PluginFunction function;
@@ -176,14 +218,36 @@ absl::Status Registration::AddFunction(const char* name, const char* const* arg_
   function.fn = fn;
   function.data = data;
   function.plugin = plugin_;
+  std::string defaulted;  // a positional argument with a default, once one is seen
   for (size_t i = 0; i < num_args; ++i) {
-    absl::StatusOr<c10::TypePtr> type = Parse(arg_types[i]);
+    const tsb_plugin_argument& arg = args[i];
+    PluginParam param;
+    param.name = arg.name != nullptr ? arg.name : "";
+    param.kwarg_only = arg.kwarg_only != 0;
+    absl::StatusOr<c10::TypePtr> type = Parse(arg.type);
     if (!type.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("function '", name, "', argument ", i, ": ",
                                                      type.status().message()));
     }
-    function.arg_names.emplace_back(arg_names[i] ? arg_names[i] : "");
-    function.arg_types.push_back(*type);
+    param.type = *type;
+    if (!function.params.empty() && function.params.back().kwarg_only && !param.kwarg_only) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "function '", name, "': positional argument '", param.name,
+          "' follows a keyword-only one"));
+    }
+    if (arg.default_value != nullptr) {
+      TSB_ASSIGN_OR_RETURN(param.default_value,
+                           DefaultOf(name, param, *static_cast<const c10::IValue*>(arg.default_value)));
+      if (!param.kwarg_only) defaulted = param.name;
+      function.params.push_back(std::move(param));
+      continue;
+    }
+    if (!defaulted.empty() && !param.kwarg_only) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "function '", name, "': argument '", param.name, "' has no default but follows '",
+          defaulted, "', which has one"));
+    }
+    function.params.push_back(std::move(param));
   }
   absl::StatusOr<c10::TypePtr> result = Parse(return_type);
   if (!result.ok()) {
@@ -191,8 +255,6 @@ absl::Status Registration::AddFunction(const char* name, const char* const* arg_
                                                    result.status().message()));
   }
   function.return_type = *result;
-  function.schema = FormatSchema(function.name, function.arg_names, function.arg_types,
-                                 function.return_type);
   functions_.push_back({std::move(function), free_data});
   return absl::OkStatus();
 }

@@ -30,8 +30,9 @@ class Registration {
   absl::Status AddKindCodec(std::unique_ptr<KindCodec> codec);
   absl::Status AddType(const char* name, const char* annotation,
                        const char* const* field_names, size_t num_fields);
-  absl::Status AddFunction(const char* name, const char* const* arg_names,
-                           const char* const* arg_types, size_t num_args,
+  // `args` from slot 3 (slot 2's names and types become arguments without
+  // defaults). Does not take `data`: the slot frees it on failure.
+  absl::Status AddFunction(const char* name, const tsb_plugin_argument* args, size_t num_args,
                            const char* return_type, tsb_plugin_function fn, void* data,
                            void (*free_data)(void*));
 

@@ -96,14 +96,11 @@ absl::Status Backward(const std::vector<at::Tensor>& outputs,
     TSB_RETURN_IF_ERROR(
         CheckOutput(outputs[i], grad_outputs.empty() ? nullptr : &grad_outputs[i], i));
   }
-  try {
-    torch::autograd::backward(outputs, grad_outputs, retain_graph);
-  } catch (const c10::Error& e) {  // e.g. a second backward through a freed graph
-    return WithCall(TorchError(e), "backward");
-  } catch (const std::exception& e) {  // an error raised in a custom backward
-    return WithCall(TorchError(e), "backward");
-  }
-  return absl::OkStatus();
+  // A second backward through a freed graph is a c10::Error; an error raised
+  // in a custom backward may be any exception: both are TorchErrors.
+  return WithCall(CatchAll([&] { torch::autograd::backward(outputs, grad_outputs, retain_graph); },
+                           /*from_torch=*/true),
+                  "backward");
 }
 
 bool SetGradEnabled(bool enabled) {

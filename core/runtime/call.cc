@@ -7,9 +7,9 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/abi/guard.h"
 #include "core/text/json_codec.h"
 #include "core/types/type_registry.h"
+#include "core/value/convert.h"
 
 namespace tsb::runtime {
 namespace {
@@ -111,11 +111,29 @@ absl::StatusOr<c10::IValue> CoerceArg(const HostArg& arg, const TypeInfo& expect
   return CoerceTo(arg.value, expected);
 }
 
+// "ns::f(Tensor x, List[int] idx, float by=1.0) -> ns.record"
+std::string AnnotationText(const Signature& sig) {
+  std::string text = absl::StrCat(sig.display(), "(");
+  bool kwarg_only = false;
+  for (size_t i = 0; i < sig.params().size(); ++i) {
+    const Param& p = sig.params()[i];
+    absl::StrAppend(&text, i ? ", " : "", p.kwarg_only && !kwarg_only ? "*, " : "",
+                    p.type->annotation_str(), " ", p.name);
+    kwarg_only = kwarg_only || p.kwarg_only;
+    if (p.default_value.has_value()) {
+      absl::StrAppend(&text, "=", p.default_json.empty() ? "..." : p.default_json);
+    }
+  }
+  absl::StrAppend(&text, ") -> ", sig.result_type()->annotation_str());
+  return text;
+}
+
 }  // namespace
 
 std::unique_ptr<Signature> Signature::Make(const c10::FunctionSchema& schema,
                                            std::string display, bool skip_self,
-                                           std::string tuple_name, bool describe) {
+                                           std::string tuple_name, bool describe,
+                                           bool annotation_text) {
   auto sig = std::make_unique<Signature>();
   sig->display_ = std::move(display);
   std::ostringstream text;
@@ -143,6 +161,7 @@ std::unique_ptr<Signature> Signature::Make(const c10::FunctionSchema& schema,
       sig->result_status_ = result.status();
     }
   }
+  if (annotation_text) sig->text_ = AnnotationText(*sig);
   if (describe) {
     // Reserved up front: the infos point into these strings.
     sig->annotations_.reserve(sig->params_.size() + sig->returns_.size());
@@ -171,29 +190,23 @@ void Signature::Describe(tsb_schema_info* out) const {
 absl::StatusOr<HostArgs> DecodeArgs(const tsb_any* args, size_t num_args,
                                     const char* const* kw_names,
                                     const tsb_any* kw_values, size_t num_kwargs) {
-  HostArgs out;
-  if (num_args > 0) TSB_RETURN_IF_ERROR(abi::CheckArg(args, "args"));
-  if (num_kwargs > 0) {
-    TSB_RETURN_IF_ERROR(abi::CheckArg(kw_names, "kw_names"));
-    TSB_RETURN_IF_ERROR(abi::CheckArg(kw_values, "kw_values"));
-  }
+  HostArgs out;  // the arrays are checked (tsb::abi::CheckCallArgs)
   out.positional.reserve(num_args);
   for (size_t i = 0; i < num_args; ++i) {
-    absl::StatusOr<c10::IValue> value = ToIValue(args[i]);
+    absl::StatusOr<TypedValue> value = Decode(args[i]);
     if (!value.ok()) return WithPath(value.status(), absl::StrCat("args[", i, "]"));
-    out.positional.push_back({*std::move(value), TypeRegistry::Global().Find(args[i].type_index)});
+    out.positional.push_back({std::move(value->value), value->type});
   }
   out.keywords.reserve(num_kwargs);
   for (size_t i = 0; i < num_kwargs; ++i) {
     if (kw_names[i] == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat("kw_names[", i, "] is NULL"));
     }
-    absl::StatusOr<c10::IValue> value = ToIValue(kw_values[i]);
+    absl::StatusOr<TypedValue> value = Decode(kw_values[i]);
     if (!value.ok()) {
       return WithPath(value.status(), absl::StrCat("keyword '", kw_names[i], "'"));
     }
-    out.keywords.push_back(
-        {kw_names[i], {*std::move(value), TypeRegistry::Global().Find(kw_values[i].type_index)}});
+    out.keywords.push_back({kw_names[i], {std::move(value->value), value->type}});
   }
   return out;
 }
@@ -281,14 +294,6 @@ absl::Status TakeResult(const Signature& sig, const Binding& binding,
   auto tuple = c10::ivalue::Tuple::createNamed(
       std::move(items), binding.result->type->expect<c10::TupleType>());
   return ToBoundary(c10::IValue(std::move(tuple)), *binding.result, out);
-}
-
-absl::Status TorchError(const c10::Error& error) {
-  return abi::TakeStatus(tsb_status_new(TSB_ERR_TORCH, error.what_without_backtrace()));
-}
-
-absl::Status TorchError(const std::exception& error) {
-  return abi::TakeStatus(tsb_status_new(TSB_ERR_TORCH, error.what()));
 }
 
 }  // namespace tsb::runtime

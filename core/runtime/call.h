@@ -43,10 +43,13 @@ class Signature {
   // `skip_self` drops a method's first argument; `tuple_name` is the
   // qualified name of the NamedTuple built when every one of several returns
   // is named ("torch.return_types.max"); `describe` also builds the host's
-  // tsb_schema_info.
+  // tsb_schema_info; `annotation_text` writes text() with TorchScript's
+  // annotations ("List[int] idx", "-> torchsparse.tensor_pair", defaults in
+  // docs/json.md's form) instead of LibTorch's schema syntax ("int[] idx").
   static std::unique_ptr<Signature> Make(const c10::FunctionSchema& schema,
                                          std::string display, bool skip_self,
-                                         std::string tuple_name, bool describe);
+                                         std::string tuple_name, bool describe,
+                                         bool annotation_text = false);
 
   const std::string& display() const { return display_; }
   const std::string& text() const { return text_; }  // the schema as printed
@@ -117,12 +120,12 @@ absl::Status Bind(const Signature& sig, const HostArgs& args, Binding* out);
 absl::Status TakeResult(const Signature& sig, const Binding& binding,
                         torch::jit::Stack& stack, tsb_any* out);
 
-// The absl::Status for an exception LibTorch raised in a callee, code
-// TSB_ERR_TORCH: a c10::Error without its C++ backtrace, or another
-// std::exception (a TorchScript `raise` is a torch::jit::JITException, a
-// compilation error a torch::jit::ErrorReport) with its message.
-absl::Status TorchError(const c10::Error& error);
-absl::Status TorchError(const std::exception& error);
+// Runs a callee LibTorch executes (a method, an operator, a plugin
+// function): whatever it throws becomes a TorchError named by the call.
+template <typename Body>
+absl::Status RunCallee(absl::string_view display, Body&& body) {
+  return WithCall(CatchAll(std::forward<Body>(body), /*from_torch=*/true), display);
+}
 
 }  // namespace tsb::runtime
 

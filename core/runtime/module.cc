@@ -41,13 +41,7 @@ absl::Status Run(torch::jit::Function& fn, const Signature& sig, c10::IValue sel
   TSB_RETURN_IF_ERROR(WithCall(Bind(sig, args, &binding), sig.display()));
   // Checked before running: a result no codec serves would be lost work.
   TSB_RETURN_IF_ERROR(WithCall(binding.result_status, sig.display()));
-  try {
-    fn.run(binding.stack);
-  } catch (const c10::Error& e) {
-    return WithCall(TorchError(e), sig.display());
-  } catch (const std::exception& e) {  // a TorchScript `raise`
-    return WithCall(TorchError(e), sig.display());
-  }
+  TSB_RETURN_IF_ERROR(RunCallee(sig.display(), [&] { fn.run(binding.stack); }));
   return WithCall(TakeResult(sig, binding, binding.stack, out), sig.display());
 }
 
@@ -108,15 +102,14 @@ absl::StatusOr<tsb_module*> CompileModule(const char* source) {
   // A real module type (not a bare CompilationUnit) so that the result can
   // be saved with tsb_module_save and loaded back like any .pt file.
   torch::jit::Module module(c10::QualifiedName("__torch__.tsb.Compiled"));
-  try {
-    module.define(source, MakeTypeResolver());  // knows plugins' named types
-  } catch (const c10::Error& e) {
-    return TorchError(e);
-  } catch (const std::exception& e) {  // torch::jit::ErrorReport
-    if (auto missing = MissingOperatorError(e.what(), "cannot compile the source")) {
+  // A compilation error is a torch::jit::ErrorReport: a TorchError too.
+  absl::Status defined = CatchAll(
+      [&] { module.define(source, MakeTypeResolver()); }, /*from_torch=*/true);
+  if (!defined.ok()) {
+    if (auto missing = MissingOperatorError(defined.message(), "cannot compile the source")) {
       return *missing;
     }
-    return TorchError(e);
+    return defined;
   }
   return MakeModule(std::move(module)).release();
 }

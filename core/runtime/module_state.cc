@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "core/runtime/module.h"
 #include "core/types/type_registry.h"
+#include "core/value/convert.h"
 #include "tsbridge/kind_codec.hpp"
 
 namespace tsb::runtime {

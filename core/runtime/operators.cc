@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/plugins/library_loader.h"
-#include "core/registry/lock_free_map.h"
+#include "core/types/lock_free_map.h"
 #include "core/runtime/runtime.h"
 
 namespace tsb::runtime {
@@ -168,13 +168,7 @@ absl::Status CallOperator(absl::string_view name, const HostArgs& args, tsb_any*
   TSB_RETURN_IF_ERROR(WithCall(best_binding.result_status, display));
   // C10 operators go through the dispatcher, so the tracer records them
   // while tsb_module_trace runs.
-  try {
-    best->operation(best_binding.stack);
-  } catch (const c10::Error& e) {
-    return WithCall(TorchError(e), display);
-  } catch (const std::exception& e) {
-    return WithCall(TorchError(e), display);
-  }
+  TSB_RETURN_IF_ERROR(RunCallee(display, [&] { best->operation(best_binding.stack); }));
   return WithCall(TakeResult(*best->signature, best_binding, best_binding.stack, out), display);
 }
 

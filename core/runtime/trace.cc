@@ -4,8 +4,9 @@
 #include <torch/csrc/jit/frontend/tracer.h>
 
 #include "absl/strings/str_cat.h"
-#include "core/abi/guard.h"
+#include "core/errors/status.h"
 #include "core/runtime/module.h"
+#include "core/value/convert.h"
 #include "core/runtime/runtime.h"
 #include "core/value/object.h"
 
@@ -31,7 +32,7 @@ torch::jit::Stack CallHost(tsb_trace_fn fn, void* user_data, torch::jit::Stack i
     release.Grow();
   }
   tsb_any output{};
-  absl::Status status = abi::TakeStatus(fn(user_data, boundary.data(), boundary.size(), &output));
+  absl::Status status = TakeStatus(fn(user_data, boundary.data(), boundary.size(), &output));
   if (!status.ok()) throw HostFailure{WithCall(std::move(status), "traced function")};
   absl::StatusOr<c10::IValue> value = ToIValue(output);
   Release(output);

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "core/types/lock_free_map.h"
 #include "core/types/type_registry.h"
 
 namespace tsb {
@@ -139,6 +140,28 @@ absl::StatusOr<c10::TypePtr> ParseType(absl::string_view text,
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "invalid TorchScript type \"", text, "\": ", script_error));
+}
+
+namespace {
+// ParseAndIntern's results by text.
+struct ParseCache {
+  std::mutex mutex;
+  LockFreeMap<std::string, const TypeInfo*> types;
+};
+ParseCache& TheParseCache() {
+  static ParseCache* const cache = new ParseCache();  // never destroyed
+  return *cache;
+}
+}  // namespace
+
+absl::StatusOr<const TypeInfo*> ParseAndIntern(absl::string_view text) {
+  ParseCache& cache = TheParseCache();
+  if (const TypeInfo* const* known = cache.types.Find(text)) return *known;
+  TSB_ASSIGN_OR_RETURN(c10::TypePtr type, ParseType(text));
+  TSB_ASSIGN_OR_RETURN(const TypeInfo* info, TypeRegistry::Global().Intern(type));
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  cache.types.Insert(std::string(text), info);
+  return info;
 }
 
 }  // namespace tsb

@@ -30,6 +30,12 @@ using TypeNameLookup = std::function<c10::TypePtr(const std::string& name)>;
 absl::StatusOr<c10::TypePtr> ParseType(absl::string_view text,
                                        const TypeNameLookup* extra = nullptr);
 
+// The interned type an annotation names (tsb_type_parse), cached by text: a
+// repeated parse is one lock-free lookup, not a trip through LibTorch's
+// (serialised) parsers.
+struct TypeInfo;
+absl::StatusOr<const TypeInfo*> ParseAndIntern(absl::string_view text);
+
 // The same names for TorchScript source compiled by tsbridge
 // (tsb_module_compile), on top of LibTorch's native resolver: a signature
 // may use "tsbridge.tensor_pair" or "ScalarType".

@@ -17,7 +17,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
-#include "core/registry/lock_free_map.h"
+#include "core/types/lock_free_map.h"
 #include "absl/status/statusor.h"
 #include "tsbridge/kind_codec.hpp"
 

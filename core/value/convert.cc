@@ -1,4 +1,7 @@
-#include "tsbridge/kind_codec.hpp"
+#include "core/value/convert.h"
+
+#include <algorithm>
+#include <sstream>
 
 #include <ATen/core/class_type.h>
 
@@ -33,6 +36,11 @@ absl::StatusOr<const TypeInfo*> TypeOfValue(const c10::IValue& value) {
 }
 
 absl::StatusOr<c10::IValue> ToIValue(const tsb_any& value) {
+  TSB_ASSIGN_OR_RETURN(TypedValue decoded, Decode(value));
+  return std::move(decoded.value);
+}
+
+absl::StatusOr<TypedValue> Decode(const tsb_any& value) {
   TSB_ASSIGN_OR_RETURN(const TypeInfo* info, FindType(value.type_index));
   if ((value.flags & ~(TSB_FLAG_HANDLE | TSB_FLAG_BORROWED_STR)) != 0 ||
       ((value.flags & TSB_FLAG_BORROWED_STR) != 0 &&
@@ -45,7 +53,8 @@ absl::StatusOr<c10::IValue> ToIValue(const tsb_any& value) {
         "malformed value: type_index ", value.type_index,
         " does not match its handle's type index ", value.u.obj->type_index));
   }
-  return info->codec->Decode(value);
+  TSB_ASSIGN_OR_RETURN(c10::IValue decoded, info->codec->Decode(value));
+  return TypedValue{std::move(decoded), info};
 }
 
 absl::Status ToBoundary(c10::IValue value, const TypeInfo& static_type,
@@ -71,6 +80,25 @@ std::string Truncated(std::string text, size_t limit = 40) {
   if (text.size() > limit) text = absl::StrCat(text.substr(0, limit), "...");
   return text;
 }
+
+// torch's own spelling of a dtype (torch.float32), not c10's ("Float").
+std::string DtypeName(c10::ScalarType type) {
+  switch (type) {
+    case c10::ScalarType::Float: return "float32";
+    case c10::ScalarType::Double: return "float64";
+    case c10::ScalarType::Half: return "float16";
+    case c10::ScalarType::BFloat16: return "bfloat16";
+    case c10::ScalarType::Long: return "int64";
+    case c10::ScalarType::Int: return "int32";
+    case c10::ScalarType::Short: return "int16";
+    case c10::ScalarType::Char: return "int8";
+    case c10::ScalarType::Byte: return "uint8";
+    case c10::ScalarType::Bool: return "bool";
+    case c10::ScalarType::ComplexFloat: return "complex64";
+    case c10::ScalarType::ComplexDouble: return "complex128";
+    default: return c10::toString(type);
+  }
+}
 }  // namespace
 
 std::string DescribeValue(const c10::IValue& value) {
@@ -84,8 +112,9 @@ std::string DescribeValue(const c10::IValue& value) {
   if (value.isTensor()) {
     const at::Tensor& t = value.toTensor();
     if (!t.defined()) return "undefined Tensor";
-    return absl::StrCat("Tensor of shape [", absl::StrJoin(t.sizes(), ", "),
-                        "] and dtype ", c10::toString(t.scalar_type()));
+    // One line, as PyTorch names dtypes: "Tensor float32 [2, 3]".
+    return absl::StrCat("Tensor ", DtypeName(t.scalar_type()), " [",
+                        absl::StrJoin(t.sizes(), ", "), "]");
   }
   if (value.isDevice()) {
     return absl::StrCat("Device \"", value.toDevice().str(), "\"");
@@ -108,10 +137,24 @@ std::string DescribeValue(const c10::IValue& value) {
   try {
     std::ostringstream text;
     text << value;
-    return absl::StrCat(value.type()->annotation_str(), " ", Truncated(text.str()));
+    std::string line = text.str();
+    // A tensor inside prints whole, over several lines: say the type instead.
+    if (line.find('\n') != std::string::npos && value.isTuple()) {
+      return absl::StrCat(value.type()->annotation_str(), " of length ",
+                          value.toTupleRef().elements().size());
+    }
+    line = Truncated(std::move(line));
+    std::replace(line.begin(), line.end(), '\n', ' ');
+    return absl::StrCat(value.type()->annotation_str(), " ", line);
   } catch (...) {
     return value.tagKind();
   }
+}
+
+std::string KeySegmentOf(const c10::IValue& key) {
+  if (key.isString()) return KeySegment(absl::StrCat("\"", key.toStringRef(), "\""));
+  if (key.isInt()) return KeySegment(absl::StrCat(key.toInt()));
+  return KeySegment(DescribeValue(key));
 }
 
 absl::Status Mismatch(const TypeInfo& expected, const c10::IValue& found) {

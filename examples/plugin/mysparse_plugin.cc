@@ -36,9 +36,12 @@ Summary summarize(const at::Tensor& row, int64_t num_rows, int64_t num_cols,
 BOOST_HANA_ADAPT_STRUCT(mysparse::Summary, nnz, density, row_counts);
 
 TSB_PLUGIN("mysparse", "1.0") {
-  r.type<std::tuple<at::Tensor, at::Tensor>>("mysparse.tensor_pair", {"first", "second"});
+  const tsb::Record pair =
+      r.type<std::tuple<at::Tensor, at::Tensor>>("mysparse.tensor_pair", {"first", "second"});
   r.type<mysparse::Summary>();  // NamedTuple "mysparse.Summary", before its use below
-  r.function("mysparse::relabel", &mysparse::relabel, {"col", "idx"}, "mysparse.tensor_pair");
+  r.function("mysparse::relabel", &mysparse::relabel, {"col", "idx"}, pair);
   r.function("mysparse::summarize", &mysparse::summarize,
-             {"row", "num_rows", "num_cols", "with_counts"});
+             {"row", "num_rows", "num_cols", tsb::arg("with_counts") = false});
+  // A lambda needs the unary + that turns it into a function pointer.
+  r.function("mysparse::nnz", +[](const at::Tensor& row) { return row.numel(); }, {"row"});
 }

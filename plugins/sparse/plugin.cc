@@ -1,6 +1,7 @@
 // The tsbridge side of torchsparse: every operator is already callable by
 // name through the dispatcher (tsb_op_call); these lines add the named
-// records hosts see for the results, and the functions that return them.
+// records hosts see for the results, and offer the operators that return
+// them as functions (tsb_function_call) whose results cross as the records.
 #include <tsbridge/codecs/all.hpp>
 #include <tsbridge/plugin.hpp>
 
@@ -8,15 +9,17 @@
 
 TSB_PLUGIN("sparse", "0.1") {
   using namespace torchsparse;
-  r.type<std::tuple<Tensor, Tensor>>("torchsparse.tensor_pair", {"first", "second"});
-  r.type<Triple>("torchsparse.tensor_triple", {"first", "second", "third"});
-  r.type<std::tuple<Tensor, OptTensor>>("torchsparse.spmm_result", {"out", "arg_out"});
-  r.function("torchsparse::spmm", &spmm, {"rowptr", "col", "value", "mat", "reduce"}, "torchsparse.spmm_result");
-  r.function("torchsparse::spspmm", &spspmm, {"rowptr_a", "col_a", "value_a", "rowptr_b", "col_b", "value_b", "num_cols"}, "torchsparse.tensor_triple");
-  r.function("torchsparse::relabel", &relabel, {"col", "idx"}, "torchsparse.tensor_pair");
-  r.function("torchsparse::sample_adj", &sample_adj, {"rowptr", "col", "idx", "num_neighbors", "replace", "seed"}, "torchsparse.tensor_triple");
-  r.function("torchsparse::coalesce", &coalesce, {"row", "col", "value", "num_rows", "num_cols", "reduce"}, "torchsparse.tensor_triple");
-  r.function("torchsparse::transpose", &transpose, {"row", "col", "value", "num_rows", "num_cols"}, "torchsparse.tensor_triple");
-  r.function("torchsparse::csr_to_csc", &csr_to_csc, {"rowptr", "col", "value", "num_cols"}, "torchsparse.tensor_triple");
-  r.function("torchsparse::csc_to_csr", &csc_to_csr, {"colptr", "row", "value", "num_rows"}, "torchsparse.tensor_triple");
+  const tsb::Record pair = r.type<std::tuple<Tensor, Tensor>>("torchsparse.tensor_pair", {"first", "second"});
+  const tsb::Record triple = r.type<Triple>("torchsparse.tensor_triple", {"first", "second", "third"});
+  const tsb::Record spmm_result = r.type<std::tuple<Tensor, OptTensor>>("torchsparse.spmm_result", {"out", "arg_out"});
+  // The operators of library.cc (TORCH_LIBRARY), each registered once: here
+  // only the record its result crosses as.
+  r.op("torchsparse::spmm", spmm_result);
+  r.op("torchsparse::spspmm", triple);
+  r.op("torchsparse::relabel", pair);
+  r.op("torchsparse::sample_adj", triple);
+  r.op("torchsparse::coalesce", triple);
+  r.op("torchsparse::transpose", triple);
+  r.op("torchsparse::csr_to_csc", triple);
+  r.op("torchsparse::csc_to_csr", triple);
 }

@@ -43,17 +43,25 @@ TEST(PluginLoaderTest, MissingEntrySymbol) {
 }
 
 TEST(PluginLoaderTest, DifferentAbiMajor) {
-  ExpectRefused("abi_major", TSB_ERR_UNSUPPORTED, "built for plugin ABI 2.0, this tsbridge speaks 1.0");
+  ExpectRefused("abi_major", TSB_ERR_UNSUPPORTED, "built for plugin ABI 2.0, this tsbridge speaks 1.1");
 }
 
 TEST(PluginLoaderTest, NewerAbiMinor) {
   ExpectRefused("abi_minor", TSB_ERR_UNSUPPORTED,
-                "built for plugin ABI 1.1, this tsbridge speaks 1.0 (older minors only)");
+                "built for plugin ABI 1.2, this tsbridge speaks 1.1 (older minors only)");
 }
 
 TEST(PluginLoaderTest, PlatformTagMismatch) {
   ExpectRefused("platform", TSB_ERR_UNSUPPORTED,
                 "built for platform \"gnu/libstdc++/cxx11abi=0/torch=1.12\", this tsbridge is \"gnu/");
+}
+
+// A plugin built against an older SDK (its C++ types may differ in shape)
+// is refused with a status naming the SDK, before any of its code runs.
+TEST(PluginLoaderTest, OlderSdkAbi) {
+  ExpectRefused("old_sdk", TSB_ERR_UNSUPPORTED,
+                "built against the tsbridge SDK ABI 1 (the C++ types shared with plugins: "
+                "KindCodec, TypeInfo), this tsbridge needs SDK ABI 2: rebuild the plugin");
 }
 
 TEST(PluginLoaderTest, RegisterThrows) {
@@ -146,7 +154,8 @@ TEST_F(GoodPluginTest, FunctionErrorsNameTheFunction) {
                "fixture::add(): argument 'b': expected int, got str \"x\"");
   EXPECT_STREQ(tsb_status_get_path(wrong.get()), "fixture::add(): argument 'b'");
   Status arity(tsb_function_call("fixture::add", ::tsb::CallArgs(bad, 1).get(), out.out()));
-  EXPECT_STREQ(tsb_status_get_message(arity.get()), "fixture::add(): expected 2 arguments, got 1");
+  // Issue 11, point 6: the missing argument is named (was "expected 2 arguments, got 1").
+  EXPECT_STREQ(tsb_status_get_message(arity.get()), "fixture::add(): missing argument 'b'");
   Status failed(tsb_function_call("fixture::fail", nullptr, out.out()));
   EXPECT_EQ(tsb_status_get_code(failed.get()), TSB_ERR_INVALID_ARGUMENT);
   EXPECT_STREQ(tsb_status_get_message(failed.get()), "fixture::fail(): it failed");

@@ -4,6 +4,8 @@
 // touch these offsets.
 #include <cstddef>
 
+#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/platform_tag.hpp"
 #include "tsbridge/plugin.h"
 #include "tsbridge/tsbridge.h"
 
@@ -32,6 +34,10 @@ static_assert(offsetof(tsb_registrar, txn) == 16);
 static_assert(offsetof(tsb_registrar, add_kind_codec) == 24);  // slot 0
 static_assert(offsetof(tsb_registrar, add_type) == 32);        // slot 1
 static_assert(offsetof(tsb_registrar, add_function) == 40);    // slot 2
+static_assert(offsetof(tsb_registrar, add_function_with_arguments) == 48);  // slot 3 (1.1)
+static_assert(sizeof(tsb_plugin_argument) == 32);
+static_assert(offsetof(tsb_plugin_argument, default_value) == 16);
+static_assert(offsetof(tsb_plugin_argument, kwarg_only) == 24);
 static_assert(sizeof(tsb_registrar) == 24 + 8 * TSB_REGISTRAR_NUM_SLOTS);
 
 // Info structs start with their size, so they can grow.
@@ -45,3 +51,25 @@ static_assert(offsetof(tsb_plugin_info, struct_size) == 0);
 static_assert(offsetof(tsb_plugin_info, name) == 8);
 static_assert(offsetof(tsb_plugin_info, functions) == 80);
 static_assert(sizeof(tsb_plugin_info) == 88);
+
+// The C++ types a plugin shares with the core once the platform tag matched
+// (tsbridge/kind_codec.hpp). A change here must bump TSB_SDK_ABI_VERSION
+// (tsbridge/platform_tag.hpp), which makes the loader refuse plugins built
+// against the old SDK: update both together. KindCodec's virtual functions
+// are pinned by slot in kind_codec_layout_test.cc (a run-time check).
+static_assert(TSB_SDK_ABI_VERSION == 2, "pinned below for SDK ABI 2");
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"  // TypeInfo is not standard-layout
+static_assert(offsetof(tsb::TypeInfo, index) == 0);
+static_assert(offsetof(tsb::TypeInfo, kind) == 4);
+static_assert(offsetof(tsb::TypeInfo, type) == 8);
+static_assert(offsetof(tsb::TypeInfo, annotation) == 24);
+static_assert(offsetof(tsb::TypeInfo, name) == 56);
+static_assert(offsetof(tsb::TypeInfo, contained) == 88);
+static_assert(offsetof(tsb::TypeInfo, field_names) == 112);
+static_assert(offsetof(tsb::TypeInfo, field_name_ptrs) == 136);
+static_assert(offsetof(tsb::TypeInfo, provider) == 160);
+static_assert(offsetof(tsb::TypeInfo, codec) == 192);
+static_assert(sizeof(tsb::TypeInfo) == 200);
+#pragma GCC diagnostic pop
+static_assert(sizeof(tsb::KindCodec) == sizeof(void*), "a vtable pointer and nothing else");

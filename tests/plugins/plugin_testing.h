@@ -14,23 +14,7 @@
 
 namespace tsb::testing {
 
-// Loads plugins/tuple and plugins/optional once per test process.
-class PluginEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    for (const char* path : {TSB_TUPLE_PLUGIN_PATH, TSB_OPTIONAL_PLUGIN_PATH}) {
-      Status s(tsb_plugin_load(path, nullptr));
-      ASSERT_EQ(s.get(), nullptr) << path << ": " << tsb_status_get_message(s.get());
-    }
-  }
-};
-
-// Registered once per binary, before main runs (inline: one instance for all
-// translation units that include this header).
-inline ::testing::Environment* const kPluginEnvironment =
-    ::testing::AddGlobalTestEnvironment(new PluginEnvironment);
-
-class PluginTest : public AbiTest {
+class PluginTest : public BundledPluginsTest {
  protected:
   static tsb_type_info InfoOf(int32_t type_index) {
     tsb_type_info info{};

@@ -1,6 +1,7 @@
 """The API around the conversions: signatures, operators, compile, trace,
 plugins, and errors that carry the boundary path."""
 import inspect
+import os
 import pydoc
 
 import pytest
@@ -124,3 +125,45 @@ def test_binding_errors(modules):
         m.floats()
     with pytest.raises(tsbridge.NotFoundError):
         tsbridge.load("/nonexistent/module.pt")
+
+
+def _sdk_test_plugin():
+    path = os.environ.get("TSB_SDK_TEST_PLUGIN_PATH")
+    if not path:
+        pytest.fail("TSB_SDK_TEST_PLUGIN_PATH is not set (tests/python/python.cmake sets it)")
+    return tsbridge.load_plugin(path)
+
+
+def test_plugin_functions_take_keywords_and_defaults():
+    # Bound by the same binder as module methods and operators (issue 11).
+    _sdk_test_plugin()
+    scale = tsbridge.ops.sdk_test.scale
+    sig = inspect.signature(scale)
+    assert list(sig.parameters) == ["p", "by", "times"]
+    assert sig.parameters["by"].default == 2.0
+    assert sig.parameters["by"].annotation == "float"
+    assert sig.parameters["times"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert sig.parameters["times"].default == 1
+    assert sig.return_annotation == "tsb_test.geo.Point"
+    assert tuple(scale((1.5, 3))) == (3.0, 3)
+    assert tuple(scale(p=(1.0, None), by=3, times=2)) == (6.0, None)
+    with pytest.raises(tsbridge.Error, match=r"sdk_test::scale\(\): missing argument 'p'"):
+        scale()
+
+
+def test_a_tuple_converts_to_a_plugin_functions_list():
+    # One conversion path: a tuple where List[tsb_test.geo.Point] is declared.
+    _sdk_test_plugin()
+    assert tsbridge.ops.sdk_test.total(((1.0, None), (2.5, 1))) == 3.5
+    assert tsbridge.ops.sdk_test.total([(1.0, None)]) == 1.0
+
+
+def test_one_path_syntax_for_dict_keys(modules):
+    # key "a" as in C, JSON and docs/abi.md (issue 11 point 6; was key 'a').
+    _, m = modules["more"]
+    with pytest.raises(tsbridge.TypeMismatchError) as e:
+        m.str_tensors({"a": "not a tensor"})
+    assert e.value.path == "str_tensors(): argument 'd' → key \"a\""
+    with pytest.raises(tsbridge.Error) as e:
+        m.str_tensors({1: torch.ones(1)})
+    assert e.value.path == "str_tensors(): argument 'd' → key 1"

@@ -71,3 +71,13 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/examples/r-torchsparse/DESCRIPTION)
   set_tests_properties(r_torchsparse PROPERTIES FIXTURES_REQUIRED tsb_r_sparse
     ENVIRONMENT "${TSB_R_ENV}" TIMEOUT 600)
 endif()
+
+# Train in R, deploy anywhere (docs/autograd.md): examples/train_deploy/train.R
+# trains an MLP through the ABI's autograd, traces it in eval mode and saves
+# it; PyTorch loads it and predicts what R predicted.
+add_test(NAME train_deploy_r_to_pytorch
+  COMMAND ${TSB_PYTHON3} ${PROJECT_SOURCE_DIR}/tests/autograd/check_deploy.py
+          ${TSB_RSCRIPT} ${PROJECT_SOURCE_DIR}/examples/train_deploy/train.R
+          ${TSB_R_WORK}/train_deploy)
+set_tests_properties(train_deploy_r_to_pytorch PROPERTIES FIXTURES_REQUIRED tsb_r_lib
+  ENVIRONMENT "${TSB_R_ENV}" TIMEOUT 300)

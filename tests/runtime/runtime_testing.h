@@ -65,12 +65,6 @@ inline at::Tensor TensorOf(const tsb_any& v) {
 
 inline std::string MessageOf(const Status& s) { return tsb_status_get_message(s.get()); }
 
-// Loads the bundled Tuple and Optional plugins (idempotent).
-inline void LoadBundledPlugins() {
-  Status s(tsb_plugin_load_bundled());
-  ASSERT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
-}
-
 }  // namespace tsb::testing
 
 #endif  // TSBRIDGE_TESTS_RUNTIME_RUNTIME_TESTING_H_

@@ -8,6 +8,7 @@
 
 #include "tests/sdk/sdk_test_util.h"
 #include "tests/sdk/test_types.h"
+#include "core/value/convert.h"
 #include "tsbridge/tsbridge.hpp"
 #include "tsbridge/codecs/all.hpp"
 
@@ -167,6 +168,79 @@ TEST_F(SdkPlugin, ErrorsNameTheFunction) {
   auto wrong = CallPlugin<Point>("sdk_test::move", std::string("p"), 0.5);
   EXPECT_EQ(wrong.status().message(),
             "sdk_test::move(): argument 'p': expected tsb_test.geo.Point, got str \"p\"");
+}
+
+// ----------------------------- plugin functions bound as operators are
+
+// Calls `name` with positional and keyword boundary values (borrowed).
+absl::StatusOr<c10::IValue> CallWith(const char* name, std::vector<tsb_any> args,
+                                     std::vector<const char*> kw_names = {},
+                                     std::vector<tsb_any> kw_values = {}) {
+  tsb_call_args call{sizeof(tsb_call_args), args.data(),     args.size(),
+                     kw_names.data(),       kw_values.data(), kw_values.size()};
+  tsb_any out{};
+  tsb_status* status = tsb_function_call(name, &call, &out);
+  if (status != nullptr) {
+    absl::Status error = absl::UnknownError(tsb_status_get_message(status));
+    tsb_status_free(status);
+    return error;
+  }
+  absl::StatusOr<c10::IValue> result = ToIValue(out);
+  tsb_any_release(&out);
+  return result;
+}
+
+TEST_F(SdkPlugin, FunctionSchemaHasKeywordsAndDefaults) {
+  tsb_schema_info info{};
+  info.struct_size = sizeof(info);
+  tsb_status* status = tsb_function_get_schema("sdk_test::scale", &info);
+  ASSERT_EQ(status, nullptr) << tsb_status_get_message(status);
+  EXPECT_STREQ(info.schema,
+               "sdk_test::scale(tsb_test.geo.Point p, float by=2.0, *, int times=1) -> "
+               "tsb_test.geo.Point");
+  EXPECT_STREQ(info.name, "sdk_test::scale");
+  ASSERT_EQ(info.num_arguments, 3u);
+  const tsb_argument_info* p = tsb_schema_get_argument(&info, 0);
+  const tsb_argument_info* by = tsb_schema_get_argument(&info, 1);
+  const tsb_argument_info* times = tsb_schema_get_argument(&info, 2);
+  EXPECT_STREQ(p->name, "p");
+  EXPECT_FALSE(p->has_default);
+  EXPECT_STREQ(by->annotation, "float");
+  EXPECT_TRUE(by->has_default);
+  EXPECT_STREQ(by->default_json, "2.0");
+  EXPECT_TRUE(times->kwarg_only);
+  ASSERT_EQ(info.num_returns, 1u);
+  EXPECT_EQ(tsb_schema_get_return(&info, 0)->type_index, TypeIndexOf("tsb_test.geo.Point"));
+}
+
+TEST_F(SdkPlugin, FunctionsTakeKeywordsAndDefaults) {
+  tsb_any point{};
+  ASSERT_TRUE(ToBoundary(Codec<Point>::ToIValue({1.5, 3}), &point).ok());
+  absl::StatusOr<c10::IValue> doubled = CallWith("sdk_test::scale", {point});
+  ASSERT_TRUE(doubled.ok()) << doubled.status();
+  EXPECT_EQ(*Codec<Point>::FromIValue(*doubled), (Point{3.0, 3}));
+  absl::StatusOr<c10::IValue> keywords =
+      CallWith("sdk_test::scale", {}, {"times", "p", "by"},
+               {tsb_any_int(2), point, tsb_any_int(10)});  // int 10 widens to float
+  ASSERT_TRUE(keywords.ok()) << keywords.status();
+  EXPECT_EQ(*Codec<Point>::FromIValue(*keywords), (Point{30.0, 3}));
+  // point 6 of issue 11: the missing argument is named.
+  EXPECT_EQ(CallWith("sdk_test::scale", {}).status().message(),
+            "sdk_test::scale(): missing argument 'p'");
+  EXPECT_EQ(CallWith("sdk_test::scale", {point, tsb_any_float(1), tsb_any_int(2)})
+                .status()
+                .message(),
+            "sdk_test::scale(): expected at most 2 positional arguments, got 3");
+  EXPECT_EQ(CallWith("sdk_test::scale", {point}, {"nope"}, {tsb_any_int(1)}).status().message(),
+            "sdk_test::scale(): unknown keyword argument 'nope'");
+  tsb_any_release(&point);
+}
+
+TEST_F(SdkPlugin, OperatorsAreCalledAsFunctionsAre) {
+  absl::StatusOr<c10::IValue> sum =
+      CallWith("aten::add", {tsb_any_int(2)}, {"b"}, {tsb_any_int(40)});
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  EXPECT_EQ(sum->toInt(), 42);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "tests/sdk/sdk_test_util.h"
 #include "tests/sdk/test_types.h"
+#include "core/value/convert.h"
 #include "tsbridge/codecs/all.hpp"
 
 namespace tsb::sdk_testing {

@@ -40,6 +40,17 @@ int64_t Positive(int64_t x) {
   return x;
 }
 
+// Defaults and a keyword-only argument, declared in the registration.
+Point Scale(Point p, double by, int64_t times) {
+  return {p.x * by * static_cast<double>(times), p.label};
+}
+
+double Total(const std::vector<Point>& points) {
+  double total = 0;
+  for (const Point& p : points) total += p.x;
+  return total;
+}
+
 }  // namespace
 
 TSB_PLUGIN("sdk_test", "0.1") {
@@ -53,4 +64,7 @@ TSB_PLUGIN("sdk_test", "0.1") {
   r.function("sdk_test::find", &Find, {"values", "wanted"});
   r.function("sdk_test::sign", &Sign, {"x"});
   r.function("sdk_test::positive", &Positive, {"x"});
+  r.function("sdk_test::scale", &Scale,
+             {"p", tsb::arg("by") = 2.0, tsb::arg("times").kwarg_only() = int64_t{1}});
+  r.function("sdk_test::total", &Total, {"points"});
 }

@@ -12,22 +12,17 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/testing/abi_test.h"
 #include "tsbridge/codec.hpp"
 #include "tsbridge/kind_codec.hpp"
+#include "core/value/convert.h"
 #include "tsbridge/tsbridge.h"
 #include "tsbridge/tsbridge.hpp"
 
 namespace tsb::sdk_testing {
 
 // Every test ends with as many live handles as it started with.
-class SdkTest : public ::testing::Test {
- protected:
-  void SetUp() override { live_at_start_ = ::tsb::LiveHandles(); }
-  void TearDown() override { EXPECT_EQ(::tsb::LiveHandles(), live_at_start_) << "a handle leaked"; }
-
- private:
-  int64_t live_at_start_ = 0;
-};
+using SdkTest = ::tsb::testing::AbiTest;
 
 template <typename T, typename = void>
 inline constexpr bool kIsRange = false;

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "core/value/convert.h"
 #include "tsbridge/kind_codec.hpp"
 
 namespace tsb::testing {

@@ -56,6 +56,35 @@ class AbiTest : public ::testing::Test {
   int64_t live_at_start_ = 0;
 };
 
+// Expects a failure with exactly this code, path and detail (so the message
+// is "path: detail", or the detail alone); takes ownership of the status.
+inline void ExpectStatus(tsb_status* raw, tsb_code code, const std::string& path,
+                         const std::string& detail) {
+  Status s(raw);
+  ASSERT_NE(s.get(), nullptr) << "expected: " << detail;
+  EXPECT_EQ(tsb_status_get_code(s.get()), code) << tsb_status_get_message(s.get());
+  EXPECT_EQ(tsb_status_get_path(s.get()), path);
+  EXPECT_EQ(tsb_status_get_detail(s.get()), detail);
+  EXPECT_EQ(tsb_status_get_message(s.get()), path.empty() ? detail : path + ": " + detail);
+}
+
+// Loads the bundled plugins (tuple, optional, sparse) next to the library;
+// loading again is a no-op.
+inline void LoadBundledPlugins() {
+  Status s(tsb_plugin_load_bundled());
+  ASSERT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
+}
+
+// The fixture of the suites that need Tuple, Optional or the sparse records:
+// the bundled plugins, then AbiTest's leak check.
+class BundledPluginsTest : public AbiTest {
+ protected:
+  void SetUp() override {
+    LoadBundledPlugins();
+    AbiTest::SetUp();
+  }
+};
+
 // The type index of an annotation; fails the test if it does not parse.
 int32_t TypeOf(const char* annotation);
 

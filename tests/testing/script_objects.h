@@ -38,16 +38,6 @@ inline std::vector<std::string> FieldsOf(int32_t type_index) {
   return std::vector<std::string>(info.field_names, info.field_names + info.num_fields);
 }
 
-// Expects a failure with exactly this code, path and detail.
-inline void ExpectStatus(tsb_status* raw, tsb_code code, const std::string& path,
-                         const std::string& detail) {
-  Status s(raw);
-  ASSERT_NE(s.get(), nullptr) << "expected: " << detail;
-  EXPECT_EQ(tsb_status_get_code(s.get()), code) << tsb_status_get_message(s.get());
-  EXPECT_EQ(tsb_status_get_path(s.get()), path);
-  EXPECT_EQ(tsb_status_get_detail(s.get()), detail);
-}
-
 // class Rec: value: int; next: Optional[Rec] -- built in C++, since
 // TorchScript refuses classes that contain themselves.
 struct RecursiveClass {

@@ -15,16 +15,6 @@
 
 namespace tsb::testing {
 
-class BundledPlugins : public ::testing::Environment {
- public:
-  void SetUp() override {
-    Status s(tsb_plugin_load_bundled());
-    ASSERT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
-  }
-};
-inline ::testing::Environment* const kBundledPlugins =
-    ::testing::AddGlobalTestEnvironment(new BundledPlugins);
-
 // Compact text of a JSON document, in one canonical spelling, so texts from
 // C++ and from Python compare as parsed JSON (numbers by value and kind:
 // 1 and 1.0 differ, as int and float do).
@@ -50,7 +40,7 @@ inline tsb_any FromJson(const std::string& json, const char* annotation) {
   return out;
 }
 
-class JsonTest : public AbiTest {
+class JsonTest : public BundledPluginsTest {
  protected:
   // Reads `json` as `annotation`, prints it again, and expects `printed`
   // (the same JSON when omitted) as parsed JSON.

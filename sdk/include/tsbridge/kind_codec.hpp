@@ -23,6 +23,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "tsbridge/errors.hpp"  // TypeError, WithPath, CatchAll, TSB_RETURN_IF_ERROR
 #include "tsbridge/tsbridge.h"
 
 namespace tsb {
@@ -97,30 +98,6 @@ class KindCodec {
 };
 
 
-// ---------------------------------------------------------------- errors
-
-// A value does not match the type it was expected to have.
-absl::Status TypeError(absl::string_view message);
-bool IsTypeError(const absl::Status& status);
-
-// Prepends one path segment to a failed status (no-op on OK).
-absl::Status WithPath(absl::Status status, absl::string_view segment);
-// A failed status as the tsb_status the ABI returns for it (the same code,
-// path and detail), for C++ that reports through a C callback (a plugin
-// function). NULL for OK; never throws.
-tsb_status* ToTsbStatus(const absl::Status& status) noexcept;
-
-// Prepends a call, "name()", joined to the rest of the path by ": ", as in
-// "forward(): argument 'p' → [3]".
-absl::Status WithCall(absl::Status status, absl::string_view function);
-// The " → "-joined path of a status, "" when it has none.
-std::string PathOf(const absl::Status& status);
-
-// Path segments, spelled the same everywhere.
-std::string IndexSegment(size_t i);             // [3]
-std::string KeySegment(absl::string_view repr);  // key "b" / key 3
-
-
 // ------------------------------------------------------------ conversion
 
 // The registered type at `index`, or a NOT_FOUND status naming the index.
@@ -128,10 +105,6 @@ absl::StatusOr<const TypeInfo*> FindType(int32_t index);
 
 // The type a value carries at run time (List[int], not Optional[List[int]]).
 absl::StatusOr<const TypeInfo*> TypeOfValue(const c10::IValue& value);
-
-// A boundary value -> IValue. Checks that the value is well-formed, nothing
-// more: type checks are Coerce's job.
-absl::StatusOr<c10::IValue> ToIValue(const tsb_any& value);
 
 // IValue -> boundary value (a new reference in *out). `static_type` is the
 // type the context promises (a List's element type, a schema's return
@@ -151,21 +124,5 @@ std::string DescribeValue(const c10::IValue& value);
 absl::Status Mismatch(const TypeInfo& expected, const c10::IValue& found);
 
 }  // namespace tsb
-
-// Early-return helpers (Abseil keeps its own internal).
-#define TSB_RETURN_IF_ERROR(expr)                 \
-  do {                                            \
-    absl::Status tsb_status_ = (expr);            \
-    if (!tsb_status_.ok()) return tsb_status_;    \
-  } while (0)
-
-#define TSB_CONCAT_INNER_(a, b) a##b
-#define TSB_CONCAT_(a, b) TSB_CONCAT_INNER_(a, b)
-#define TSB_ASSIGN_OR_RETURN(lhs, expr) \
-  TSB_ASSIGN_OR_RETURN_IMPL_(TSB_CONCAT_(tsb_statusor_, __LINE__), lhs, expr)
-#define TSB_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
-  auto tmp = (expr);                               \
-  if (!tmp.ok()) return std::move(tmp).status();   \
-  lhs = std::move(tmp).value()
 
 #endif  // TSBRIDGE_KIND_CODEC_HPP_

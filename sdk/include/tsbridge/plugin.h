@@ -16,7 +16,7 @@
 /* A plugin built for another ABI major is refused; one built for a newer
  * minor than the core's is refused (it may use slots the core lacks). */
 #define TSB_PLUGIN_ABI_MAJOR 1
-#define TSB_PLUGIN_ABI_MINOR 0
+#define TSB_PLUGIN_ABI_MINOR 1 /* 1: slot 3, functions with defaults */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +31,18 @@ extern "C" {
  * torch::jit::Stack*, already converted to the types of its schema) and
  * pushes its result. Returns NULL or a status made with tsb_status_new. */
 typedef tsb_status* (*tsb_plugin_function)(void* data, void* stack);
+
+/* One argument of a function registered through slot 3. */
+typedef struct tsb_plugin_argument {
+  const char* name; /* "by" */
+  const char* type; /* its TorchScript type, e.g. "float", "List[geom.box]" */
+  /* Its default, a `const c10::IValue*` (C++, valid during the call; the
+   * core copies it and converts it to `type`), or NULL when the argument is
+   * required. */
+  const void* default_value;
+  int32_t kwarg_only; /* nonzero: keyword only (after every positional one) */
+  int32_t reserved;
+} tsb_plugin_argument;
 
 /* The registrar table. Append-only: a later ABI minor adds slots at the end
  * and raises num_slots; a plugin uses only slots below num_slots. */
@@ -61,9 +73,20 @@ typedef struct tsb_registrar {
                               const char* const* arg_types, size_t num_args,
                               const char* return_type, tsb_plugin_function fn,
                               void* data, void (*free_data)(void*));
+
+  /* slot 3 (ABI 1.1): the same with each argument described whole, so it
+   * may have a default and be keyword only; a host calls it as it calls an
+   * operator (keywords, defaults, tsb_function_get_schema). `return_type`
+   * may name a registered record ("torchsparse.tensor_pair"). */
+  tsb_status* (*add_function_with_arguments)(void* txn, const char* name,
+                                             const tsb_plugin_argument* args,
+                                             size_t num_args,
+                                             const char* return_type,
+                                             tsb_plugin_function fn, void* data,
+                                             void (*free_data)(void*));
 } tsb_registrar;
 
-#define TSB_REGISTRAR_NUM_SLOTS 3u
+#define TSB_REGISTRAR_NUM_SLOTS 4u
 
 typedef struct tsb_plugin_descriptor {
   uint32_t abi_major; /* TSB_PLUGIN_ABI_MAJOR the plugin was built with */

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 #include <c10/util/Exception.h>
 
@@ -43,32 +44,21 @@ struct RegisteredFunction {
   static tsb_status* Call(void* data, void* stack) noexcept {
     const auto& self = *static_cast<const RegisteredFunction*>(data);
     auto& values = *static_cast<torch::jit::Stack*>(stack);
-    try {
+    return ToTsbStatus(CatchAll([&]() -> absl::Status {
       if (values.size() != sizeof...(Args)) {
-        return tsb_status_new(
-            TSB_ERR_INTERNAL, (self.name + ": " + std::to_string(values.size()) +
-                               " values on the stack for " +
-                               std::to_string(sizeof...(Args)) + " arguments")
-                                  .c_str());
+        return absl::InternalError(self.name + ": " + std::to_string(values.size()) +
+                                   " values on the stack for " +
+                                   std::to_string(sizeof...(Args)) + " arguments");
       }
       absl::StatusOr<std::tuple<std::decay_t<Args>...>> args =
-          FromIValues<std::decay_t<Args>...>(values, [&self](size_t i) {
-            return "argument '" + self.arg_names[i] + "'";
-          });
-      if (!args.ok()) return tsb::ToTsbStatus(args.status());
+          FromIValues<std::decay_t<Args>...>(
+              values, [&self](size_t i) { return ArgumentSegment(self.arg_names[i]); });
+      if (!args.ok()) return args.status();
       c10::IValue result = Invoke(self.fn, *args, std::index_sequence_for<Args...>());
       values.clear();
       values.push_back(std::move(result));
-      return nullptr;
-    } catch (const c10::Error& e) {  // before std::exception, which it derives from
-      return tsb_status_new(TSB_ERR_TORCH, e.what_without_backtrace());
-    } catch (const std::bad_alloc&) {
-      return tsb_status_new(TSB_ERR_NO_MEMORY, "out of memory");
-    } catch (const std::exception& e) {
-      return tsb_status_new(TSB_ERR_INTERNAL, e.what());
-    } catch (...) {
-      return tsb_status_new(TSB_ERR_INTERNAL, "unknown C++ exception");
-    }
+      return absl::OkStatus();
+    }));
   }
 
  private:
@@ -96,17 +86,120 @@ std::string ReturnTypeName() {
   }
 }
 
+template <typename R, typename... Args>
+Registrar& RegisterFunction(Registrar& r, const char* name, R (*fn)(Args...), const Arg* args,
+                            size_t num_args, const char* returns) {
+  static_assert((HasCodec<std::decay_t<Args>>::value && ...),
+                "no tsb::Codec for an argument type: include its tsbridge/codecs/<kind>.hpp");
+  static_assert(std::is_void_v<R> || HasCodec<std::decay_t<R>>::value,
+                "no tsb::Codec for the return type: include its tsbridge/codecs/<kind>.hpp");
+  using Data = RegisteredFunction<R, Args...>;
+  const std::string shown = name != nullptr ? name : "(null)";
+  if (name == nullptr || fn == nullptr) {
+    r.Keep(ToTsbStatus(absl::InvalidArgumentError("function '" + shown +
+                                                  "': NULL name or function")));
+    return r;
+  }
+  // Copies: a codec's name() is a string_view, not promised to end in NUL.
+  const std::vector<std::string> type_names{std::string(Codec<std::decay_t<Args>>::name())...};
+  std::vector<tsb_plugin_argument> arguments;
+  std::vector<std::string> arg_names;
+  for (size_t i = 0; i < num_args; ++i) {
+    if (args[i].name() == nullptr) {
+      r.Keep(ToTsbStatus(absl::InvalidArgumentError("function '" + shown +
+                                                    "': NULL argument name")));
+      return r;
+    }
+    const c10::optional<c10::IValue>& default_value = args[i].default_value();
+    arguments.push_back({args[i].name(), type_names[i].c_str(),
+                         default_value.has_value() ? &*default_value : nullptr,
+                         args[i].is_kwarg_only() ? 1 : 0, 0});
+    arg_names.emplace_back(args[i].name());
+  }
+  // A registered record named by `returns` (checked by the core when it
+  // parses it) replaces the structural type of R.
+  const std::string return_type = returns != nullptr ? returns : ReturnTypeName<R>();
+  auto data = std::make_unique<Data>(Data{fn, shown, std::move(arg_names)});
+  // function_raw owns data from here on: it frees it if registration fails.
+  return r.function_raw(name, arguments, return_type.c_str(), &Data::Call, data.release(),
+                        &Data::Free);
+}
+
+// What Registrar::op hands the core as `data`: the operator, called boxed;
+// several returns become one tuple, which the core converts to the record.
+struct RegisteredOperator {
+  c10::OperatorHandle handle;
+  size_t num_returns;
+
+  static void Free(void* data) { delete static_cast<RegisteredOperator*>(data); }
+
+  static tsb_status* Call(void* data, void* stack) noexcept {
+    const auto& self = *static_cast<const RegisteredOperator*>(data);
+    auto& values = *static_cast<torch::jit::Stack*>(stack);
+    return ToTsbStatus(CatchAll([&] {
+      self.handle.callBoxed(values);
+      if (self.num_returns != 1) {
+        std::vector<c10::IValue> returns(std::make_move_iterator(values.end() - self.num_returns),
+                                         std::make_move_iterator(values.end()));
+        values.clear();
+        values.push_back(c10::ivalue::Tuple::create(std::move(returns)));
+      }
+    }));
+  }
+};
+
 }  // namespace detail
 
+inline Registrar& Registrar::op(const char* name, const Record& returns) {
+  const std::string shown = name != nullptr ? name : "(null)";
+  std::string qualified = shown, overload;
+  if (size_t dot = qualified.find('.', qualified.find("::")); dot != std::string::npos) {
+    overload = qualified.substr(dot + 1);
+    qualified.resize(dot);
+  }
+  c10::optional<c10::OperatorHandle> handle =
+      c10::Dispatcher::singleton().findSchema({qualified, overload});
+  if (!handle.has_value()) {
+    Keep(ToTsbStatus(absl::NotFoundError(
+        "op '" + shown + "': no such operator (register it with TORCH_LIBRARY first)")));
+    return *this;
+  }
+  const c10::FunctionSchema& schema = handle->schema();
+  std::vector<std::string> types;
+  types.reserve(schema.arguments().size());  // the arguments point into these
+  std::vector<tsb_plugin_argument> arguments;
+  for (const c10::Argument& a : schema.arguments()) {
+    types.push_back(a.real_type()->annotation_str());
+    arguments.push_back({a.name().c_str(), types.back().c_str(),
+                         a.default_value().has_value() ? &*a.default_value() : nullptr,
+                         a.kwarg_only() ? 1 : 0, 0});
+  }
+  auto data = std::make_unique<detail::RegisteredOperator>(
+      detail::RegisteredOperator{*handle, schema.returns().size()});
+  return function_raw(shown.c_str(), arguments, returns.name.c_str(),
+                      &detail::RegisteredOperator::Call, data.release(),
+                      &detail::RegisteredOperator::Free);
+}
+
+template <typename T, typename = void>
+struct IsHanaRecord : std::false_type {};
 template <typename T>
-Registrar& Registrar::type(const char* name, std::initializer_list<const char*> fields) {
+struct IsHanaRecord<T, std::void_t<decltype(Codec<T>::tuple_annotation())>> : std::true_type {};
+
+template <typename T, size_t N>
+Record Registrar::type(const char* name, const char* const (&fields)[N]) {
   static_assert(HasCodec<T>::value,
                 "no tsb::Codec for this type: include its tsbridge/codecs/<kind>.hpp");
-  return type(name, std::string(Codec<T>::name()).c_str(), fields);
+  static_assert(!IsHanaRecord<T>::value,
+                "a BOOST_HANA_ADAPT_STRUCT type has its own TorchScript name (its C++ "
+                "qualified name) and field names: register it with r.type<T>()");
+  const std::string annotation(Codec<T>::name());
+  if (Usable(1)) Keep(table_->add_type(table_->txn, name, annotation.c_str(), fields, N));
+  return Record{name != nullptr ? name : ""};
 }
 
 template <typename T>
-Registrar& Registrar::type() {
+Record Registrar::type() {
   static_assert(HasCodec<T>::value,
                 "Registrar::type<T>() takes a BOOST_HANA_ADAPT_STRUCT type: "
                 "include tsbridge/codecs/hana.hpp");
@@ -117,55 +210,27 @@ Registrar& Registrar::type() {
     Keep(table_->add_type(table_->txn, name.c_str(), annotation.c_str(), fields.data(),
                           fields.size()));
   }
-  return *this;
+  return Record{name};
 }
 
-template <typename R, typename... Args>
-Registrar& Registrar::function(const char* name, R (*fn)(Args...),
-                               std::initializer_list<const char*> arg_names,
+template <typename R, typename... Args, size_t N>
+Registrar& Registrar::function(const char* name, R (*fn)(Args...), const Arg (&args)[N],
+                               const Record& returns) {
+  return function(name, fn, args, returns.name.c_str());
+}
+
+template <typename R>
+Registrar& Registrar::function(const char* name, R (*fn)(), const char* returns) {
+  const Arg* none = nullptr;
+  return detail::RegisterFunction(*this, name, fn, none, 0, returns);
+}
+
+template <typename R, typename... Args, size_t N>
+Registrar& Registrar::function(const char* name, R (*fn)(Args...), const Arg (&args)[N],
                                const char* returns) {
-  static_assert((HasCodec<std::decay_t<Args>>::value && ...),
-                "no tsb::Codec for an argument type: include its tsbridge/codecs/<kind>.hpp");
-  static_assert(std::is_void_v<R> || HasCodec<std::decay_t<R>>::value,
-                "no tsb::Codec for the return type: include its tsbridge/codecs/<kind>.hpp");
-  using Data = detail::RegisteredFunction<R, Args...>;
-
-  const std::string shown = name != nullptr ? name : "(null)";
-  if (name == nullptr || fn == nullptr) {
-    Keep(tsb_status_new(TSB_ERR_INVALID_ARGUMENT,
-                        ("function '" + shown + "': NULL name or function").c_str()));
-    return *this;
-  }
-  if (arg_names.size() != sizeof...(Args)) {
-    Keep(tsb_status_new(TSB_ERR_INVALID_ARGUMENT,
-                        ("function '" + shown + "': " + std::to_string(arg_names.size()) +
-                         " argument names for " + std::to_string(sizeof...(Args)) +
-                         " arguments")
-                            .c_str()));
-    return *this;
-  }
-  for (const char* arg_name : arg_names) {
-    if (arg_name == nullptr) {
-      Keep(tsb_status_new(TSB_ERR_INVALID_ARGUMENT,
-                          ("function '" + shown + "': NULL argument name").c_str()));
-      return *this;
-    }
-  }
-
-  // Copies: a codec's name() is a string_view, not promised to end in NUL.
-  const std::vector<std::string> type_names{std::string(Codec<std::decay_t<Args>>::name())...};
-  std::vector<const char*> arg_types;
-  for (const std::string& type_name : type_names) arg_types.push_back(type_name.c_str());
-  // A registered record named by `returns` (checked by the core when it
-  // parses it) replaces the structural type of R.
-  const std::string return_type = returns != nullptr ? returns : detail::ReturnTypeName<R>();
-
-  const std::vector<const char*> arg_name_list(arg_names);
-  auto data = std::make_unique<Data>(
-      Data{fn, shown, std::vector<std::string>(arg_names.begin(), arg_names.end())});
-  // function_raw owns data from here on: it frees it if registration fails.
-  return function_raw(name, arg_name_list, arg_types, return_type.c_str(), &Data::Call,
-                      data.release(), &Data::Free);
+  static_assert(N == sizeof...(Args),
+                "r.function: give one argument name per parameter of the function");
+  return detail::RegisterFunction(*this, name, fn, args, N, returns);
 }
 
 }  // namespace tsb

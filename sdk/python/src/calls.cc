@@ -100,13 +100,10 @@ PyObject* CallCaller(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
         return tsb_module_call(c->module, c->name.c_str(), ::tsb::CallArgs(pos, nargs, names, kw, nkw).get(), out);
       });
     }
-    if (c->is_function) {
-      if (nkw != 0) {
-        throw ConvertError{TSB_ERR_INVALID_ARGUMENT, c->name + "()",
-                           "plugin functions take positional arguments only"};
-      }
+    if (c->is_function) {  // bound like an operator: keywords, defaults
+      const tsb_call_args call_args{sizeof(tsb_call_args), pos, nargs, names, kw, nkw};
       return Finish([&](tsb_any* out) {
-        return tsb_function_call(c->name.c_str(), ::tsb::CallArgs(pos, nargs).get(), out);
+        return tsb_function_call(c->name.c_str(), &call_args, out);
       });
     }
     return Finish([&](tsb_any* out) {
@@ -203,10 +200,18 @@ PyObject* MethodCaller(PyObject* module_capsule, const std::string& name, Signat
   return MakeCaller(c);
 }
 
-PyObject* OpCaller(const std::string& name, bool is_function) {
+PyObject* OpCaller(const std::string& name) {
   auto* c = new Caller;
   c->name = name;
-  c->is_function = is_function;
+  return MakeCaller(c);
+}
+
+PyObject* FunctionCaller(const std::string& name, Signature sig) {
+  auto* c = new Caller;
+  c->name = name;
+  c->is_function = true;
+  c->sig = std::move(sig);
+  c->has_sig = true;
   return MakeCaller(c);
 }
 

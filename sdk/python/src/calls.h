@@ -25,8 +25,11 @@ PyObject* ModuleCapsule(tsb_module* module);
 tsb_module* ModuleFromCapsule(PyObject* capsule);
 // A vectorcall callable for one method of a module (keeps it alive).
 PyObject* MethodCaller(PyObject* module_capsule, const std::string& name, Signature sig);
-// A callable for an operator ("aten::add") or a plugin function.
-PyObject* OpCaller(const std::string& name, bool is_function);
+// A callable for an operator ("aten::add"): the overload is chosen by the
+// arguments' own types.
+PyObject* OpCaller(const std::string& name);
+// A callable for a plugin function, converting by its schema as a method does.
+PyObject* FunctionCaller(const std::string& name, Signature sig);
 // object.method(*args, **kwargs) for a script or torchbind object.
 PyObject* CallObject(const tsb_any& object, const std::string& method, PyObject* const* args,
                      size_t nargs, PyObject* kwnames);

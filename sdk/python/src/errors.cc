@@ -48,6 +48,21 @@ void Rethrow(ConvertError& e, const std::string& segment) {
   throw;
 }
 
+std::string KeySegment(PyObject* key) {
+  if (PyUnicode_Check(key)) {
+    const char* text = PyUnicode_AsUTF8(key);
+    if (text != nullptr) return std::string("key \"") + text + "\"";
+    PyErr_Clear();
+  } else if (PyLong_Check(key) && !PyBool_Check(key)) {
+    Ref text(PyObject_Str(key));
+    if (text.p != nullptr) return std::string("key ") + PyUnicode_AsUTF8(text.p);
+    PyErr_Clear();
+  }
+  Ref repr(PyObject_Repr(key));
+  if (repr.p == nullptr) PyErr_Clear();
+  return std::string("key ") + (repr.p ? PyUnicode_AsUTF8(repr.p) : "?");
+}
+
 void SetError(const ConvertError& e, const std::string& where) {
   const std::string path = Join(where, e.path);
   const std::string message = path.empty() ? e.detail : path + ": " + e.detail;

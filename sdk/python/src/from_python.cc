@@ -152,13 +152,12 @@ void DictFromPython(PyObject* obj, int32_t key_type, int32_t value_type, tsb_any
     try {
       FromPython(key, key_type, &keys[i]);
     } catch (ConvertError& e) {
-      Rethrow(e, "[" + std::to_string(i) + "] (a key)");
+      Rethrow(e, KeySegment(key));
     }
     try {
       FromPython(value, value_type, &values[i]);
     } catch (ConvertError& e) {
-      Ref repr(PyObject_Repr(key));
-      Rethrow(e, std::string("key ") + (repr.p ? PyUnicode_AsUTF8(repr.p) : "?"));
+      Rethrow(e, KeySegment(key));
     }
     ++i;
   }

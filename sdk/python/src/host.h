@@ -111,6 +111,9 @@ PyObject* Check(PyObject* result);
 void CheckStatus(tsb_status* status);
 // Prepends one path segment to a ConvertError.
 [[noreturn]] void Rethrow(ConvertError& e, const std::string& segment);
+// The path segment of a dict key, spelled as in every host (docs/abi.md):
+// key "a" for a str, key 3 for an int, key <repr> otherwise.
+std::string KeySegment(PyObject* key);
 // Sets the Python exception for a ConvertError: tsbridge.<Code>Error with
 // .code, .path, .detail; `where` is prefixed to the path.
 void SetError(const ConvertError& e, const std::string& where = "");

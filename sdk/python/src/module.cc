@@ -50,6 +50,18 @@ PyObject* SchemaDict(const tsb_schema_info& s) {
                              ArgumentList(s.returns, s.num_returns)));
 }
 
+// The parameters a caller converts by, read once from a schema.
+Signature SignatureOf(const tsb_schema_info& info) {
+  Signature sig;
+  for (size_t i = 0; i < info.num_arguments; ++i) {
+    const tsb_argument_info* arg = tsb_schema_get_argument(&info, i);
+    sig.names.push_back(arg->name);
+    sig.types.push_back(arg->type_index);
+    if (!arg->kwarg_only) sig.num_positional = i + 1;
+  }
+  return sig;
+}
+
 tsb_schema_info FindMethod(tsb_module* m, const char* name, std::vector<tsb_schema_info>* all) {
   size_t n = 0;
   Raise(tsb_module_count_methods(m, &n));
@@ -122,13 +134,7 @@ PyObject* NewMethodCaller(PyObject*, PyObject* args) {
   if (!PyArg_ParseTuple(args, "Os", &capsule, &name)) return nullptr;
   return Entry([&]() -> PyObject* {
     tsb_schema_info info = FindMethod(ModuleFromCapsule(capsule), name, nullptr);
-    Signature sig;
-    for (size_t i = 0; i < info.num_arguments; ++i) {
-      sig.names.push_back(info.arguments[i].name);
-      sig.types.push_back(info.arguments[i].type_index);
-      if (!info.arguments[i].kwarg_only) sig.num_positional = i + 1;
-    }
-    return MethodCaller(capsule, name, std::move(sig));
+    return MethodCaller(capsule, name, SignatureOf(info));
   });
 }
 
@@ -153,11 +159,10 @@ PyObject* FunctionSchema(PyObject*, PyObject* args) {
   const char* name;
   if (!PyArg_ParseTuple(args, "s", &name)) return nullptr;
   return Entry([&]() -> PyObject* {
-    tsb_schema_info schema_info{};
-    schema_info.struct_size = sizeof(schema_info);
-    const char*& schema = schema_info.schema;
-    Raise(tsb_function_get_schema(name, &schema_info));
-    return Text(schema);
+    tsb_schema_info info{};
+    info.struct_size = sizeof(info);
+    Raise(tsb_function_get_schema(name, &info));
+    return SchemaDict(info);
   });
 }
 
@@ -165,7 +170,13 @@ PyObject* NewOpCaller(PyObject*, PyObject* args) {
   const char* name;
   int is_function;
   if (!PyArg_ParseTuple(args, "sp", &name, &is_function)) return nullptr;
-  return Entry([&]() -> PyObject* { return OpCaller(name, is_function != 0); });
+  return Entry([&]() -> PyObject* {
+    if (is_function == 0) return OpCaller(name);
+    tsb_schema_info info{};
+    info.struct_size = sizeof(info);
+    Raise(tsb_function_get_schema(name, &info));
+    return FunctionCaller(name, SignatureOf(info));
+  });
 }
 
 const tsb_any& HandleArg(PyObject* capsule) {
@@ -405,7 +416,7 @@ PyMethodDef g_functions[] = {
     {"methods", Methods, METH_O, "methods(module) -> [schema dict]"},
     {"method_caller", NewMethodCaller, METH_VARARGS, "method_caller(module, name)"},
     {"op_overloads", OpOverloads, METH_VARARGS, "op_overloads('ns::op') -> [schema dict]"},
-    {"function_schema", FunctionSchema, METH_VARARGS, "function_schema('ns::f') -> str"},
+    {"function_schema", FunctionSchema, METH_VARARGS, "function_schema('ns::f') -> dict, as op_overloads gives"},
     {"op_caller", NewOpCaller, METH_VARARGS, "op_caller(name, is_function)"},
     {"object_call", TSB_FASTCALL(ObjectCall), METH_FASTCALL | METH_KEYWORDS,
      "object_call(value, method, *args, **kwargs)"},

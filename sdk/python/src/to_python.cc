@@ -96,8 +96,7 @@ PyObject* DictToPython(const tsb_any& v) {
     try {
       value.p = ToPython(values[i]);
     } catch (ConvertError& e) {
-      Ref repr(PyObject_Repr(key.p));
-      Rethrow(e, std::string("key ") + (repr.p ? PyUnicode_AsUTF8(repr.p) : "?"));
+      Rethrow(e, KeySegment(key.p));
     }
     if (PyDict_SetItem(dict.p, key.p, value.p) < 0) throw PyErrorSet{};
   }

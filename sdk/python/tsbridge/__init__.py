@@ -223,7 +223,7 @@ def _operator(qualified):
     except NotFoundError:
         raise AttributeError(f"no operator or plugin function named {qualified}") from None
     return _callable(_native.op_caller(qualified, True), qualified.split("::")[1],
-                     qualified, schema)
+                     qualified, schema["schema"], _signature(schema))
 
 
 ops = _Lazy("tsbridge.ops", lambda ns: _Lazy(f"tsbridge.ops.{ns}", _operator, ns + "::"))

@@ -5,8 +5,8 @@
 // waits for a plugin that is loading. Nodes are never removed or moved: the
 // map only grows, as the registries it serves do (types are interned for the
 // life of the process, plugins are never unloaded).
-#ifndef TSBRIDGE_CORE_REGISTRY_LOCK_FREE_MAP_H_
-#define TSBRIDGE_CORE_REGISTRY_LOCK_FREE_MAP_H_
+#ifndef TSBRIDGE_CORE_TYPES_LOCK_FREE_MAP_H_
+#define TSBRIDGE_CORE_TYPES_LOCK_FREE_MAP_H_
 
 #include <array>
 #include <atomic>
@@ -69,4 +69,4 @@ class LockFreeMap {
 
 }  // namespace tsb
 
-#endif  // TSBRIDGE_CORE_REGISTRY_LOCK_FREE_MAP_H_
+#endif  // TSBRIDGE_CORE_TYPES_LOCK_FREE_MAP_H_

@@ -1,0 +1,33 @@
+// Conversion helpers only the core (and its tests) use; what a plugin's
+// kind codec needs stays in tsbridge/kind_codec.hpp.
+#ifndef TSBRIDGE_CORE_VALUE_CONVERT_H_
+#define TSBRIDGE_CORE_VALUE_CONVERT_H_
+
+#include <string>
+
+#include <ATen/core/ivalue.h>
+
+#include "absl/status/statusor.h"
+#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/tsbridge.h"
+
+namespace tsb {
+
+// A boundary value -> IValue. Checks that the value is well-formed, nothing
+// more: type checks are Coerce's job.
+absl::StatusOr<c10::IValue> ToIValue(const tsb_any& value);
+
+// A decoded boundary value and the type it carries at the boundary (a dtype
+// stays a dtype, though its IValue is an int): one lookup, not two.
+struct TypedValue {
+  c10::IValue value;
+  const TypeInfo* type = nullptr;
+};
+absl::StatusOr<TypedValue> Decode(const tsb_any& value);
+
+// The path segment of a dict key: key "b", key 3, key Tensor float32 [2].
+std::string KeySegmentOf(const c10::IValue& key);
+
+}  // namespace tsb
+
+#endif  // TSBRIDGE_CORE_VALUE_CONVERT_H_
