@@ -176,20 +176,15 @@ void TensorFromPython(PyObject* obj, tsb_any* out) {
     if (done < 0) throw PyErrorSet{};
     if (done > 0) return;
   }
-  Ref capsule(PyObject_CallOneArg(g_torch.to_dlpack, obj));
-  if (capsule.p != nullptr) {
+  // A bool tensor crosses as uint8. Its dtype is asked first: LibTorch 1.13's
+  // at::toDLPack allocates its wrapper before it throws for bool, so trying
+  // _to_dlpack first leaked about 600 bytes per bool tensor (LeakSanitizer,
+  // docs/reliability.md).
+  Ref dtype(Check(PyObject_GetAttrString(obj, "dtype")));
+  if (dtype.p != g_torch.bool_dtype) {
+    Ref capsule(Check(PyObject_CallOneArg(g_torch.to_dlpack, obj)));
     FromCapsule(capsule.p, out);
-  } else {  // a bool tensor? Asking its dtype first would cost every tensor.
-    PyObject *type, *value, *traceback;
-    PyErr_Fetch(&type, &value, &traceback);
-    Ref dtype(PyObject_GetAttrString(obj, "dtype"));
-    if (dtype.p != g_torch.bool_dtype) {
-      PyErr_Restore(type, value, traceback);
-      throw PyErrorSet{};
-    }
-    Py_XDECREF(type);
-    Py_XDECREF(value);
-    Py_XDECREF(traceback);
+  } else {
     Ref viewed(Check(PyObject_CallMethod(obj, "view", "O", g_torch.uint8_dtype)));
     Ref bytes_capsule(Check(PyObject_CallOneArg(g_torch.to_dlpack, viewed.p)));
     Owned bytes;
