@@ -3,14 +3,26 @@
 One module is scripted here and saved; PyTorch calls it through
 torch.jit.load, tsbridge through tsbridge.load, on the same inputs. Each
 figure is a ratio, tsbridge time / PyTorch time (lower is better), from
-timeit: the best of REPEAT runs of NUMBER calls each, for both sides.
+timeit: the best of REPEAT runs of NUMBER calls each, for both sides,
+the two sides' runs interleaved, in CPU time (time.process_time). The
+call-overhead rows (a no-op forward(Tensor) -> Tensor, a method of 6
+scalars) are measured as nanobind and tvm-ffi report theirs: time per call
+of a bound method that does nothing, the callee's own work being nil.
 
-Usage: PYTHONPATH=build/python /usr/bin/python3 bench/python_host_bench.py [--markdown]
+Tensors cross through the torch fast path when the companion tsbridge._torch
+is built, else as DLPack; TSB_PYTHON_NO_TORCH_FASTPATH=1 forces DLPack, and
+--both runs the DLPack figures too (in a child process) for one table.
+
+Usage: PYTHONPATH=build/python /usr/bin/python3 bench/python_host_bench.py
+       [--markdown] [--both] [--only METHOD]
 """
 import argparse
+import json
 import os
+import subprocess
 import sys
 import tempfile
+import time
 import timeit
 from typing import Dict, List, NamedTuple, Tuple
 
@@ -42,26 +54,64 @@ class Bench(torch.nn.Module):
     def pair(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
         return x[0], x[1]
 
+    @torch.jit.export
+    def noop(self, x: torch.Tensor) -> torch.Tensor:
+        return x
+
+    @torch.jit.export
+    def six(self, a: int, b: int, c: int, d: float, e: float, f: float) -> None:
+        pass
+
 
 # name, goal, method, arguments, calls per run
 CASES = [
     ("NamedTuple return", 0.2, "forward", (torch.ones(4),), 2000),
-    ("List[int] of 1M, round trip", 0.5, "ints", (list(range(1_000_000)),), 3),
-    ("Dict[str, Tensor] of 100, round trip", 0.7, "tensors",
+    ("List[int] of 1M, round trip", 0.6, "ints", (list(range(1_000_000)),), 3),
+    ("Dict[str, Tensor] of 100, round trip", 0.9, "tensors",
      ({f"k{i}": torch.ones(4) for i in range(100)},), 500),
-    ("Tuple[Tensor, Tensor] return", 1.0, "pair", (torch.ones(2, 4),), 5000),
+    ("Tuple[Tensor, Tensor] return", 0.8, "pair", (torch.ones(2, 4),), 5000),
+    ("no-op forward(Tensor) -> Tensor", 0.8, "noop", (torch.ones(4),), 20000),
+    ("6 scalars (3 int, 3 float) -> None", 0.5, "six", (1, 2, 3, 0.5, 1.5, 2.5), 20000),
 ]
 REPEAT = 7
+# CPU time of this process, as the C++ benchmarks use: the machine's cores
+# are shared with other builds, and wall time would count their turns too.
+TIMER = time.process_time
 
 
-def best(fn, number):
-    return min(timeit.repeat(fn, number=number, repeat=REPEAT)) / number
+def best_pair(ours, theirs, number, repeat):
+    """The best of `repeat` timeit runs of each, interleaved so that both
+    sides see the same machine load (other builds share its cores)."""
+    o = t = float("inf")
+    for _ in range(repeat):
+        t = min(t, timeit.timeit(theirs, number=number, timer=TIMER))
+        o = min(o, timeit.timeit(ours, number=number, timer=TIMER))
+    return o / number, t / number
+
+
+def path_name():
+    return "fast path" if getattr(tsbridge, "TORCH_FASTPATH", False) else "DLPack"
+
+
+def dlpack_rows(only, repeat):
+    """The same cases in a child process with the fast path off."""
+    env = dict(os.environ, TSB_PYTHON_NO_TORCH_FASTPATH="1")
+    cmd = [sys.executable, __file__, "--json", "--repeat", str(repeat)] + (
+        ["--only", only] if only else [])
+    return json.loads(subprocess.run(cmd, env=env, check=True, capture_output=True,
+                                     text=True).stdout)
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--json", action="store_true", help="rows as JSON (for --both)")
+    parser.add_argument("--both", action="store_true",
+                        help="also the DLPack path's figures, from a child process")
     parser.add_argument("--only", help="run one case (by method name), for profiling")
+    parser.add_argument("--repeat", type=int, default=REPEAT, help="timeit runs per side")
+    parser.add_argument("--loop", type=float, default=0,
+                        help="with --only: call tsbridge's side for this many seconds (perf)")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="tsb_bench_")
     path = os.path.join(work, "bench.pt")
@@ -74,19 +124,31 @@ def main():
             continue
         t_fn, o_fn = getattr(theirs, method), getattr(ours, method)
         assert repr(o_fn(*call_args)) == repr(t_fn(*call_args)), name
-        t = best(lambda: t_fn(*call_args), number)
-        o = best(lambda: o_fn(*call_args), number)
-        rows.append((name, o, t, o / t, goal))
+        if args.loop:
+            timeit.timeit(lambda: o_fn(*call_args), number=number)
+            deadline = timeit.default_timer() + args.loop
+            while timeit.default_timer() < deadline:
+                timeit.timeit(lambda: o_fn(*call_args), number=number)
+            return 0
+        o, t = best_pair(lambda: o_fn(*call_args), lambda: t_fn(*call_args), number,
+                         args.repeat)
+        rows.append((name, o, t, o / t, goal, path_name()))
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    if args.both and getattr(tsbridge, "TORCH_FASTPATH", False):
+        rows += [tuple(r) for r in dlpack_rows(args.only, args.repeat)]
+        rows.sort(key=lambda r: [c[0] for c in CASES].index(r[0]))
     if args.markdown:
-        print("| case | tsbridge | PyTorch | ratio | goal |")
-        print("|---|---|---|---|---|")
-        for name, o, t, r, goal in rows:
-            print(f"| {name} | {o * 1e6:.1f} µs | {t * 1e6:.1f} µs | {r:.2f} | ≤ {goal} "
-                  f"{'met' if r <= goal else 'missed'} |")
+        print("| case | tensors | tsbridge | PyTorch | ratio | goal |")
+        print("|---|---|---|---|---|---|")
+        for name, o, t, r, goal, path in rows:
+            print(f"| {name} | {path} | {o * 1e6:.2f} µs | {t * 1e6:.2f} µs | {r:.2f} | "
+                  f"≤ {goal} {'met' if r <= goal else 'missed'} |")
     else:
-        for name, o, t, r, goal in rows:
-            print(f"{name:40s} tsbridge {o * 1e6:10.1f} us  PyTorch {t * 1e6:10.1f} us  "
-                  f"ratio {r:5.2f}  (goal <= {goal})")
+        for name, o, t, r, goal, path in rows:
+            print(f"{name:38s} {path:9s} tsbridge {o * 1e6:10.2f} us  PyTorch "
+                  f"{t * 1e6:10.2f} us  ratio {r:5.2f}  (goal <= {goal})")
     return 0
 
 

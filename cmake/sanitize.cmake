@@ -25,9 +25,11 @@ if(TSB_FUZZ)
 endif()
 # Hosts in an uninstrumented interpreter (Debian's /usr/bin/python3): the
 # runtime preloaded, Python's own allocator off so LeakSanitizer sees every
-# object, and the suppressions of python.supp on top of lsan.supp
-# (docs/reliability.md lists each line). Tests add TSB_SANITIZER_PY_ENV to
-# their ENVIRONMENT and TSB_SANITIZER_PY_OPTIONS to ENVIRONMENT_MODIFICATION.
+# object, and the leak check run before the interpreter finalizes
+# (tests/reliability/sanitizers/python/sitecustomize.py) with the
+# suppressions of lsan.supp and python.supp (docs/reliability.md lists each
+# line). Tests add TSB_SANITIZER_PY_ENV to their ENVIRONMENT and
+# TSB_SANITIZER_PY_OPTIONS to ENVIRONMENT_MODIFICATION.
 if("address" IN_LIST TSB_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
   execute_process(
     COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libclang_rt.asan-x86_64.so
@@ -39,12 +41,15 @@ if("address" IN_LIST TSB_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
   file(WRITE ${CMAKE_BINARY_DIR}/python_lsan.supp "${tsb_supp_core}${tsb_supp_python}")
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
                ${tsb_supp}/lsan.supp ${tsb_supp}/python.supp)
-  set(TSB_SANITIZER_PY_ENV "LD_PRELOAD=${tsb_asan_runtime}" "PYTHONMALLOC=malloc")
-  # Leak checking is off in these processes for now: CPython's exit-time
-  # allocations show only unsymbolized interpreter frames (Debian's python3
-  # is stripped), which no suppression can name; docs/reliability.md says
-  # what was seen. Memory errors and undefined behaviour are still fatal.
+  set(TSB_SANITIZER_PY_ENV "LD_PRELOAD=${tsb_asan_runtime}" "PYTHONMALLOC=malloc"
+      "TSB_LSAN_BEFORE_FINALIZE=1")
+  # intercept_tls_get_addr=0: clang 14's runtime misreads the dynamic TLS
+  # blocks of glibc 2.36 (LibTorch's, loaded by Python's dlopen) and
+  # LeakSanitizer's tracer then faults ("Tracer caught signal 11"). glibc
+  # allocates those blocks with malloc and points at them from each thread's
+  # DTV, so LeakSanitizer still finds what they point to.
   set(TSB_SANITIZER_PY_OPTIONS
-    "LSAN_OPTIONS=set:suppressions=${CMAKE_BINARY_DIR}/python_lsan.supp:print_suppressions=0"
-    "ASAN_OPTIONS=string_append::detect_leaks=0")
+    "PYTHONPATH=path_list_prepend:${tsb_supp}/python"
+    "ASAN_OPTIONS=string_append::intercept_tls_get_addr=0"
+    "LSAN_OPTIONS=set:suppressions=${CMAKE_BINARY_DIR}/python_lsan.supp:print_suppressions=1:leak_check_at_exit=0")
 endif()

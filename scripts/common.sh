@@ -12,6 +12,7 @@ TSB_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-torch python3-torchvision  # torchvision: tests/vision, examples/vision
   python3-dev python3-pytest python3-setuptools python3-pip python3-wheel
+  pybind11-dev  # torch/csrc headers include it: the Python host's torch fast path
   r-base-dev r-cran-cpp11 r-cran-testthat r-cran-r6 r-cran-bench r-cran-bit64 r-cran-withr  # sdk/r
   python3-hypothesis python3-numpy  # the differential tests (tests/reliability/python)
   clang libclang-rt-14-dev  # the sanitizer stage and libFuzzer (scripts/sanitize.sh)

@@ -16,6 +16,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/plugins/shared_object.h"
+#include "tsbridge/plugin.h"
 
 namespace tsb {
 namespace {
@@ -230,24 +232,40 @@ absl::StatusOr<int32_t> LibraryLoader::LoadFileLocked(const std::string& path,
   }
   if (count == kMaxLibraries) return absl::ResourceExhaustedError("too many operator libraries");
 
+  // A truncated file would fault inside dlopen (SIGBUS): checked first.
+  absl::StatusOr<SharedObjectInfo> object = CheckSharedObject(canonical);
+  if (!object.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot load operator library '", path,
+                                                   "': ", object.status().message()));
+  }
+  // A copy of a loaded library (the same build id) is that library: opening
+  // it again would run its TORCH_LIBRARY a second time, and LibTorch throws
+  // from that static initialiser, which cannot unwind through the dynamic
+  // loader: the process would abort. A different library reusing a loaded
+  // namespace still does (docs/reliability.md).
+  for (int32_t id = 0; id < count && !object->build_id.empty(); ++id) {
+    if (libraries_[id].load()->build_id == object->build_id) return id;
+  }
   std::set<std::string> before = RegisteredOperatorNames();
   dlerror();
-  void* handle = nullptr;
-  try {  // a TORCH_LIBRARY that clashes with one already registered throws
-    handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_GLOBAL);
-  } catch (const std::exception& e) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot load operator library '", path, "': its registration failed: ", e.what()));
-  }
+  void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (handle == nullptr) {
     const char* why = dlerror();
     return absl::InvalidArgumentError(absl::StrCat("cannot load operator library '", path,
                                                    "': ", why ? why : "dlopen failed"));
   }
+  if (dlsym(handle, TSB_PLUGIN_ENTRY_SYMBOL) != nullptr) {  // registered no operator
+    dlclose(handle);
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot load operator library '", path, "': it is a tsbridge plugin (it exports ",
+        TSB_PLUGIN_ENTRY_SYMBOL, "): load it with tsb_plugin_load (tsb --plugin, "
+        "tsbridge.load_plugin)"));
+  }
   // Never dlclose'd: the dispatcher now holds its kernels.
   auto record = std::make_unique<LoadedLibrary>();
   record->name = name.empty() ? fs::path(canonical).stem().string() : name;
   record->path = canonical;
+  record->build_id = object->build_id;
   for (const std::string& op : RegisteredOperatorNames()) {
     if (before.count(op) == 0) record->operators.push_back(op);
   }

@@ -24,6 +24,7 @@ namespace tsb {
 struct LoadedLibrary {
   std::string name;  // the known name it was asked by, or the file's name
   std::string path;  // canonical
+  std::string build_id;  // GNU build id (hex), "" when the file has none
   std::vector<std::string> operators;  // those it registered, sorted
   std::vector<const char*> operator_ptrs;  // C views, for tsb_library_info
 };

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/errors/status.h"
 #include "core/plugins/registration.h"
+#include "core/plugins/shared_object.h"
 #include "tsbridge/platform_tag.hpp"
 #include "tsbridge/plugin.h"
 
@@ -89,6 +90,10 @@ absl::StatusOr<int32_t> PluginLoader::LoadLocked(const std::string& path) {
   }
   if (count == kMaxPlugins) return absl::ResourceExhaustedError("too many plugins");
 
+  // A truncated file would fault inside dlopen (SIGBUS): checked first.
+  if (absl::StatusOr<SharedObjectInfo> object = CheckSharedObject(canonical); !object.ok()) {
+    return LoadError(path, object.status().message());
+  }
   dlerror();
   Library library(dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL));
   if (library == nullptr) return LoadError(path, dlerror());

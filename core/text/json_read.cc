@@ -1,23 +1,28 @@
 // JSON -> IValue, directed by the expected type: the same JSON 1 is an int,
-// a float or a complex depending on what is expected, and [1, 2] is a List
-// or a Tuple. Only `Any` infers from the JSON itself (json_infer.cc).
+// a float or a complex depending on what is expected. This file reads the
+// leaves and the containers JSON has a form for (List, Dict); only `Any` and
+// `Scalar` infer from the JSON itself (json_read_leaf.cc).
 //
-// Every IValue built here already has the expected type (typed lists and
-// dicts, tuples carrying their TupleType), so the result needs no coercion.
-#include <algorithm>
+// Every other kind (Tuple, NamedTuple, Optional, Union, a plugin's kind) is
+// not read here: the JSON value goes to that kind's codec as an untyped
+// value (core/value/untyped.h), as a Python list goes to it from the Python
+// host. The codec applies its own rule and reads the parts it wants with
+// CoerceTo, which comes back here with a type for them; JSON null arrives as
+// None. So each kind's rule has one home, its codec, and a plugin's kind
+// reads from JSON without JSON code of its own.
+#include <atomic>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include <ATen/core/function_schema.h>
-
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "core/text/json_read.h"
+#include "core/value/convert.h"
+#include "core/value/untyped.h"
 
 namespace tsb::json {
 namespace {
-
-std::string Field(absl::string_view name) { return absl::StrCat("field '", name, "'"); }
 
 absl::Status WrongJson(const TypeInfo& expected, const Json& found,
                        absl::string_view why = "") {
@@ -60,30 +65,24 @@ absl::StatusOr<c10::IValue> ReadNamed(const Json& json, const TypeInfo& expected
 }
 
 absl::StatusOr<c10::IValue> ReadList(const Json& json, const TypeInfo& expected,
-                                     int depth) {
+                                     int depth, const DocumentRef& doc) {
   if (!json.is_array()) return WrongJson(expected, json);
   TSB_ASSIGN_OR_RETURN(const TypeInfo* element, FindType(expected.contained[0]));
   c10::impl::GenericList list(element->type);
   list.reserve(json.size());
   for (size_t i = 0; i < json.size(); ++i) {
     TSB_ASSIGN_OR_RETURN(c10::IValue item,
-                         ReadNested(json[i], *element, depth, IndexSegment(i)));
+                         ReadNested(json[i], *element, depth, IndexSegment(i), doc));
     list.push_back(std::move(item));
   }
   return c10::IValue(std::move(list));
-}
-
-std::string KeyRepr(const c10::IValue& key) {
-  if (key.isString()) return absl::StrCat("\"", key.toStringRef(), "\"");
-  if (key.isInt()) return absl::StrCat(key.toInt());
-  return DescribeValue(key);
 }
 
 // Dict[str, V] is a JSON object; any other key type a JSON array of
 // [key, value] pairs. A Dict[Any, V] takes either. A repeated key keeps its
 // first position and its last value, as tsb_dict_new does.
 absl::StatusOr<c10::IValue> ReadDict(const Json& json, const TypeInfo& expected,
-                                     int depth) {
+                                     int depth, const DocumentRef& doc) {
   TSB_ASSIGN_OR_RETURN(const TypeInfo* key_type, FindType(expected.contained[0]));
   TSB_ASSIGN_OR_RETURN(const TypeInfo* value_type, FindType(expected.contained[1]));
   const bool str_keys = key_type->kind == TSB_KIND_STR;
@@ -92,8 +91,9 @@ absl::StatusOr<c10::IValue> ReadDict(const Json& json, const TypeInfo& expected,
   if (json.is_object() && (str_keys || any_keys)) {
     dict.reserve(json.size());
     for (const auto& [key, item] : json.items()) {
-      TSB_ASSIGN_OR_RETURN(c10::IValue v, ReadNested(item, *value_type, depth,
-                                                     KeySegment(absl::StrCat("\"", key, "\""))));
+      TSB_ASSIGN_OR_RETURN(
+          c10::IValue v,
+          ReadNested(item, *value_type, depth, KeySegment(absl::StrCat("\"", key, "\"")), doc));
       dict.insert_or_assign(c10::IValue(key), std::move(v));
     }
     return c10::IValue(std::move(dict));
@@ -111,125 +111,16 @@ absl::StatusOr<c10::IValue> ReadDict(const Json& json, const TypeInfo& expected,
                                              DescribeJson(pair))),
                       IndexSegment(i));
     }
-    absl::StatusOr<c10::IValue> key = ReadNested(pair[0], *key_type, depth, "[0]");
+    absl::StatusOr<c10::IValue> key = ReadNested(pair[0], *key_type, depth, "[0]", doc);
     if (!key.ok()) return WithPath(key.status(), IndexSegment(i));
     TSB_ASSIGN_OR_RETURN(c10::IValue v, ReadNested(pair[1], *value_type, depth,
-                                                   KeySegment(KeyRepr(*key))));
+                                                   KeySegmentOf(*key), doc));
     dict.insert_or_assign(*std::move(key), std::move(v));
   }
   return c10::IValue(std::move(dict));
 }
 
-// A Tuple is an array of exactly its arity. A NamedTuple is an object with
-// its field names (a field with a default may be left out) or an array.
-absl::StatusOr<c10::IValue> ReadTuple(const Json& json, const TypeInfo& expected,
-                                      int depth) {
-  const size_t n = expected.contained.size();
-  const bool named = expected.kind == TSB_KIND_NAMEDTUPLE;
-  std::vector<c10::IValue> elements;
-  elements.reserve(n);
-  if (json.is_array()) {
-    if (json.size() != n) {
-      return WrongJson(expected, json,
-                       absl::StrCat(", which needs ", n, n == 1 ? " element" : " elements"));
-    }
-    for (size_t i = 0; i < n; ++i) {
-      TSB_ASSIGN_OR_RETURN(const TypeInfo* element, FindType(expected.contained[i]));
-      TSB_ASSIGN_OR_RETURN(
-          c10::IValue item,
-          ReadNested(json[i], *element, depth,
-                     named ? Field(expected.field_names[i]) : IndexSegment(i)));
-      elements.push_back(std::move(item));
-    }
-  } else if (named && json.is_object()) {
-    for (const auto& [key, unused] : json.items()) {
-      if (std::find(expected.field_names.begin(), expected.field_names.end(), key) ==
-          expected.field_names.end()) {
-        return TypeError(absl::StrCat(expected.annotation, " has no field '", key,
-                                      "' (fields: ",
-                                      absl::StrJoin(expected.field_names, ", "), ")"));
-      }
-    }
-    const c10::FunctionSchema* schema =
-        expected.type->expectRef<c10::TupleType>().schema().get();
-    for (size_t i = 0; i < n; ++i) {
-      const std::string& name = expected.field_names[i];
-      auto it = json.find(name);
-      if (it == json.end()) {
-        // Defaults written in the NamedTuple's Python definition.
-        if (schema != nullptr && i < schema->arguments().size() &&
-            schema->arguments()[i].default_value()) {
-          elements.push_back(*schema->arguments()[i].default_value());
-          continue;
-        }
-        return TypeError(absl::StrCat("missing field '", name, "' of ",
-                                      expected.annotation));
-      }
-      TSB_ASSIGN_OR_RETURN(const TypeInfo* element, FindType(expected.contained[i]));
-      TSB_ASSIGN_OR_RETURN(c10::IValue item, ReadNested(*it, *element, depth, Field(name)));
-      elements.push_back(std::move(item));
-    }
-  } else {
-    return WrongJson(expected, json);
-  }
-  // Carries `expected` as its type: a NamedTuple keeps its name, and a
-  // Tuple[Optional[int]] stays one.
-  return c10::IValue(c10::ivalue::Tuple::createNamed(std::move(elements), expected.type));
-}
-
-// "expected int, got JSON string \"x\"" -> "expected Optional[int], ...", as
-// plugins/optional restates a direct mismatch.
-absl::Status Restate(absl::Status inner, const TypeInfo& element,
-                     const TypeInfo& optional) {
-  if (!IsTypeError(inner) || !PathOf(inner).empty()) return inner;
-  absl::string_view message = inner.message();
-  const std::string prefix = absl::StrCat("expected ", element.annotation, ", got ");
-  if (message.substr(0, prefix.size()) != prefix) return inner;
-  message.remove_prefix(prefix.size() - 6);  // keep ", got "
-  return TypeError(absl::StrCat("expected ", optional.annotation, message));
-}
-
-absl::StatusOr<c10::IValue> ReadOptional(const Json& json, const TypeInfo& expected,
-                                         int depth) {
-  if (json.is_null()) return c10::IValue();
-  TSB_ASSIGN_OR_RETURN(const TypeInfo* element, FindType(expected.contained[0]));
-  absl::StatusOr<c10::IValue> value = ReadAt(json, *element, depth);
-  if (value.ok()) return value;
-  return Restate(std::move(value).status(), *element, expected);
-}
-
-// Each member reads the JSON; exactly one success wins. When several do
-// (1 for Union[int, float]), the JSON's natural value (what Any would read)
-// is coerced to the Union by plugins/optional's rule: its own type if that
-// is a member, else the one member it converts to, else "ambiguous".
-absl::StatusOr<c10::IValue> ReadUnion(const Json& json, const TypeInfo& expected,
-                                      int depth) {
-  std::vector<c10::IValue> accepted;
-  absl::Status deep_failure;
-  int deep_failures = 0;
-  for (int32_t index : expected.contained) {
-    TSB_ASSIGN_OR_RETURN(const TypeInfo* member, FindType(index));
-    absl::StatusOr<c10::IValue> value = ReadAt(json, *member, depth);
-    if (value.ok()) {
-      accepted.push_back(*std::move(value));
-    } else if (!IsTypeError(value.status())) {
-      return value.status();
-    } else if (!PathOf(value.status()).empty()) {
-      ++deep_failures;
-      deep_failure = value.status();
-    }
-  }
-  if (accepted.size() == 1) return std::move(accepted[0]);
-  if (accepted.size() > 1) {
-    TSB_ASSIGN_OR_RETURN(c10::IValue natural, Infer(json, depth));
-    return CoerceTo(natural, expected);
-  }
-  if (deep_failures == 1) return deep_failure;
-  return WrongJson(expected, json);
-}
-
-absl::StatusOr<c10::IValue> ReadNumber(const Json& json, const TypeInfo& expected,
-                                       int depth) {
+absl::StatusOr<c10::IValue> ReadNumber(const Json& json, const TypeInfo& expected) {
   if (json.is_boolean()) return c10::IValue(json.get<bool>());
   if (json.is_number_integer()) return ReadInt(json, expected);
   if (json.is_object()) {
@@ -239,17 +130,80 @@ absl::StatusOr<c10::IValue> ReadNumber(const Json& json, const TypeInfo& expecte
   return ReadFloat(json, expected);
 }
 
+// A JSON value handed to a codec before its type is known: the codec reads
+// it, or its parts, by CoerceTo, which calls ReadAs with the type it wants.
+// It points into the document, which outlives the read; a codec that kept
+// one past it (returned it unconverted) finds it refusing to be read.
+class JsonValue final : public UntypedValue {
+ public:
+  JsonValue(DocumentRef doc, const Json* json, int depth)
+      : doc_(std::move(doc)), json_(json), depth_(depth) {}
+
+  absl::StatusOr<c10::IValue> ReadAs(const TypeInfo& expected) const override {
+    TSB_RETURN_IF_ERROR(CheckAlive());
+    return ReadAt(*json_, expected, depth_, doc_);
+  }
+  std::string Describe() const override {
+    return Alive() ? DescribeJson(*json_) : "JSON value of a finished read";
+  }
+  std::optional<std::vector<c10::IValue>> Items() const override {
+    if (!Alive() || !json_->is_array()) return std::nullopt;
+    std::vector<c10::IValue> items;
+    items.reserve(json_->size());
+    for (const Json& item : *json_) items.push_back(Wrap(item));
+    return items;
+  }
+  std::optional<std::vector<std::pair<std::string, c10::IValue>>> Fields() const override {
+    if (!Alive() || !json_->is_object()) return std::nullopt;
+    std::vector<std::pair<std::string, c10::IValue>> fields;
+    fields.reserve(json_->size());
+    for (const auto& [key, item] : json_->items()) fields.emplace_back(key, Wrap(item));
+    return fields;
+  }
+  absl::StatusOr<c10::IValue> Natural() const override {
+    TSB_RETURN_IF_ERROR(CheckAlive());
+    return Infer(*json_, depth_);
+  }
+
+ private:
+  bool Alive() const { return doc_->alive.load(std::memory_order_acquire); }
+  absl::Status CheckAlive() const {
+    if (Alive()) return absl::OkStatus();
+    return absl::FailedPreconditionError(
+        "a JSON value was kept past the tsb_json_read that read it (a codec "
+        "returned it unconverted)");
+  }
+  c10::IValue Wrap(const Json& item) const {
+    return WrapUntyped(c10::make_intrusive<JsonValue>(doc_, &item, depth_ + 1));
+  }
+
+  DocumentRef doc_;
+  const Json* json_;
+  int depth_;
+};
+
+// `expected` is a kind JSON has no form of its own for: its codec decides,
+// from JSON null as None or from the untyped JSON value.
+absl::StatusOr<c10::IValue> HandOver(const Json& json, const TypeInfo& expected, int depth,
+                                     DocumentRef doc) {
+  if (doc == nullptr) doc = std::make_shared<Document>();
+  c10::IValue value = json.is_null()
+                          ? c10::IValue()
+                          : WrapUntyped(c10::make_intrusive<JsonValue>(doc, &json, depth));
+  return expected.codec->Coerce(value, expected);
+}
+
 }  // namespace
 
-absl::StatusOr<c10::IValue> ReadNested(const Json& json, const TypeInfo& expected,
-                                       int depth, const std::string& segment) {
-  absl::StatusOr<c10::IValue> value = ReadAt(json, expected, depth + 1);
+absl::StatusOr<c10::IValue> ReadNested(const Json& json, const TypeInfo& expected, int depth,
+                                       const std::string& segment, const DocumentRef& doc) {
+  absl::StatusOr<c10::IValue> value = ReadAt(json, expected, depth + 1, doc);
   if (!value.ok()) return WithPath(value.status(), segment);
   return value;
 }
 
-absl::StatusOr<c10::IValue> ReadAt(const Json& json, const TypeInfo& expected,
-                                   int depth) {
+absl::StatusOr<c10::IValue> ReadAt(const Json& json, const TypeInfo& expected, int depth,
+                                   const DocumentRef& doc) {
   if (depth > kMaxDepth) {
     return absl::InvalidArgumentError(
         absl::StrCat("JSON nested deeper than ", kMaxDepth, " levels"));
@@ -282,22 +236,24 @@ absl::StatusOr<c10::IValue> ReadAt(const Json& json, const TypeInfo& expected,
     case TSB_KIND_DTYPE:
     case TSB_KIND_LAYOUT:
     case TSB_KIND_MEMORY_FORMAT: return ReadNamed(json, expected);
-    case TSB_KIND_NUMBER: return ReadNumber(json, expected, depth);
+    case TSB_KIND_NUMBER: return ReadNumber(json, expected);
     case TSB_KIND_ANY: return Infer(json, depth);
-    case TSB_KIND_LIST: return ReadList(json, expected, depth);
-    case TSB_KIND_DICT: return ReadDict(json, expected, depth);
-    case TSB_KIND_TUPLE:
-    case TSB_KIND_NAMEDTUPLE: return ReadTuple(json, expected, depth);
-    case TSB_KIND_OPTIONAL: return ReadOptional(json, expected, depth);
-    case TSB_KIND_UNION: return ReadUnion(json, expected, depth);
-    default:
-      return absl::UnimplementedError(
-          absl::StrCat(expected.annotation, " cannot be read from JSON"));
+    case TSB_KIND_LIST: return ReadList(json, expected, depth, doc);
+    case TSB_KIND_DICT: return ReadDict(json, expected, depth, doc);
+    default: return HandOver(json, expected, depth, doc);
   }
 }
 
 absl::StatusOr<c10::IValue> Read(const Json& json, const TypeInfo& expected) {
-  return ReadAt(json, expected, 0);
+  auto doc = std::make_shared<Document>();
+  absl::StatusOr<c10::IValue> value = ReadAt(json, expected, 0, doc);
+  doc->alive.store(false, std::memory_order_release);
+  if (value.ok() && IsUntyped(*value)) {
+    return absl::UnimplementedError(absl::StrCat(
+        expected.annotation, " cannot be read from JSON: its codec returned the JSON "
+                             "value unconverted"));
+  }
+  return value;
 }
 
 }  // namespace tsb::json

@@ -3,17 +3,27 @@
 #ifndef TSBRIDGE_CORE_TEXT_JSON_READ_H_
 #define TSBRIDGE_CORE_TEXT_JSON_READ_H_
 
+#include <atomic>
+#include <memory>
 #include <string>
 
 #include "core/text/json_codec.h"
 
 namespace tsb::json {
 
-// `json` as a value of `expected`, `depth` levels down the document.
-absl::StatusOr<c10::IValue> ReadAt(const Json& json, const TypeInfo& expected, int depth);
+// The document a Read walks. The untyped values handed to codecs point into
+// it; Read marks it finished on return, so one kept past it refuses to read.
+struct Document {
+  std::atomic<bool> alive{true};
+};
+using DocumentRef = std::shared_ptr<Document>;
+
+// `json` as a value of `expected`, `depth` levels down the document `doc`.
+absl::StatusOr<c10::IValue> ReadAt(const Json& json, const TypeInfo& expected, int depth,
+                                   const DocumentRef& doc);
 // The same one level deeper; a failure gets `segment` prepended to its path.
-absl::StatusOr<c10::IValue> ReadNested(const Json& json, const TypeInfo& expected,
-                                       int depth, const std::string& segment);
+absl::StatusOr<c10::IValue> ReadNested(const Json& json, const TypeInfo& expected, int depth,
+                                       const std::string& segment, const DocumentRef& doc);
 
 // {"real": x, "imag": y}, or a number (widened, as tsb_any_coerce widens).
 absl::StatusOr<c10::IValue> ReadComplex(const Json& json, const TypeInfo& expected);

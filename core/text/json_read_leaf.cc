@@ -195,7 +195,7 @@ absl::StatusOr<c10::IValue> ReadTensor(const Json& json, const TypeInfo& expecte
 
   if (auto it = json.find("device"); it != json.end()) {
     TSB_ASSIGN_OR_RETURN(const TypeInfo* device_type, FindType(TSB_TYPE_DEVICE));
-    TSB_ASSIGN_OR_RETURN(c10::IValue device, ReadNested(*it, *device_type, 0, Key("device")));
+    TSB_ASSIGN_OR_RETURN(c10::IValue device, ReadNested(*it, *device_type, 0, Key("device"), /*doc=*/nullptr));
     tensor = tensor.to(device.toDevice());
   }
   if (auto it = json.find("requires_grad"); it != json.end()) {

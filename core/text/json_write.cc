@@ -1,6 +1,7 @@
 // IValue -> JSON. The boundary type decides how a value prints: an IValue int
 // is a dtype name when the type is ScalarType, and a List's elements print
-// by the list's element type, never by their first element.
+// by the list's element type, never by their first element. Kinds JSON has
+// no form of its own for print through their codec's items (WriteItems).
 #include <string>
 #include <vector>
 
@@ -10,6 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "core/text/json_codec.h"
 #include "core/types/type_registry.h"
+#include "core/value/convert.h"
+#include "core/value/object.h"
 
 namespace tsb::json {
 namespace {
@@ -101,12 +104,6 @@ absl::StatusOr<Json> WriteList(const c10::IValue& value, const TypeInfo& type, i
   return out;
 }
 
-std::string KeyRepr(const c10::IValue& key) {
-  if (key.isString()) return absl::StrCat("\"", key.toStringRef(), "\"");
-  if (key.isInt()) return absl::StrCat(key.toInt());
-  return DescribeValue(key);
-}
-
 // str keys -> an object; any other key type -> [[key, value], ...], since a
 // JSON object cannot carry an int or a Tensor key. A Dict whose key type is
 // Any (LibTorch's unpickler makes those) is an object when every key is a str.
@@ -122,7 +119,7 @@ absl::StatusOr<Json> WriteDict(const c10::IValue& value, const TypeInfo& type, i
   Json out = as_object ? Json::object() : Json::array();
   size_t i = 0;
   for (const auto& entry : dict) {
-    const std::string segment = KeySegment(KeyRepr(entry.key()));
+    const std::string segment = KeySegmentOf(entry.key());
     TSB_ASSIGN_OR_RETURN(Json item, Nested(entry.value(), value_type, depth, segment));
     if (as_object) {
       out[entry.key().toStringRef()] = std::move(item);
@@ -136,20 +133,31 @@ absl::StatusOr<Json> WriteDict(const c10::IValue& value, const TypeInfo& type, i
   return out;
 }
 
-// A Tuple is an array; a NamedTuple an object with its fields in order.
-absl::StatusOr<Json> WriteTuple(const c10::IValue& value, const TypeInfo& type, int depth) {
-  const auto& elements = value.toTupleRef().elements();
-  const bool named = type.kind == TSB_KIND_NAMEDTUPLE;
+// A kind JSON has no form of its own for, whose codec is a container (a
+// Tuple, a plugin's sequence): an array of its items, or an object when its
+// type names its fields (a NamedTuple). Each item prints by the type its
+// codec gives it at the boundary, as a host reading it would see it.
+absl::StatusOr<Json> WriteItems(const c10::IValue& value, const TypeInfo& type, int depth) {
+  absl::StatusOr<size_t> n = type.codec->Length(value, type);
+  if (!n.ok()) {
+    return absl::UnimplementedError(absl::StrCat(type.annotation, " has no JSON form"));
+  }
+  const bool named =
+      type.field_names.size() == *n && (*n > 0 || !type.name.empty());  // {} for a record
   Json out = named ? Json::object() : Json::array();
-  for (size_t i = 0; i < elements.size() && i < type.contained.size(); ++i) {
-    TSB_ASSIGN_OR_RETURN(const TypeInfo* element, Contained(type, i));
+  for (size_t i = 0; i < *n; ++i) {
+    tsb_any boundary{};
+    TSB_RETURN_IF_ERROR(type.codec->Item(value, type, i, &boundary));
+    absl::StatusOr<TypedValue> item = Decode(boundary);
+    Release(boundary);
+    TSB_RETURN_IF_ERROR(item.status());
     std::string segment = named ? absl::StrCat("field '", type.field_names[i], "'")
                                 : IndexSegment(i);
-    TSB_ASSIGN_OR_RETURN(Json item, Nested(elements[i], element, depth, segment));
+    TSB_ASSIGN_OR_RETURN(Json json, Nested(item->value, item->type, depth, segment));
     if (named) {
-      out[type.field_names[i]] = std::move(item);
+      out[type.field_names[i]] = std::move(json);
     } else {
-      out.push_back(std::move(item));
+      out.push_back(std::move(json));
     }
   }
   return out;
@@ -221,11 +229,7 @@ absl::StatusOr<Json> WriteAt(const c10::IValue& value, const TypeInfo* type, int
       return WriteNamedCode(MemoryFormatName(value.toInt()), *type, value.toInt());
     case TSB_KIND_LIST: return WriteList(value, *type, depth);
     case TSB_KIND_DICT: return WriteDict(value, *type, depth);
-    case TSB_KIND_TUPLE:
-    case TSB_KIND_NAMEDTUPLE: return WriteTuple(value, *type, depth);
-    default:
-      return absl::UnimplementedError(
-          absl::StrCat(type->annotation, " has no JSON form"));
+    default: return WriteItems(value, *type, depth);
   }
 }
 

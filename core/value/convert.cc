@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "core/types/type_registry.h"
 #include "core/value/object.h"
+#include "core/value/untyped.h"
 
 namespace tsb {
 
@@ -32,6 +33,9 @@ absl::StatusOr<const TypeInfo*> TypeOfValue(const c10::IValue& value) {
                  : value.isDevice()        ? TSB_TYPE_DEVICE
                                            : TSB_TYPE_INVALID;
   if (leaf != TSB_TYPE_INVALID) return FindType(leaf);
+  if (const UntypedValue* untyped = AsUntyped(value)) {
+    return TypeError(absl::StrCat(untyped->Describe(), " has no type until it is read as one"));
+  }
   return TypeRegistry::Global().Intern(value.type());
 }
 
@@ -95,6 +99,11 @@ absl::Status ToBoundary(c10::IValue value, tsb_any* out) {
 
 absl::StatusOr<c10::IValue> CoerceTo(const c10::IValue& value,
                                      const TypeInfo& expected) {
+  // A host's untyped value (JSON) reads itself as `expected`, handing what
+  // it has no form for to the expected type's codec.
+  if (value.isCapsule()) {
+    if (const UntypedValue* untyped = AsUntyped(value)) return untyped->ReadAs(expected);
+  }
   return expected.codec->Coerce(value, expected);
 }
 
@@ -154,6 +163,7 @@ std::string DescribeValue(const c10::IValue& value) {
     const auto& holder = value.toEnumHolder();
     return absl::StrCat(holder->qualifiedClassName(), ".", holder->name());
   }
+  if (const UntypedValue* untyped = AsUntyped(value)) return untyped->Describe();
   if (value.isObject()) {  // LibTorch would print the object's address
     return absl::StrCat(value.toObjectRef().type()->annotation_str(), " object");
   }

@@ -39,7 +39,9 @@ class UnionCodec final : public KindCodec {
   //  1. the value's own type is a member: the value, unchanged;
   //  2. else every member is tried; exactly one accepting it wins;
   //  3. several accept it: "ambiguous: int 1 matches Union[float, complex]
-  //     members float, complex";
+  //     members float, complex"; a host's untyped value (JSON) is first
+  //     taken as what the host reads by itself (NaturalValue: JSON 1 is an
+  //     int, [1, 2] a List) and decided again by this rule;
   //  4. none does: "expected Union[int, str], got float 1.5" -- unless
   //     exactly one member failed inside the value (the value had its shape:
   //     a List for a List member), whose error with its path is clearer.

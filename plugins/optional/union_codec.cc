@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "plugins/optional/optional_codecs.h"
+#include "tsbridge/untyped.hpp"
 
 namespace tsb {
 
@@ -18,7 +19,7 @@ absl::StatusOr<c10::IValue> UnionCodec::Coerce(const c10::IValue& value,
   }
 
   // 1. Its own type is a member: nothing to decide. (A value whose type
-  // has no codec simply goes on to step 2.)
+  // has no codec, or an untyped one, simply goes on to step 2.)
   absl::StatusOr<const TypeInfo*> own = TypeOfValue(value);
   if (own.ok()) {
     for (const TypeInfo* member : members) {
@@ -43,7 +44,14 @@ absl::StatusOr<c10::IValue> UnionCodec::Coerce(const c10::IValue& value,
   }
   if (accepted.size() == 1) return std::move(accepted[0].second);
 
-  // 3. Several members accept it: the host must say which.
+  // 3. Several members accept it: the host must say which. A host's
+  // untyped value (JSON 1 reads as int and as float, [1, 2] as a List and a
+  // Tuple) is what the host reads it as by itself (int 1, a List), under
+  // this same rule.
+  if (accepted.size() > 1 && IsUntyped(value)) {
+    TSB_ASSIGN_OR_RETURN(c10::IValue natural, NaturalValue(value));
+    return Coerce(natural, expected);
+  }
   if (accepted.size() > 1) {
     return TypeError(absl::StrCat(
         "ambiguous: ", DescribeValue(value), " matches ", expected.annotation,

@@ -1,11 +1,15 @@
 #include "plugins/tuple/tuple_codec.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
+
+#include <ATen/core/function_schema.h>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tsbridge/untyped.hpp"
 
 namespace tsb {
 namespace {
@@ -56,6 +60,61 @@ std::string Elements(size_t n) {
   return absl::StrCat(n, n == 1 ? " element" : " elements");
 }
 
+// From a host's untyped sequence (a JSON array): exactly the arity, each
+// item coerced to its element.
+absl::StatusOr<c10::IValue> FromItems(const c10::IValue& value,
+                                      std::vector<c10::IValue> items,
+                                      const TypeInfo& expected) {
+  const size_t n = expected.contained.size();
+  if (items.size() != n) {
+    return TypeError(absl::StrCat("expected ", expected.annotation, ", got ",
+                                  DescribeValue(value), ", which needs ", Elements(n)));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* element, FindType(expected.contained[i]));
+    absl::StatusOr<c10::IValue> item = CoerceTo(items[i], *element);
+    if (!item.ok()) return WithPath(item.status(), Segment(expected, i));
+    items[i] = *std::move(item);
+  }
+  return c10::IValue(c10::ivalue::Tuple::createNamed(std::move(items), expected.type));
+}
+
+// A NamedTuple from a host's untyped record (a JSON object): its fields in
+// any order; a field with a default (from the NamedTuple's Python
+// definition) may be left out; an unknown field is an error, not ignored.
+absl::StatusOr<c10::IValue> FromFields(
+    const std::vector<std::pair<std::string, c10::IValue>>& fields,
+    const TypeInfo& expected) {
+  const std::vector<std::string>& names = expected.field_names;
+  for (const auto& [key, unused] : fields) {
+    if (std::find(names.begin(), names.end(), key) == names.end()) {
+      return TypeError(absl::StrCat(expected.annotation, " has no field '", key,
+                                    "' (fields: ", absl::StrJoin(names, ", "), ")"));
+    }
+  }
+  const c10::FunctionSchema* schema = TupleTypeOf(expected).schema().get();
+  std::vector<c10::IValue> elements;
+  elements.reserve(names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    auto it = std::find_if(fields.begin(), fields.end(),
+                           [&](const auto& field) { return field.first == names[i]; });
+    if (it == fields.end()) {
+      if (schema != nullptr && i < schema->arguments().size() &&
+          schema->arguments()[i].default_value()) {
+        elements.push_back(*schema->arguments()[i].default_value());
+        continue;
+      }
+      return TypeError(absl::StrCat("missing field '", names[i], "' of ",
+                                    expected.annotation));
+    }
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* element, FindType(expected.contained[i]));
+    absl::StatusOr<c10::IValue> item = CoerceTo(it->second, *element);
+    if (!item.ok()) return WithPath(item.status(), Segment(expected, i));
+    elements.push_back(*std::move(item));
+  }
+  return c10::IValue(c10::ivalue::Tuple::createNamed(std::move(elements), expected.type));
+}
+
 }  // namespace
 
 c10::TypePtr TupleCodec::Canonical(const c10::TypePtr& type) const {
@@ -92,7 +151,13 @@ absl::Status TupleCodec::Describe(TypeInfo& info) const {
 
 absl::StatusOr<c10::IValue> TupleCodec::Coerce(const c10::IValue& value,
                                                const TypeInfo& expected) const {
-  if (!value.isTuple()) return Mismatch(expected, value);
+  if (!value.isTuple()) {
+    if (auto items = UntypedItems(value)) return FromItems(value, *std::move(items), expected);
+    if (expected.kind == TSB_KIND_NAMEDTUPLE) {
+      if (auto fields = UntypedFields(value)) return FromFields(*fields, expected);
+    }
+    return Mismatch(expected, value);
+  }
   const c10::ivalue::Tuple& tuple = value.toTupleRef();
   const size_t n = expected.contained.size();
   if (tuple.size() != n) {

@@ -31,6 +31,10 @@ class TupleCodec final : public KindCodec {
   // tuple that carries `expected` as its type, so a NamedTuple keeps its
   // name and fields. An unnamed tuple coerces to a NamedTuple (how a host
   // builds one); a NamedTuple of another name or other fields does not.
+  // From a host's untyped values (JSON): a sequence of exactly the arity
+  // ("expected Tuple[int, int], got JSON array of 3 elements, which needs 2
+  // elements"), and for a NamedTuple also a record with its field names, in
+  // any order, a field with a default left out if the host wants.
   absl::StatusOr<c10::IValue> Coerce(const c10::IValue& value,
                                      const TypeInfo& expected) const override;
 

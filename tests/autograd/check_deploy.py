@@ -1,9 +1,11 @@
-"""Train in a host, deploy anywhere: runs examples/train_deploy's C host,
-which trains an MLP through the ABI's autograd and traces it in eval mode,
-then loads its module with torch.jit.load and checks that PyTorch predicts
-what the host predicted and that the graph has no dropout.
+"""Train in a host, deploy anywhere: runs examples/train_deploy's C host
+(or its R script), which trains an MLP through the ABI's autograd and
+traces it in eval mode, then loads its module with torch.jit.load and
+checks that PyTorch predicts what the host predicted and that the graph has
+no dropout.
 
     check_deploy.py TSB_TRAIN_MLP WORK_DIR
+    check_deploy.py Rscript examples/train_deploy/train.R WORK_DIR
 """
 import json
 import os
@@ -19,7 +21,7 @@ def from_json(j):
 
 def main(host, work):
     os.makedirs(work, exist_ok=True)
-    run = subprocess.run([host, work], capture_output=True, text=True)
+    run = subprocess.run(host + [work], capture_output=True, text=True)
     print(run.stdout)
     if run.returncode != 0:
         sys.exit(f"{host} failed ({run.returncode}): {run.stderr}")
@@ -41,4 +43,4 @@ def main(host, work):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1:-1], sys.argv[-1])

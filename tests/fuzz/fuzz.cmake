@@ -17,7 +17,8 @@ add_custom_command(
   VERBATIM)
 add_custom_target(tsb_fuzz_seeds DEPENDS ${TSB_FUZZ_DIR}/seeds/json/seed00)
 
-foreach(spec json:30000 type_string:20000 pickle:10000 abi_sequence:100000)
+foreach(spec json:30000 type_string:20000 pickle:10000 abi_sequence:100000
+             module_load:2000 host_conversion:30000)
   string(REPLACE ":" ";" spec ${spec})
   list(GET spec 0 name)
   list(GET spec 1 runs)
@@ -42,4 +43,8 @@ endforeach()
 # that lsan.supp names.
 target_link_libraries(tsb_fuzz_pickle PRIVATE torch)
 set_tests_properties(fuzz_pickle PROPERTIES
+  ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::fast_unwind_on_malloc=0")
+# The module target writes archives the same way.
+target_link_libraries(tsb_fuzz_module_load PRIVATE torch)
+set_tests_properties(fuzz_module_load PROPERTIES
   ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::fast_unwind_on_malloc=0")

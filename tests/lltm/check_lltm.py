@@ -4,6 +4,7 @@
     check_lltm.py tsb-run     --plugin lltm.so --tsb TSB --work DIR
     check_lltm.py c-host      --plugin lltm.so --host lltm_host --work DIR
     check_lltm.py python-host --plugin lltm.so
+    check_lltm.py r-host      --plugin lltm.so --rscript RSCRIPT --host host.R --work DIR
 
 Every check compares with a pure PyTorch LLTM (`reference` below), written
 from the tutorial's Python version, never with the plugin itself.
@@ -120,20 +121,22 @@ def train_in_pytorch(s):
     return losses, weights.detach(), bias.detach()
 
 
-def c_host(args):
+def host_training(args, command, record_line):
+    """Runs a host's LLTM training (`command` + start.json STEPS LR) and
+    compares its losses and trained weights with PyTorch's."""
     s = start()
     os.makedirs(args.work, exist_ok=True)
     path = os.path.join(args.work, "lltm_start.json")
     with open(path, "w") as f:
         json.dump({k: to_json(v) for k, v in s.items()}, f)
-    out = subprocess.run([args.host, args.plugin, path, str(STEPS), str(LR)],
+    out = subprocess.run(command + [args.plugin, path, str(STEPS), str(LR)],
                          capture_output=True, text=True)
     if out.returncode != 0:
-        sys.exit(f"lltm_host failed: {out.stderr}")
+        sys.exit(f"{command} failed: {out.stderr}")
     print(out.stdout)
-    lines = out.stdout.splitlines()
-    if "function lltm::cell returns: lltm.state(h, cell)" not in lines:
-        sys.exit("the function did not return the lltm.state record")
+    lines = [l.rstrip() for l in out.stdout.splitlines()]
+    if record_line not in lines:
+        sys.exit(f"the host did not print {record_line!r}")
     losses = [float(l.split()[2]) for l in lines if l.startswith("loss ")]
     got = {l.split(" ", 1)[0]: from_json(json.loads(l.split(" ", 1)[1]))
            for l in lines if l.startswith(("weights ", "bias "))}
@@ -143,6 +146,16 @@ def c_host(args):
     expect_close("losses", torch.tensor(losses), torch.tensor(want_losses))
     expect_close("trained weights", got["weights"], want_w)
     expect_close("trained bias", got["bias"], want_b)
+
+
+def c_host(args):
+    host_training(args, [args.host], "function lltm::cell returns: lltm.state(h, cell)")
+
+
+def r_host(args):
+    # The operator's schema names its NamedTuple's fields.
+    host_training(args, [args.rscript, args.host],
+                  "operator lltm::cell returns: torch.return_types.cell(new_h, new_cell)")
 
 
 def python_host(args):
@@ -158,14 +171,15 @@ def python_host(args):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("check", choices=["gradcheck", "tsb-run", "c-host", "python-host"])
+    parser.add_argument("check", choices=["gradcheck", "tsb-run", "c-host", "python-host", "r-host"])
     parser.add_argument("--plugin", required=True)
     parser.add_argument("--tsb")
     parser.add_argument("--host")
+    parser.add_argument("--rscript")
     parser.add_argument("--work", default=".")
     args = parser.parse_args()
     {"gradcheck": gradcheck, "tsb-run": tsb_run, "c-host": c_host,
-     "python-host": python_host}[args.check](args)
+     "python-host": python_host, "r-host": r_host}[args.check](args)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ import re
 import sys
 from pathlib import Path
 
-ALLOWED_QUOTED = {"tsbridge/tsbridge.h", "tsbridge/tsbridge.hpp", "host.h", "calls.h"}
+ALLOWED_QUOTED = {"tsbridge/tsbridge.h", "tsbridge/tsbridge.hpp", "host.h", "calls.h",
+                  "torch_fastpath.h"}
 ALLOWED_ANGLED = {"Python.h", "dlpack/dlpack.h"}
 STANDARD = re.compile(r"^[a-z_]+$")  # <string>, <unordered_map>, <cstring>, ...
 

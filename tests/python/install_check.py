@@ -20,6 +20,10 @@ plugin_dirs = {os.path.dirname(p.path) for p in tsbridge.plugins()}
 assert plugin_dirs == {os.path.join(here, '_lib', 'tsbridge', 'plugins')}, plugin_dirs
 m = tsbridge.compile('def f(self, x: List[int]) -> Tuple[int, str]:\\n    return sum(x), "ok"\\n')
 assert m.f([1, 2, 3]) == (6, 'ok')
+import glob
+if glob.glob(os.path.join(sys.argv[2], 'tsbridge', '_torch*.so')):  # built: installed too
+    assert glob.glob(os.path.join(here, '_torch*.so')), 'the torch fast path was not installed'
+    assert tsbridge.TORCH_FASTPATH, tsbridge.TORCH_FASTPATH_REASON
 print('installed tsbridge', tsbridge.__version__, 'works')
 """
 
@@ -42,7 +46,7 @@ def main(package_dir, work):
         return 1
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(target)
-    run = subprocess.run([sys.executable, "-c", CHECK, str(target)], env=env,
+    run = subprocess.run([sys.executable, "-c", CHECK, str(target), str(package_dir)], env=env,
                          capture_output=True, text=True, cwd=str(work))
     print(run.stdout, run.stderr)
     return run.returncode

@@ -10,4 +10,5 @@ name=$(sed -n "s/^Package: //p" "$src/DESCRIPTION")
 rm -rf "$work/$name"
 mkdir -p "$work" "$lib"
 cp -R "$src" "$work/$name"
-R CMD INSTALL --no-docs --no-multiarch -l "$lib" "$work/$name"
+# TSB_R_INSTALL_FLAGS: e.g. --no-test-load in the sanitizer build (r.cmake).
+R CMD INSTALL --no-docs --no-multiarch ${TSB_R_INSTALL_FLAGS:-} -l "$lib" "$work/$name"

@@ -2,7 +2,9 @@
 // object methods, tracing. Each converts its arguments (by the schema's
 // types when it has one), releases the GIL for the call (TorchScript has
 // none), and converts the result by its type.
+#include <cstddef>
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -13,7 +15,6 @@ namespace tsbpy {
 namespace {
 
 const char* const kModuleCapsule = "tsbridge.module";
-const char* const kCallerCapsule = "tsbridge.caller";
 
 // Converted positional and keyword arguments.
 struct Args {
@@ -73,19 +74,25 @@ PyObject* Finish(Call&& call) {
 
 // ------------------------------------------------------------ callers
 
+// tsbridge._native.Caller: one method, operator or plugin function, called
+// through vectorcall with no Python frame in between. Its __dict__ holds
+// what tsbridge/__init__.py sets (__name__, __qualname__, __doc__,
+// __signature__), and it is a non-data descriptor returning itself, so
+// inspect and pydoc treat it as a routine: help() shows the schema.
 struct Caller {
-  PyObject* owner = nullptr;  // keeps the module alive (a capsule), or NULL
-  tsb_module* module = nullptr;
-  std::string name;           // method or "ns::op"
-  bool is_function = false;   // a plugin function, not an operator
+  PyObject_HEAD
+  vectorcallfunc vectorcall;
+  PyObject* dict;
+  PyObject* owner;  // keeps the module alive (a capsule), or NULL
+  tsb_module* module;
+  std::string name;  // method or "ns::op"
+  bool is_function;  // a plugin function, not an operator
+  bool has_sig;
   Signature sig;
-  bool has_sig = false;
 };
 
-PyObject* CallCaller(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
-                     PyObject* kwnames) {
-  auto* c = static_cast<Caller*>(PyCapsule_GetPointer(self, kCallerCapsule));
-  if (c == nullptr) return nullptr;
+PyObject* CallCaller(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  auto* c = reinterpret_cast<Caller*>(self);
   return Entry([&]() -> PyObject* {
     const size_t nargs = static_cast<size_t>(PyVectorcall_NARGS(nargsf));
     IdentityScope scope;
@@ -95,43 +102,94 @@ PyObject* CallCaller(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
     const tsb_any* kw = a.keyword.data();
     const char* const* names = a.names.data();
     const size_t nkw = a.names.size();
+    const tsb_call_args call_args{sizeof(tsb_call_args), pos, nargs, names, kw, nkw};
     if (c->module != nullptr) {
       return Finish([&](tsb_any* out) {
-        return tsb_module_call(c->module, c->name.c_str(), ::tsb::CallArgs(pos, nargs, names, kw, nkw).get(), out);
+        return tsb_module_call(c->module, c->name.c_str(), &call_args, out);
       });
     }
     if (c->is_function) {  // bound like an operator: keywords, defaults
-      const tsb_call_args call_args{sizeof(tsb_call_args), pos, nargs, names, kw, nkw};
       return Finish([&](tsb_any* out) {
         return tsb_function_call(c->name.c_str(), &call_args, out);
       });
     }
-    return Finish([&](tsb_any* out) {
-      return tsb_op_call(c->name.c_str(), ::tsb::CallArgs(pos, nargs, names, kw, nkw).get(), out);
-    });
+    return Finish([&](tsb_any* out) { return tsb_op_call(c->name.c_str(), &call_args, out); });
   });
 }
 
-PyMethodDef g_caller_def = {"call", reinterpret_cast<PyCFunction>(
-                                        reinterpret_cast<void (*)()>(CallCaller)),
-                            METH_FASTCALL | METH_KEYWORDS, "Calls across the boundary."};
-
-void FreeCaller(PyObject* capsule) {
-  auto* c = static_cast<Caller*>(PyCapsule_GetPointer(capsule, kCallerCapsule));
-  if (c == nullptr) return PyErr_Clear();
-  Py_XDECREF(c->owner);
-  delete c;
+void CallerDealloc(PyObject* self) {
+  auto* c = reinterpret_cast<Caller*>(self);
+  PyObject_GC_UnTrack(self);
+  Py_CLEAR(c->dict);
+  Py_CLEAR(c->owner);
+  c->name.~basic_string();
+  c->sig.~Signature();
+  Py_TYPE(self)->tp_free(self);
 }
 
-PyObject* MakeCaller(Caller* c) {
-  PyObject* capsule = PyCapsule_New(c, kCallerCapsule, FreeCaller);
-  if (capsule == nullptr) {
-    Py_XDECREF(c->owner);
-    delete c;
+int CallerTraverse(PyObject* self, visitproc visit, void* arg) {
+  auto* c = reinterpret_cast<Caller*>(self);
+  Py_VISIT(c->dict);
+  Py_VISIT(c->owner);
+  return 0;
+}
+
+int CallerClear(PyObject* self) {
+  Py_CLEAR(reinterpret_cast<Caller*>(self)->dict);
+  return 0;  // the owner stays: calls need the module until dealloc
+}
+
+PyObject* CallerGet(PyObject* self, PyObject*, PyObject*) { return Py_NewRef(self); }
+
+PyObject* CallerRepr(PyObject* self) {
+  return PyUnicode_FromFormat("<tsbridge caller %s>", reinterpret_cast<Caller*>(self)->name.c_str());
+}
+
+PyGetSetDef g_caller_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, nullptr, nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+PyTypeObject g_caller_type = [] {
+  PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
+  t.tp_name = "tsbridge._native.Caller";
+  t.tp_basicsize = sizeof(Caller);
+  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL;
+  t.tp_doc = "A TorchScript method, operator or plugin function, called across the boundary.";
+  t.tp_dealloc = CallerDealloc;
+  t.tp_free = PyObject_GC_Del;
+  t.tp_traverse = CallerTraverse;
+  t.tp_clear = CallerClear;
+  t.tp_vectorcall_offset = offsetof(Caller, vectorcall);
+  t.tp_call = PyVectorcall_Call;
+  t.tp_dictoffset = offsetof(Caller, dict);
+  t.tp_descr_get = CallerGet;
+  t.tp_repr = CallerRepr;
+  t.tp_getset = g_caller_getset;
+  return t;
+}();
+
+// A new Caller; `owner` is a new reference it takes (or NULL).
+PyObject* MakeCaller(PyObject* owner, tsb_module* module, const std::string& name,
+                     bool is_function, Signature* sig) {
+  if (g_caller_type.tp_dict == nullptr && PyType_Ready(&g_caller_type) < 0) {
+    Py_XDECREF(owner);
     throw PyErrorSet{};
   }
-  Ref cap(capsule);
-  return Check(PyCFunction_New(&g_caller_def, cap.p));
+  Caller* c = PyObject_GC_New(Caller, &g_caller_type);
+  if (c == nullptr) {
+    Py_XDECREF(owner);
+    throw PyErrorSet{};
+  }
+  c->vectorcall = reinterpret_cast<vectorcallfunc>(CallCaller);
+  c->dict = nullptr;
+  c->owner = owner;
+  c->module = module;
+  new (&c->name) std::string(name);
+  c->is_function = is_function;
+  c->has_sig = sig != nullptr;
+  new (&c->sig) Signature(sig != nullptr ? std::move(*sig) : Signature());
+  PyObject_GC_Track(c);
+  return reinterpret_cast<PyObject*>(c);
 }
 
 void FreeModule(PyObject* capsule) {
@@ -191,28 +249,16 @@ tsb_module* ModuleFromCapsule(PyObject* capsule) {
 }
 
 PyObject* MethodCaller(PyObject* module_capsule, const std::string& name, Signature sig) {
-  auto* c = new Caller;
-  c->module = ModuleFromCapsule(module_capsule);
-  c->owner = Py_NewRef(module_capsule);
-  c->name = name;
-  c->sig = std::move(sig);
-  c->has_sig = true;
-  return MakeCaller(c);
+  tsb_module* module = ModuleFromCapsule(module_capsule);
+  return MakeCaller(Py_NewRef(module_capsule), module, name, false, &sig);
 }
 
 PyObject* OpCaller(const std::string& name) {
-  auto* c = new Caller;
-  c->name = name;
-  return MakeCaller(c);
+  return MakeCaller(nullptr, nullptr, name, false, nullptr);
 }
 
 PyObject* FunctionCaller(const std::string& name, Signature sig) {
-  auto* c = new Caller;
-  c->name = name;
-  c->is_function = true;
-  c->sig = std::move(sig);
-  c->has_sig = true;
-  return MakeCaller(c);
+  return MakeCaller(nullptr, nullptr, name, true, &sig);
 }
 
 PyObject* CallObject(const tsb_any& object, const std::string& method, PyObject* const* args,

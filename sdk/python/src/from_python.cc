@@ -216,6 +216,27 @@ void Untyped(PyObject* obj, tsb_any* out) {
 }  // namespace
 
 void FromPython(PyObject* obj, int32_t expected, tsb_any* out) {
+  // The commonest leaves first, exactly of the type asked for: no recursion
+  // to guard, no chain of checks (a call's scalars and tensors).
+  switch (expected) {
+    case TSB_TYPE_INT:
+      if (PyLong_CheckExact(obj)) return IntFromPython(obj, out);
+      break;
+    case TSB_TYPE_FLOAT:
+      if (PyFloat_CheckExact(obj)) {
+        *out = tsb_any_float(PyFloat_AS_DOUBLE(obj));
+        return;
+      }
+      break;
+    case TSB_TYPE_TENSOR:
+      if (IsTensor(obj)) return TensorFromPython(obj, out);
+      break;
+    case TSB_TYPE_STR:
+      if (PyUnicode_CheckExact(obj)) return StrFromPython(obj, out);
+      break;
+    default:
+      break;
+  }
   RecursionGuard guard(" while converting a nested Python value");
   switch (expected) {  // fast paths for the leaves
     case TSB_TYPE_INVALID:

@@ -17,6 +17,8 @@
 #include "tsbridge/tsbridge.h"
 #include "tsbridge/tsbridge.hpp"
 
+struct tsbpy_torch_api;  // torch_fastpath.h
+
 namespace tsbpy {
 
 // ------------------------------------------------------------ ownership
@@ -42,8 +44,10 @@ class OwnedVec {
   explicit OwnedVec(size_t n) { resize(n); }
   OwnedVec(const OwnedVec&) = delete;
   OwnedVec& operator=(const OwnedVec&) = delete;
-  ~OwnedVec() {
-    for (size_t i = 0; i < size_; ++i) tsb_any_release(&data_[i]);
+  ~OwnedVec() {  // only handles hold a reference: scalars need no call
+    for (size_t i = 0; i < size_; ++i) {
+      if (data_[i].flags & TSB_FLAG_HANDLE) tsb_any_release(&data_[i]);
+    }
   }
   // Sizes an empty vector: n invalid (nothing to release) values.
   void resize(size_t n) {
@@ -155,6 +159,10 @@ struct Torch {
   PyObject* torch_module = nullptr;
   PyObject* bool_dtype = nullptr;
   PyObject* uint8_dtype = nullptr;
+  // The companion tsbridge._torch's conversions (torch_fastpath.h), or
+  // NULL: then tensors cross as DLPack. `fast_reason` says why not.
+  const tsbpy_torch_api* fast = nullptr;
+  std::string fast_reason;
 };
 const Torch& GetTorch();
 void InitTorch();

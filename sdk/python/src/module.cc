@@ -403,6 +403,13 @@ PyObject* FromPickle(PyObject*, PyObject* args) {
   return result;
 }
 
+// (active, reason): whether tensors cross through the companion tsbridge._torch.
+PyObject* TorchFastPath(PyObject*, PyObject*) {
+  const Torch& torch = GetTorch();
+  return Py_BuildValue("(Os)", torch.fast != nullptr ? Py_True : Py_False,
+                       torch.fast != nullptr ? "" : torch.fast_reason.c_str());
+}
+
 PyObject* LiveHandles(PyObject*, PyObject*) { return PyLong_FromLongLong(::tsb::LiveHandles()); }
 PyObject* Version(PyObject*, PyObject*) { return Text(tsb_version_get_string()); }
 
@@ -437,6 +444,7 @@ PyMethodDef g_functions[] = {
     {"from_json", FromJson, METH_VARARGS, "from_json(text, type_index) -> obj"},
     {"to_pickle", ToPickle, METH_VARARGS, "to_pickle(obj, type_index) -> bytes"},
     {"from_pickle", FromPickle, METH_VARARGS, "from_pickle(bytes) -> obj"},
+    {"torch_fastpath", TorchFastPath, METH_NOARGS, "torch_fastpath() -> (active, reason)"},
     {"live_handles", LiveHandles, METH_NOARGS, "live_handles() -> int"},
     {"version", Version, METH_NOARGS, "version() -> str"},
     {nullptr, nullptr, 0, nullptr}};

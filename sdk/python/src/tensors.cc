@@ -1,12 +1,18 @@
-// Tensors cross as DLPack, zero copy both ways: torch._C._to_dlpack /
+// Tensors cross as themselves through the torch fast path when the
+// companion tsbridge._torch is there (torch_fastpath.h: the at::Tensor
+// inside a torch.Tensor becomes a handle and back, autograd included), and
+// otherwise as DLPack, zero copy both ways: torch._C._to_dlpack /
 // _from_dlpack on the Python side, tsb_tensor_{from,to}_dlpack on ours.
 // DLPack 0.6 has no bool: a bool tensor crosses as a uint8 view of the
 // same memory, viewed back as bool on the other side (still zero copy).
 #include <dlpack/dlpack.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include "host.h"
+#include "torch_fastpath.h"
 
 namespace tsbpy {
 namespace {
@@ -51,6 +57,38 @@ void FromCapsule(PyObject* capsule, tsb_any* out) {
   PyCapsule_SetName(capsule, kUsedDLTensor);  // the tensor owns it now
 }
 
+// The companion's capsule, unless the environment turns it off; the reason
+// it is not used goes to fast_reason (tsbridge.TORCH_FASTPATH_REASON).
+void InitFastPath() {
+  const char* off = std::getenv(TSBPY_NO_FASTPATH_ENV);
+  if (off != nullptr && *off != '\0' && std::strcmp(off, "0") != 0) {
+    g_torch.fast_reason = TSBPY_NO_FASTPATH_ENV " is set";
+    return;
+  }
+  // PyCapsule_Import reads attributes after the first name: import first.
+  Ref companion(PyImport_ImportModule("tsbridge._torch"));
+  const void* api =
+      companion.p != nullptr ? PyCapsule_Import(TSBPY_TORCH_API_CAPSULE, 0) : nullptr;
+  if (api == nullptr) {
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    Ref text(value != nullptr ? PyObject_Str(value) : nullptr);
+    const char* why = text.p != nullptr ? PyUnicode_AsUTF8(text.p) : nullptr;
+    g_torch.fast_reason = why != nullptr ? why : "tsbridge._torch did not load";
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(traceback);
+    PyErr_Clear();
+    return;
+  }
+  const auto* fast = static_cast<const tsbpy_torch_api*>(api);
+  if (fast->struct_size < sizeof(tsbpy_torch_api)) {
+    g_torch.fast_reason = "tsbridge._torch is older than tsbridge._native";
+    return;
+  }
+  g_torch.fast = fast;
+}
+
 }  // namespace
 
 void InitTorch() {
@@ -75,6 +113,7 @@ void InitTorch() {
   g_torch.device_type = Py_NewRef(reinterpret_cast<PyObject*>(Py_TYPE(cpu.p)));
   g_torch.torch_module = torch.release();
   g_torch.available = true;
+  InitFastPath();
 }
 
 const Torch& GetTorch() { return g_torch; }
@@ -97,6 +136,11 @@ PyObject* TensorToPython(const tsb_any& v) {
     break;
   }
   Ref result;
+  if (g_torch.fast != nullptr) {  // the tensor itself; its own object if it has one
+    result.p = Check(g_torch.fast->to_torch(&v));
+    if (IdentityScope* keeper = IdentityScope::Keeper()) keeper->Remember(v, result.p);
+    return result.release();
+  }
   try {
     Ref capsule(ToCapsule(v));
     result.p = g_torch.available ? Check(PyObject_CallOneArg(g_torch.from_dlpack, capsule.p))
@@ -127,20 +171,20 @@ void TensorFromPython(PyObject* obj, tsb_any* out) {
     }
   }
   if (!g_torch.available || PyCapsule_CheckExact(obj)) return FromCapsule(obj, out);
-  Ref capsule(PyObject_CallOneArg(g_torch.to_dlpack, obj));
-  if (capsule.p != nullptr) {
+  if (g_torch.fast != nullptr) {  // no scope entry: the tensor keeps its object
+    const int done = g_torch.fast->from_torch(obj, out);
+    if (done < 0) throw PyErrorSet{};
+    if (done > 0) return;
+  }
+  // A bool tensor crosses as uint8. Its dtype is asked first: LibTorch 1.13's
+  // at::toDLPack allocates its wrapper before it throws for bool, so trying
+  // _to_dlpack first leaked about 600 bytes per bool tensor (LeakSanitizer,
+  // docs/reliability.md).
+  Ref dtype(Check(PyObject_GetAttrString(obj, "dtype")));
+  if (dtype.p != g_torch.bool_dtype) {
+    Ref capsule(Check(PyObject_CallOneArg(g_torch.to_dlpack, obj)));
     FromCapsule(capsule.p, out);
-  } else {  // a bool tensor? Asking its dtype first would cost every tensor.
-    PyObject *type, *value, *traceback;
-    PyErr_Fetch(&type, &value, &traceback);
-    Ref dtype(PyObject_GetAttrString(obj, "dtype"));
-    if (dtype.p != g_torch.bool_dtype) {
-      PyErr_Restore(type, value, traceback);
-      throw PyErrorSet{};
-    }
-    Py_XDECREF(type);
-    Py_XDECREF(value);
-    Py_XDECREF(traceback);
+  } else {
     Ref viewed(Check(PyObject_CallMethod(obj, "view", "O", g_torch.uint8_dtype)));
     Ref bytes_capsule(Check(PyObject_CallOneArg(g_torch.to_dlpack, viewed.p)));
     Owned bytes;

@@ -1,6 +1,7 @@
 // Boundary → Python, one converter per kind, chosen by the value's type
 // index (its dynamic type; abstract kinds never reach here). Lists of int,
-// float and bool come out with one bulk copy; dicts with one tsb_dict_get_items.
+// float and bool come out with one bulk copy; other lists and tuples with
+// one tsb_list_get_items, dicts with one tsb_dict_get_items.
 #include <vector>
 #include <string>
 
@@ -40,14 +41,18 @@ PyObject* BulkList(const tsb_any& v, size_t n, Copy copy, Make make) {
   return list.release();
 }
 
-// Element i of a List or Tuple, converted; errors get the "[i]" segment.
-PyObject* Item(const tsb_any& v, size_t i) {
-  try {
-    Owned item;
-    CheckStatus(tsb_list_get(&v, i, item.out()));
-    return ToPython(item.v);
-  } catch (ConvertError& e) {
-    Rethrow(e, "[" + std::to_string(i) + "]");
+// All elements of a List or Tuple in one tsb_list_get_items, each converted
+// into `put(i, object)`; errors get the "[i]" segment.
+template <typename Put>
+void Items(const tsb_any& v, size_t n, Put put) {
+  OwnedVec items(n);
+  CheckStatus(tsb_list_get_items(&v, n, items.data()));
+  for (size_t i = 0; i < n; ++i) {
+    try {
+      put(i, ToPython(items[i]));
+    } catch (ConvertError& e) {
+      Rethrow(e, "[" + std::to_string(i) + "]");
+    }
   }
 }
 
@@ -67,14 +72,18 @@ PyObject* ListToPython(const TypeEntry& type, const tsb_any& v) {
       break;
   }
   Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
-  for (size_t i = 0; i < n; ++i) PyList_SET_ITEM(list.p, static_cast<Py_ssize_t>(i), Item(v, i));
+  Items(v, n, [&](size_t i, PyObject* item) {
+    PyList_SET_ITEM(list.p, static_cast<Py_ssize_t>(i), item);
+  });
   return list.release();
 }
 
 PyObject* TupleItems(const tsb_any& v) {
   const size_t n = Length(v);
   Ref tuple(Check(PyTuple_New(static_cast<Py_ssize_t>(n))));
-  for (size_t i = 0; i < n; ++i) PyTuple_SET_ITEM(tuple.p, static_cast<Py_ssize_t>(i), Item(v, i));
+  Items(v, n, [&](size_t i, PyObject* item) {
+    PyTuple_SET_ITEM(tuple.p, static_cast<Py_ssize_t>(i), item);
+  });
   return tuple.release();
 }
 

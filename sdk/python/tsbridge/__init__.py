@@ -21,6 +21,9 @@ from ._types import Object, Tensor  # noqa: F401
 from . import autograd  # noqa: F401,E402
 
 HAS_TORCH = _native._init(_errors, _types)
+# Whether torch.Tensor crosses as itself, autograd included (the companion
+# tsbridge._torch), or as DLPack; and if not, why (docs/python.md).
+TORCH_FASTPATH, TORCH_FASTPATH_REASON = _native.torch_fastpath()
 __version__ = _native.version()
 
 _NO_DEFAULT = _inspect.Parameter.empty
@@ -57,17 +60,15 @@ def _signature(schema):
 
 
 def _callable(caller, name, qualname, doc, signature=None):
-    """A Python function around a native caller, so help() and
+    """The native caller (tsbridge._native.Caller, called with no Python
+    frame in between), named and documented so that help() and
     inspect.signature() show the schema."""
-    def call(*args, **kwargs):
-        return caller(*args, **kwargs)
-    call.__name__ = name
-    call.__qualname__ = qualname
-    call.__doc__ = doc
+    caller.__name__ = name
+    caller.__qualname__ = qualname
+    caller.__doc__ = doc
     if signature is not None:
-        call.__signature__ = signature
-    call._tsb_caller = caller  # the native callable, without this frame
-    return call
+        caller.__signature__ = signature
+    return caller
 
 
 class Module:

@@ -152,7 +152,9 @@ class Tensor(Object):
         _native.backward([self], None if gradient is None else [gradient], retain_graph)
 
     def torch(self):
-        """The data as a torch.Tensor sharing storage (no graph)."""
+        """The tensor as a torch.Tensor: the tensor itself, graph included,
+        with the torch fast path; its data sharing storage (no graph) through
+        DLPack (docs/python.md)."""
         return _native.tensor_torch(self._tsb_value)
 
     def __dlpack__(self, stream=None):

@@ -39,8 +39,81 @@ tsb_default <- function() structure(list(), class = "tsb_default")
   m$save <- function(path) invisible(.Call(tsbr_module_save, ptr, path.expand(path)))
   m$methods <- names(schemas)
   m$schema <- function(method) schemas[[method]]$schema
+  .module_state(m, ptr, origin, "forward" %in% names(schemas))
   class(m) <- "tsb_module"
   m
+}
+
+#' Module state: train and eval, parameters, buffers, submodules, attributes
+#'
+#' Every module (from [tsb_load()], [tsb_compile()], [tsb_trace()]) has, as
+#' R torch's script modules and PyTorch's `torch.jit.load` modules do:
+#'
+#' * `m$train(mode = TRUE)`, `m$eval()`: set `training` on the module and
+#'   recursively on every submodule (dropout is the identity in eval mode,
+#'   batch norm uses its running statistics). `m$training` reads the flag;
+#'   `m$training <- FALSE` is `m$eval()`. Both return `m` invisibly.
+#' * `m$parameters`, `m$buffers`: named lists of `tsb_tensor`, recursive with
+#'   dotted names (`"fc1.weight"`) in PyTorch's order. They are the
+#'   module's own tensors, not copies: gradients from [tsb_backward()] land on
+#'   them and an in-place update (an SGD step under [tsb_with_no_grad()])
+#'   changes the module. `m$zero_grad()` zeroes every parameter's gradient.
+#' * `m$children`: the direct submodules as a named list of modules sharing
+#'   the parent's state (`m$children$fc1$eval()` changes `m`'s `fc1`).
+#' * `m$attributes` (names, in the class's order), `m$get_attribute(name)`,
+#'   `m$set_attribute(name, value)`: attributes converted by their declared
+#'   type (constants and submodules cannot be set).
+#' * `m$code`: the class's TorchScript source; `m$graph`: the graph of
+#'   `forward` as text (`NULL` without one); `m$method_graph(name)`: another
+#'   method's graph.
+#'
+#' @examples
+#' \dontrun{
+#' m <- tsb_load("net.pt")
+#' m$eval()$training                                # FALSE
+#' names(m$parameters)                              # "fc1.weight" "fc1.bias" ...
+#' cat(m$graph)
+#' loss <- tsb_ops$aten$sum(m$forward(x))
+#' tsb_backward(loss)
+#' tsb_with_no_grad(for (p in m$parameters) tsb_ops$aten$add_(p, tsb_grad(p), alpha = -0.1))
+#' }
+#' @name tsb_module_state
+NULL
+
+.module_state <- function(m, ptr, origin, has_forward) {
+  m$train <- function(mode = TRUE) {
+    .Call(tsbr_module_training_set, ptr, mode)
+    invisible(m)
+  }
+  m$eval <- function() m$train(FALSE)
+  makeActiveBinding("training", function(value) {
+    if (missing(value)) return(.Call(tsbr_module_training_get, ptr))
+    .Call(tsbr_module_training_set, ptr, value)
+  }, m)
+  makeActiveBinding("parameters", function() .Call(tsbr_module_parameters, ptr), m)
+  makeActiveBinding("buffers", function() .Call(tsbr_module_buffers, ptr), m)
+  makeActiveBinding("children", function() {
+    kids <- .Call(tsbr_module_children, ptr)
+    out <- lapply(names(kids), function(n) .module(kids[[n]], paste0(origin, "$", n)))
+    names(out) <- names(kids)
+    out
+  }, m)
+  makeActiveBinding("attributes", function() .Call(tsbr_module_attribute_names, ptr), m)
+  m$get_attribute <- function(name) .Call(tsbr_module_attribute_get, ptr, name)
+  m$set_attribute <- function(name, value) {
+    .Call(tsbr_module_attribute_set, ptr, name, value)
+    invisible(m)
+  }
+  m$zero_grad <- function() {
+    for (p in .Call(tsbr_module_parameters, ptr)) .Call(tsbr_zero_grad, p)
+    invisible(m)
+  }
+  makeActiveBinding("code", function() .Call(tsbr_module_code, ptr), m)
+  m$method_graph <- function(method) .Call(tsbr_module_graph, ptr, method)
+  makeActiveBinding("graph", function() {
+    if (has_forward) .Call(tsbr_module_graph, ptr, "forward") else NULL
+  }, m)
+  invisible(m)
 }
 
 tsb_load <- function(path) .module(.Call(tsbr_module_load, path.expand(path)), path)

@@ -38,6 +38,24 @@ SEXP tsbr_plugin_info(SEXP);
 SEXP tsbr_library_load(SEXP);
 SEXP tsbr_library_count();
 SEXP tsbr_library_info(SEXP);
+SEXP tsbr_requires_grad_get(SEXP);
+SEXP tsbr_requires_grad_set(SEXP, SEXP);
+SEXP tsbr_grad(SEXP);
+SEXP tsbr_zero_grad(SEXP);
+SEXP tsbr_detach(SEXP);
+SEXP tsbr_backward(SEXP, SEXP, SEXP);
+SEXP tsbr_grad_mode_set(SEXP);
+SEXP tsbr_grad_mode_get();
+SEXP tsbr_module_training_set(SEXP, SEXP);
+SEXP tsbr_module_training_get(SEXP);
+SEXP tsbr_module_parameters(SEXP);
+SEXP tsbr_module_buffers(SEXP);
+SEXP tsbr_module_children(SEXP);
+SEXP tsbr_module_attribute_names(SEXP);
+SEXP tsbr_module_attribute_get(SEXP, SEXP);
+SEXP tsbr_module_attribute_set(SEXP, SEXP, SEXP);
+SEXP tsbr_module_code(SEXP);
+SEXP tsbr_module_graph(SEXP, SEXP);
 
 #define TSB_ENTRY(name, n) {#name, (DL_FUNC)&name, n}
 
@@ -59,6 +77,16 @@ static const R_CallMethodDef kCallEntries[] = {
     TSB_ENTRY(tsbr_plugin_count, 0),   TSB_ENTRY(tsbr_plugin_info, 1),
     TSB_ENTRY(tsbr_library_load, 1),   TSB_ENTRY(tsbr_library_count, 0),
     TSB_ENTRY(tsbr_library_info, 1),
+    // autograd.cc
+    TSB_ENTRY(tsbr_requires_grad_get, 1), TSB_ENTRY(tsbr_requires_grad_set, 2),
+    TSB_ENTRY(tsbr_grad, 1),               TSB_ENTRY(tsbr_zero_grad, 1),
+    TSB_ENTRY(tsbr_detach, 1),             TSB_ENTRY(tsbr_backward, 3),
+    TSB_ENTRY(tsbr_grad_mode_set, 1),      TSB_ENTRY(tsbr_grad_mode_get, 0),
+    TSB_ENTRY(tsbr_module_training_set, 2), TSB_ENTRY(tsbr_module_training_get, 1),
+    TSB_ENTRY(tsbr_module_parameters, 1),  TSB_ENTRY(tsbr_module_buffers, 1),
+    TSB_ENTRY(tsbr_module_children, 1),    TSB_ENTRY(tsbr_module_attribute_names, 1),
+    TSB_ENTRY(tsbr_module_attribute_get, 2), TSB_ENTRY(tsbr_module_attribute_set, 3),
+    TSB_ENTRY(tsbr_module_code, 1),        TSB_ENTRY(tsbr_module_graph, 2),
     {NULL, NULL, 0}};
 
 void R_init_tsbridge(DllInfo* dll) {

@@ -2,11 +2,14 @@
 
     PYTHONPATH=build/python /usr/bin/python3 soak.py [--ops N] [--threads 4]
         [--plugin PATH ...] [--bad-plugin PATH ...]
+        [--library PATH|NAME ...] [--bad-library PATH ...]
 
 Four threads make module calls (which release the GIL inside tsbridge) and
 conversions of every kind (convert, JSON, pickle, tensors from numpy), each
-result checked against its formula, while another thread loads plugins (the
-good ones: a no-op after the first; the bad ones must fail every time). The
+result checked against its formula, while another thread loads plugins and
+operator libraries (the good ones: a no-op after the first; the bad ones
+must fail every time). Once an operator library is in, the workers also call
+its operator (torchvision::nms, or the test fixture's tsbfixture::twice). The
 resident set size is sampled as the run goes: after the warm-up (the first
 10 % of operations) it must stay within 5 % of its value then. At the end,
 with every result and the module dropped, tsbridge's live-handle count must
@@ -25,6 +28,7 @@ import numpy
 import torch
 
 import tsbridge
+from torch_io import torch_load_bytes
 
 
 class Rec(NamedTuple):
@@ -66,6 +70,7 @@ def page_kb():
 class Run:
     def __init__(self, module, total, threads):
         self.m = module
+        self.op_checks = []  # appended by the loader once a library is in
         self.total = total
         self.threads = threads
         self.done = 0
@@ -103,7 +108,7 @@ class Run:
         text = tsbridge.to_json(tup, "List[Tuple[int, str]]")
         check(tsbridge.from_json(text, "List[Tuple[int, str]]") == tup, "json")
         blob = tsbridge.to_pickle({i: torch.arange(3)}, "Dict[int, Tensor]")
-        back = torch.load(io.BytesIO(blob))
+        back = torch_load_bytes(blob)
         check(list(back) == [i] and torch.equal(back[i], torch.arange(3)), "to_pickle")
         buf = io.BytesIO()
         torch.save([1.5, i], buf)
@@ -115,7 +120,9 @@ class Run:
             check(False, "a bad list converted")
         except tsbridge.TypeMismatchError as e:
             check("[1]" in e.path, f"bad list path {e.path!r}")
-        return 12  # operations in one step
+        for op_check in list(self.op_checks):
+            op_check(self, i)
+        return 12 + len(self.op_checks)  # operations in one step
 
     def worker(self, k):
         i = k
@@ -126,16 +133,37 @@ class Run:
             self.failures.append(f"thread {k}: {e!r}")
 
 
-def loader(stop, good, bad, counts, failures):
+def check_nms(run, i):
+    boxes = torch.tensor([[0.0, 0, 10, 10], [1, 1, 10, 10], [20, 20, 30, 30 + i % 5]])
+    keep = tsbridge.ops.torchvision.nms(boxes, torch.tensor([0.9, 0.8, 0.7]), 0.5)
+    run.check(keep.tolist() == [0, 2], f"torchvision::nms gave {keep.tolist()}")
+
+
+def check_twice(run, i):
+    x = torch.full((3,), float(i % 11))
+    run.check(torch.equal(tsbridge.ops.tsbfixture.twice(x), x * 2), "tsbfixture::twice")
+
+
+# The operator each library registers, checked by the workers once it is in.
+OP_CHECKS = {"torchvision::nms": check_nms, "tsbfixture::twice": check_twice}
+
+
+def loader(run, stop, args, counts, failures):
     while not stop.is_set():
-        for path in good:
+        for path in args.plugin:
             tsbridge.load_plugin(path)
-        for path in bad:
-            try:
-                tsbridge.load_plugin(path)
-                failures.append(f"bad plugin {path} loaded")
-            except tsbridge.Error:
-                pass
+        for path in args.library:
+            for op in tsbridge.load_library(path).operators:
+                if op in OP_CHECKS and OP_CHECKS[op] not in run.op_checks:
+                    run.op_checks.append(OP_CHECKS[op])
+        for load, paths in ((tsbridge.load_plugin, args.bad_plugin),
+                            (tsbridge.load_library, args.bad_library)):
+            for path in paths:
+                try:
+                    load(path)
+                    failures.append(f"bad {load.__name__} {path} loaded")
+                except tsbridge.Error:
+                    pass
         counts[0] += 1
         stop.wait(0.005)
 
@@ -146,6 +174,8 @@ def main():
     ap.add_argument("--threads", type=int, default=4)
     ap.add_argument("--plugin", action="append", default=[])
     ap.add_argument("--bad-plugin", action="append", default=[])
+    ap.add_argument("--library", action="append", default=[])
+    ap.add_argument("--bad-library", action="append", default=[])
     ap.add_argument("--tolerance", type=float, default=0.05)
     args = ap.parse_args()
 
@@ -155,8 +185,7 @@ def main():
         module = tsbridge.load(path)
     run = Run(module, args.ops, args.threads)
     stop, rounds, load_failures = threading.Event(), [0], []
-    plugins = threading.Thread(target=loader,
-                               args=(stop, args.plugin, args.bad_plugin, rounds, load_failures))
+    plugins = threading.Thread(target=loader, args=(run, stop, args, rounds, load_failures))
     plugins.start()
     workers = [threading.Thread(target=run.worker, args=(k,)) for k in range(args.threads)]
     for w in workers:
@@ -176,7 +205,8 @@ def main():
     print("operations  RSS (MB)")
     for done, kb in run.curve:
         print(f"{done:10d}  {kb / 1024:8.1f}")
-    print(f"operations: {run.done}  threads: {args.threads}  plugin load rounds: {rounds[0]}")
+    print(f"operations: {run.done}  threads: {args.threads}  load rounds: {rounds[0]}  "
+          f"operator checks: {len(run.op_checks)} of {len(args.library)} libraries")
     print(f"RSS after warm-up: {base / 1024:.1f} MB, peak {peak / 1024:.1f} MB, "
           f"growth {growth * 100:+.2f} % (bound {args.tolerance * 100:.0f} %)")
     print(f"live handles at the end: {handles}")
@@ -185,8 +215,10 @@ def main():
         failures.append(f"{handles} handles alive at the end")
     if growth > args.tolerance:
         failures.append(f"RSS grew {growth * 100:.2f} % after warm-up")
-    if rounds[0] == 0 and (args.plugin or args.bad_plugin):
-        failures.append("the plugin loader never completed a round")
+    if rounds[0] == 0 and (args.plugin or args.bad_plugin or args.library):
+        failures.append("the loader never completed a round")
+    if len(run.op_checks) < len(args.library):
+        failures.append("an operator library's operator was never called")
     for f in failures[:20]:
         print("FAIL:", f)
     return 1 if failures else 0

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import tsbridge
 import ts_types
 from harness import COUNTS, assert_path_points_at, pair
+from torch_io import torch_load_bytes
 from ts_types import canon
 
 
@@ -172,7 +173,7 @@ def test_pickle_to_torch_load(data):
     want, refused = torch_call(p.scripted.identity, v)
     assume(refused is None)
     blob = tsbridge._native.to_pickle(v, p.type_index)
-    got = torch.load(io.BytesIO(blob))
+    got = torch_load_bytes(blob)
     # pickle_save writes a NamedTuple as a plain tuple, a dtype as its code
     assert canon(got, erase_names=True) == canon(want, erase_names=True)
     COUNTS["pickle tsbridge -> torch.load: equal"] += 1
@@ -189,5 +190,5 @@ def test_one_item_lists_and_dicts_from_torch_save(value):
     1.13's unpickler lacks (found by test_pickle_from_torch_save)."""
     buf = io.BytesIO()
     torch.save(value, buf)
-    assert canon(tsbridge.from_pickle(buf.getvalue())) == canon(torch.load(io.BytesIO(
-        buf.getvalue())))
+    assert canon(tsbridge.from_pickle(buf.getvalue())) == canon(
+        torch_load_bytes(buf.getvalue()))

@@ -7,6 +7,7 @@ and a message on stderr), and the process goes on working.
 import io
 import math
 import os
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -167,3 +168,76 @@ def test_cli_bad_arguments(files, args):
     assert r.stderr.strip(), "no message"
     ok = tsb("run", files / "good.pt", "total", "--args", "[[1, 2]]")
     assert ok.returncode == 0 and ok.stdout.strip() == "3", ok.stderr
+
+
+# ------------------------------------------------- operator libraries
+
+OPLIB = os.environ.get("TSB_OPLIB_FIXTURE")
+needs_oplib = pytest.mark.skipif(not OPLIB, reason="TSB_OPLIB_FIXTURE not set")
+
+
+def patched(data, offset, new):
+    return data[:offset] + new + data[offset + len(new):]
+
+
+def cut_in_last_segment(data):
+    """Cut in the middle of the last PT_LOAD segment (a plain half may keep
+    every segment whole when debug sections fill the second half)."""
+    phoff, = struct.unpack_from("<Q", data, 32)
+    phentsize, phnum = struct.unpack_from("<HH", data, 54)
+    cut = len(data) // 2
+    for i in range(phnum):
+        kind, _, offset, _, _, filesz = struct.unpack_from("<IIQQQQ", data, phoff + i * phentsize)
+        if kind == 1 and filesz:  # PT_LOAD
+            cut = offset + filesz // 2
+    return data[:cut]
+
+
+# Each made from the loader tests' fixture library (tests/plugins/library.cmake).
+BAD_LIBRARIES = {
+    "empty.so": lambda good: b"",
+    "head.so": lambda good: good[:64],
+    "half.so": cut_in_last_segment,
+    "text.so": lambda good: b"not an ELF shared object, only text, " * 4,
+    "class32.so": lambda good: patched(good, 4, b"\x01"),
+    "big_endian.so": lambda good: patched(good, 5, b"\x02"),
+    "aarch64.so": lambda good: patched(good, 18, b"\xb7\x00"),
+}
+
+
+@needs_oplib
+@pytest.mark.parametrize("name", sorted(BAD_LIBRARIES) + ["no_such.so", "a_directory.so"])
+def test_bad_operator_library(files, tmp_path, name):
+    good = Path(OPLIB).read_bytes()
+    tsbridge.load_library(OPLIB)
+    path = tmp_path / name
+    if name == "a_directory.so":
+        path.mkdir()
+    elif name in BAD_LIBRARIES:
+        path.write_bytes(BAD_LIBRARIES[name](good))
+    count = len(tsbridge.libraries())
+    with pytest.raises(tsbridge.Error) as caught:
+        tsbridge.load_library(path)
+    assert f"cannot load operator library '{path}'" in str(caught.value), str(caught.value)
+    assert len(tsbridge.libraries()) == count
+    x = torch.tensor([1.5, -2.0])
+    assert torch.equal(tsbridge.ops.tsbfixture.twice(x), x * 2)
+    still_works(files)
+
+
+@needs_oplib
+def test_copy_of_a_loaded_library_is_that_library(tmp_path):
+    first = tsbridge.load_library(OPLIB)
+    copy = tmp_path / "copy.so"
+    copy.write_bytes(Path(OPLIB).read_bytes())
+    assert tsbridge.load_library(copy).path == first.path  # not run twice: no abort
+
+
+@needs_cli
+@needs_oplib
+def test_cli_bad_operator_library(files, tmp_path):
+    bad = tmp_path / "half.so"
+    bad.write_bytes(cut_in_last_segment(Path(OPLIB).read_bytes()))
+    r = tsb("--library", bad, "run", files / "good.pt", "total", "--args", "[[1, 2]]")
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert "cannot load operator library" in r.stderr, r.stderr

@@ -1,0 +1,260 @@
+// .Call entry points for autograd (requires_grad, grad, backward, grad
+// mode) and module state (train/eval, parameters, buffers, children,
+// attributes, code, graph): thin wrappers over the `autograd` and module
+// state sections of tsbridge.h (docs/autograd.md). R/autograd.R and
+// R/module.R give them their public names.
+#include <string>
+
+#include "calls.h"
+#include "entry.h"
+
+using namespace tsbr;
+
+namespace {
+
+bool FlagArg(SEXP x, const char* what) {
+  if (TYPEOF(x) != LGLSXP || Rf_xlength(x) != 1 || LOGICAL(x)[0] == NA_LOGICAL) {
+    Fail(TSB_ERR_INVALID_ARGUMENT, std::string(what) + " must be TRUE or FALSE, got " + Describe(x));
+  }
+  return LOGICAL(x)[0] == TRUE;
+}
+
+std::string NameArg(SEXP x, const char* what) {
+  if (TYPEOF(x) != STRSXP || Rf_xlength(x) != 1 || STRING_ELT(x, 0) == NA_STRING) {
+    Fail(TSB_ERR_INVALID_ARGUMENT, std::string(what) + " must be one string, got " + Describe(x));
+  }
+  return Rf_translateCharUTF8(STRING_ELT(x, 0));
+}
+
+SEXP TakeString(char* text) {
+  std::string s(text);
+  tsb_string_free(text);
+  return Utf8(s);
+}
+
+// Tensors in an R list (tsb_tensor or arrays) as boundary values; `what`
+// names the argument in errors ("outputs[1]").
+void TensorsFromList(SEXP list, const char* what, bool none_ok, OwnedVec* out) {
+  if (TYPEOF(list) != VECSXP) Fail(TSB_ERR_INVALID_ARGUMENT, std::string(what) + " must be a list, got " + Describe(list));
+  out->resize(Len(list));
+  for (size_t i = 0; i < out->size(); ++i) {
+    SEXP item = VECTOR_ELT(list, static_cast<R_xlen_t>(i));
+    try {
+      if (none_ok && item == R_NilValue) {
+        (*out)[i] = tsb_any_none();
+      } else {
+        FromR(item, TSB_TYPE_TENSOR, &(*out)[i]);
+      }
+    } catch (HostError& e) {
+      Rethrow(e, std::string(what) + "[" + std::to_string(i) + "]");
+    }
+  }
+}
+
+// A named list of the module's parameters or buffers (dotted names).
+template <typename Count, typename Get>
+SEXP NamedTensors(tsb_module* m, Count count, Get get) {
+  size_t n = 0;
+  CheckStatus(count(m, &n));
+  cpp11::writable::list out(static_cast<R_xlen_t>(n));
+  cpp11::writable::strings names(static_cast<R_xlen_t>(n));
+  for (size_t i = 0; i < n; ++i) {
+    const char* name = nullptr;
+    Owned t;
+    CheckStatus(get(m, i, &name, t.out()));
+    names[static_cast<R_xlen_t>(i)] = name ? name : "";
+    out[static_cast<R_xlen_t>(i)] = ToR(t.v);
+  }
+  out.names() = names;
+  return out;
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---------------------------------------------------------------- autograd
+
+SEXP tsbr_requires_grad_get(SEXP t) {
+  TSB_BEGIN
+  bool on = false;
+  CheckStatus(tsb_tensor_get_requires_grad(&HandleOf(t, "tensor"), &on));
+  return cpp11::as_sexp(on);
+  TSB_END
+}
+
+SEXP tsbr_requires_grad_set(SEXP t, SEXP on) {
+  TSB_BEGIN
+  CheckStatus(tsb_tensor_set_requires_grad(&HandleOf(t, "tensor"), FlagArg(on, "requires_grad")));
+  return t;
+  TSB_END
+}
+
+SEXP tsbr_grad(SEXP t) {
+  TSB_BEGIN
+  Owned g;
+  CheckStatus(tsb_tensor_get_grad(&HandleOf(t, "tensor"), g.out()));
+  return ToR(g.v);  // NULL before any backward
+  TSB_END
+}
+
+SEXP tsbr_zero_grad(SEXP t) {
+  TSB_BEGIN
+  CheckStatus(tsb_tensor_zero_grad(&HandleOf(t, "tensor")));
+  return R_NilValue;
+  TSB_END
+}
+
+SEXP tsbr_detach(SEXP t) {
+  TSB_BEGIN
+  Owned d;
+  CheckStatus(tsb_tensor_detach(&HandleOf(t, "tensor"), d.out()));
+  return ToR(d.v);
+  TSB_END
+}
+
+SEXP tsbr_backward(SEXP outputs, SEXP grad_outputs, SEXP retain_graph) {
+  TSB_BEGIN
+  OwnedVec outs, grads;
+  TensorsFromList(outputs, "outputs", false, &outs);
+  const bool retain = FlagArg(retain_graph, "retain_graph");
+  if (grad_outputs != R_NilValue) {
+    TensorsFromList(grad_outputs, "grad_outputs", true, &grads);
+    if (grads.size() != outs.size()) {
+      Fail(TSB_ERR_INVALID_ARGUMENT, "grad_outputs must have one item per output (" +
+                                         std::to_string(outs.size()) + "), got " +
+                                         std::to_string(grads.size()));
+    }
+  }
+  CheckStatus(tsb_autograd_backward(outs.data(), outs.size(),
+                                    grad_outputs == R_NilValue ? nullptr : grads.data(), retain));
+  return R_NilValue;
+  TSB_END
+}
+
+SEXP tsbr_grad_mode_set(SEXP enabled) {
+  TSB_BEGIN
+  bool was = true;
+  CheckStatus(tsb_grad_mode_set(FlagArg(enabled, "enabled"), &was));
+  return cpp11::as_sexp(was);
+  TSB_END
+}
+
+SEXP tsbr_grad_mode_get() {
+  TSB_BEGIN
+  bool on = true;
+  CheckStatus(tsb_grad_mode_get(&on));
+  return cpp11::as_sexp(on);
+  TSB_END
+}
+
+// ------------------------------------------------------------ module state
+
+SEXP tsbr_module_training_set(SEXP module, SEXP on) {
+  TSB_BEGIN
+  CheckStatus(tsb_module_set_training(ModuleOf(module), FlagArg(on, "mode")));
+  return R_NilValue;
+  TSB_END
+}
+
+SEXP tsbr_module_training_get(SEXP module) {
+  TSB_BEGIN
+  bool on = false;
+  CheckStatus(tsb_module_get_training(ModuleOf(module), &on));
+  return cpp11::as_sexp(on);
+  TSB_END
+}
+
+SEXP tsbr_module_parameters(SEXP module) {
+  TSB_BEGIN
+  return NamedTensors(ModuleOf(module), tsb_module_count_parameters, tsb_module_get_parameter);
+  TSB_END
+}
+
+SEXP tsbr_module_buffers(SEXP module) {
+  TSB_BEGIN
+  return NamedTensors(ModuleOf(module), tsb_module_count_buffers, tsb_module_get_buffer);
+  TSB_END
+}
+
+// The direct submodules as a named list of module pointers (R wraps each).
+SEXP tsbr_module_children(SEXP module) {
+  TSB_BEGIN
+  tsb_module* m = ModuleOf(module);
+  size_t n = 0;
+  CheckStatus(tsb_module_count_children(m, &n));
+  cpp11::writable::list out(static_cast<R_xlen_t>(n));
+  cpp11::writable::strings names(static_cast<R_xlen_t>(n));
+  for (size_t i = 0; i < n; ++i) {
+    const char* name = nullptr;
+    tsb_module* child = nullptr;
+    CheckStatus(tsb_module_get_child(m, i, &name, &child));
+    names[static_cast<R_xlen_t>(i)] = name ? name : "";
+    out[static_cast<R_xlen_t>(i)] = WrapModule(child);
+  }
+  out.names() = names;
+  return out;
+  TSB_END
+}
+
+SEXP tsbr_module_attribute_names(SEXP module) {
+  TSB_BEGIN
+  tsb_module* m = ModuleOf(module);
+  size_t n = 0;
+  CheckStatus(tsb_module_count_attributes(m, &n));
+  cpp11::writable::strings out(static_cast<R_xlen_t>(n));
+  for (size_t i = 0; i < n; ++i) {
+    const char* name = nullptr;
+    CheckStatus(tsb_module_get_attribute_name(m, i, &name));
+    out[static_cast<R_xlen_t>(i)] = name ? name : "";
+  }
+  return out;
+  TSB_END
+}
+
+SEXP tsbr_module_attribute_get(SEXP module, SEXP name) {
+  TSB_BEGIN
+  Owned v;
+  CheckStatus(tsb_module_get_attribute(ModuleOf(module), NameArg(name, "name").c_str(), v.out()));
+  return ToR(v.v);
+  TSB_END
+}
+
+// The R value is converted by the type of the attribute's current value
+// (so 2 is an int for an int attribute); an attribute that is None now
+// converts by the R type, and the core coerces to the declared type.
+SEXP tsbr_module_attribute_set(SEXP module, SEXP name, SEXP value) {
+  TSB_BEGIN
+  tsb_module* m = ModuleOf(module);
+  const std::string attr = NameArg(name, "name");
+  Owned current, v;
+  CheckStatus(tsb_module_get_attribute(m, attr.c_str(), current.out()));
+  const int32_t type =
+      current.v.type_index == TSB_TYPE_NONE ? TSB_TYPE_ANY : current.v.type_index;
+  try {
+    FromR(value, type, v.out());
+  } catch (HostError& e) {
+    Rethrow(e, "attribute '" + attr + "'");
+  }
+  CheckStatus(tsb_module_set_attribute(m, attr.c_str(), &v.v));
+  return R_NilValue;
+  TSB_END
+}
+
+SEXP tsbr_module_code(SEXP module) {
+  TSB_BEGIN
+  char* text = nullptr;
+  CheckStatus(tsb_module_get_code(ModuleOf(module), &text));
+  return TakeString(text);
+  TSB_END
+}
+
+SEXP tsbr_module_graph(SEXP module, SEXP method) {
+  TSB_BEGIN
+  char* text = nullptr;
+  CheckStatus(tsb_module_get_graph(ModuleOf(module), NameArg(method, "method").c_str(), &text));
+  return TakeString(text);
+  TSB_END
+}
+
+}  // extern "C"
