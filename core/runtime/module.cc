@@ -4,15 +4,13 @@
 
 #include <fstream>
 
-#include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/serialization/import.h>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/plugins/library_loader.h"
+#include "core/runtime/module_scan.h"
 #include "core/runtime/module_state.h"
-#include "core/binary/pickle_scan.h"
 #include "core/runtime/runtime.h"
 #include "core/types/type_parser.h"
 
@@ -45,25 +43,6 @@ absl::Status Run(torch::jit::Function& fn, const Signature& sig, c10::IValue sel
   return WithCall(TakeResult(sig, binding, binding.stack, out), sig.display());
 }
 
-// Every pickle of the archive (data.pkl, constants.pkl, the code's
-// .debug_pkl) checked by ScanPickle before LibTorch's importer unpickles it:
-// the few bytes that make its unpickler allocate gigabytes or pop an empty
-// stack in a torch.save archive do the same in a module file (found by
-// tests/reliability/hostile).
-absl::Status ScanModulePickles(const char* path) {
-  caffe2::serialize::PyTorchStreamReader reader(path);
-  for (const std::string& name : reader.getAllRecords()) {
-    if (!absl::EndsWith(name, "pkl")) continue;
-    auto [data, size] = reader.getRecord(name);
-    absl::Status scan = ScanPickle(static_cast<const char*>(data.get()), size);
-    if (!scan.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("not a module torch.jit.save wrote: ", name, ": ", scan.message()));
-    }
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 std::unique_ptr<tsb_module> MakeModule(torch::jit::Module module) {
@@ -85,7 +64,7 @@ absl::StatusOr<tsb_module*> LoadModule(const char* path) {
   if (!std::ifstream(path).good()) {
     return absl::NotFoundError(absl::StrCat("cannot open module file \"", path, "\""));
   }
-  if (absl::Status scan = ScanModulePickles(path); !scan.ok()) return scan;
+  if (absl::Status scan = ScanModuleArchive(path); !scan.ok()) return scan;
   try {
     return MakeModule(torch::jit::load(path)).release();
   } catch (const std::exception& e) {  // c10::Error, torch::jit::ErrorReport

@@ -79,7 +79,8 @@ INSTANTIATE_TEST_SUITE_P(
     Files, HostileModuleTest,
     ::testing::Values("empty.pt", "truncated_half.pt", "truncated_tail.pt",
                       "truncated_head.pt", "wrong_magic.pt", "text.pt", "missing_code.pt",
-                      "missing_class.pt", "huge_memo.pt", "tensor_not_module.pt",
+                      "missing_class.pt", "huge_memo.pt", "constant_without_type.pt",
+                      "tensor_not_module.pt",
                       "no_such_file.pt", "."),
     [](const auto& info) {
       std::string name;
@@ -91,6 +92,18 @@ TEST(HostileModuleTest, MissingClassNamesIt) {
   tsb_module* m = nullptr;
   StatusText s = Take(tsb_module_load((kDir + "/missing_class.pt").c_str(), &m));
   EXPECT_NE(s.message.find("Nowhere"), std::string::npos) << s.message;
+}
+
+// LibTorch's importer reads freed memory on this file (a SIGSEGV or a stray
+// RuntimeError, as it happens): refused before the importer runs.
+TEST(HostileModuleTest, ClassConstantWithoutTypeIsRefusedBeforeTheImporter) {
+  tsb_module* m = nullptr;
+  StatusText s = Take(tsb_module_load((kDir + "/constant_without_type.pt").c_str(), &m));
+  EXPECT_EQ(s.code, TSB_ERR_INVALID_ARGUMENT) << s.message;
+  EXPECT_NE(s.message.find("code/__torch__/tsb_hostile_good.py line 2: class attribute "
+                           "'__pqrameters__' of Good has a value but no type annotation"),
+            std::string::npos)
+      << s.message;
 }
 
 StatusText ReadJson(const std::string& json, const char* annotation) {

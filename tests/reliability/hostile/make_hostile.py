@@ -76,6 +76,11 @@ def hostile_files(good):
             return data.replace(b"Helper(", b"Nowhere(").replace(b".Helper", b".Nowhere")
         return data
 
+    def constant_without_type(name, data):  # read as a constant, typed by nothing
+        if name.endswith("/code/__torch__/tsb_hostile_good.py"):
+            return data.replace(b"__parameters__ = ", b"__pqrameters__ = ")
+        return data
+
     def huge_pickle(name, data):  # a memo index far past the program's end
         return b"\x80\x02Nr\xff\xff\xff\x7f." if name.endswith("/data.pkl") else data
 
@@ -90,6 +95,7 @@ def hostile_files(good):
         "missing_code.pt": rewrite(good, code_without),
         "missing_class.pt": rewrite(good, missing_class),
         "huge_memo.pt": rewrite(good, huge_pickle),
+        "constant_without_type.pt": rewrite(good, constant_without_type),
         "tensor_not_module.pt": tensor.getvalue(),
     }
 

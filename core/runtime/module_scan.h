@@ -1,0 +1,21 @@
+// Checks a module archive before LibTorch 1.13's importer reads it: the
+// inputs found by tests/reliability/hostile and tests/fuzz that make the
+// importer allocate gigabytes or read freed memory are refused here with a
+// status instead.
+#ifndef TSBRIDGE_CORE_RUNTIME_MODULE_SCAN_H_
+#define TSBRIDGE_CORE_RUNTIME_MODULE_SCAN_H_
+
+#include "absl/status/status.h"
+
+namespace tsb::runtime {
+
+// OK when every pickle of the archive (data.pkl, constants.pkl, the code's
+// .debug_pkl) passes ScanPickle and no class body of the code/ sources has
+// an assignment the importer would read as a typed constant without a type.
+// Sources that do not parse are left to the importer, which reports them.
+// Throws what PyTorchStreamReader throws for a file that is not an archive.
+absl::Status ScanModuleArchive(const char* path);
+
+}  // namespace tsb::runtime
+
+#endif  // TSBRIDGE_CORE_RUNTIME_MODULE_SCAN_H_
