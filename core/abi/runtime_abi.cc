@@ -12,14 +12,6 @@ namespace rt = tsb::runtime;
 
 namespace {
 
-// The decoded arguments of a call (NULL: none).
-absl::StatusOr<rt::HostArgs> CallArgs(const tsb_call_args* args) {
-  TSB_RETURN_IF_ERROR(tsb::abi::CheckCallArgs(args));
-  if (args == nullptr) return rt::HostArgs{};
-  return rt::DecodeArgs(args->args, args->num_args, args->kw_names, args->kw_values,
-                        args->num_kwargs);
-}
-
 template <typename Make>
 absl::Status ModuleOut(tsb_module** out, Make make) {
   TSB_RETURN_IF_ERROR(CheckArg(out, "out"));

@@ -30,24 +30,24 @@ class AutogradTest : public AbiTest {
       const char* name = nullptr;
       Value param, grad;
       TSB_ASSERT_OK(tsb_module_get_parameter(net_.m, i, &name, param.out()));
-      TSB_ASSERT_OK(tsb_tensor_get_grad(param.get(), grad.out()));
-      ASSERT_EQ(grad.v.type_index, TSB_TYPE_TENSOR) << name;
+      TSB_ASSERT_OK(tsb_tensor_get_grad(&param.get(), grad.out()));
+      ASSERT_EQ(grad.get().type_index, TSB_TYPE_TENSOR) << name;
       const at::Tensor want = expected_.at(prefix + "." + name);
-      EXPECT_TRUE(at::allclose(TensorIn(grad.v), want, 1e-10, 1e-12))
-          << prefix << "." << name << ": " << TensorIn(grad.v) << " vs " << want;
-      TSB_ASSERT_OK(tsb_tensor_zero_grad(param.get()));
+      EXPECT_TRUE(at::allclose(TensorIn(grad.get()), want, 1e-10, 1e-12))
+          << prefix << "." << name << ": " << TensorIn(grad.get()) << " vs " << want;
+      TSB_ASSERT_OK(tsb_tensor_zero_grad(&param.get()));
       Value zeroed;
-      TSB_ASSERT_OK(tsb_tensor_get_grad(param.get(), zeroed.out()));
-      EXPECT_EQ(TensorIn(zeroed.v).abs().sum().item<double>(), 0.0) << name;
+      TSB_ASSERT_OK(tsb_tensor_get_grad(&param.get(), zeroed.out()));
+      EXPECT_EQ(TensorIn(zeroed.get()).abs().sum().item<double>(), 0.0) << name;
     }
   }
 
   // (forward(x) * forward(x)).sum() through the ABI, x = PyTorch's input.
   void Loss(Value* loss) {
     Value x(Handle(expected_.at("x"))), y, square;
-    TSB_ASSERT_OK(Call(net_.m, "forward", {x.v}, y.out()));
-    TSB_ASSERT_OK(Op("aten::mul", {y.v, y.v}, square.out()));
-    TSB_ASSERT_OK(Op("aten::sum", {square.v}, loss->out()));
+    TSB_ASSERT_OK(Call(net_.m, "forward", {x.get()}, y.out()));
+    TSB_ASSERT_OK(Op("aten::mul", {y.get(), y.get()}, square.out()));
+    TSB_ASSERT_OK(Op("aten::sum", {square.get()}, loss->out()));
   }
 
   OwnedModule net_;
@@ -56,59 +56,59 @@ class AutogradTest : public AbiTest {
 
 TEST_F(AutogradTest, ForwardWithOutputGradientMatchesPyTorch) {
   Value x(Handle(expected_.at("x").clone()));
-  TSB_ASSERT_OK(tsb_tensor_set_requires_grad(x.get(), true));
+  TSB_ASSERT_OK(tsb_tensor_set_requires_grad(&x.get(), true));
   bool requires_grad = false;
-  TSB_ASSERT_OK(tsb_tensor_get_requires_grad(x.get(), &requires_grad));
+  TSB_ASSERT_OK(tsb_tensor_get_requires_grad(&x.get(), &requires_grad));
   EXPECT_TRUE(requires_grad);
   Value none_yet;
-  TSB_ASSERT_OK(tsb_tensor_get_grad(x.get(), none_yet.out()));
-  EXPECT_EQ(none_yet.v.type_index, TSB_TYPE_NONE);
+  TSB_ASSERT_OK(tsb_tensor_get_grad(&x.get(), none_yet.out()));
+  EXPECT_EQ(none_yet.get().type_index, TSB_TYPE_NONE);
 
   Value y, g(Handle(expected_.at("g")));
-  TSB_ASSERT_OK(Call(net_.m, "forward", {x.v}, y.out()));
-  EXPECT_TRUE(at::allclose(TensorIn(y.v), expected_.at("y_eval")));
-  TSB_ASSERT_OK(tsb_autograd_backward(&y.v, 1, &g.v, false));
+  TSB_ASSERT_OK(Call(net_.m, "forward", {x.get()}, y.out()));
+  EXPECT_TRUE(at::allclose(TensorIn(y.get()), expected_.at("y_eval")));
+  TSB_ASSERT_OK(tsb_autograd_backward(&y.get(), 1, &g.get(), false));
 
   Value x_grad;
-  TSB_ASSERT_OK(tsb_tensor_get_grad(x.get(), x_grad.out()));
-  EXPECT_TRUE(at::allclose(TensorIn(x_grad.v), expected_.at("forward.x"), 1e-10, 1e-12));
+  TSB_ASSERT_OK(tsb_tensor_get_grad(&x.get(), x_grad.out()));
+  EXPECT_TRUE(at::allclose(TensorIn(x_grad.get()), expected_.at("forward.x"), 1e-10, 1e-12));
   ExpectParameterGrads("forward");
 }
 
 TEST_F(AutogradTest, ScalarLossFromOperatorsNeedsNoOutputGradient) {
   Value loss;
   ASSERT_NO_FATAL_FAILURE(Loss(&loss));
-  TSB_ASSERT_OK(tsb_autograd_backward(&loss.v, 1, nullptr, false));
+  TSB_ASSERT_OK(tsb_autograd_backward(&loss.get(), 1, nullptr, false));
   ExpectParameterGrads("loss");
 }
 
 TEST_F(AutogradTest, SeveralOutputsWithTheirGradients) {
   Value x(Handle(expected_.at("x").clone())), pair;
-  TSB_ASSERT_OK(tsb_tensor_set_requires_grad(x.get(), true));
-  TSB_ASSERT_OK(Call(net_.m, "two", {x.v}, pair.out()));
+  TSB_ASSERT_OK(tsb_tensor_set_requires_grad(&x.get(), true));
+  TSB_ASSERT_OK(Call(net_.m, "two", {x.get()}, pair.out()));
   Value s, z, gs(Handle(expected_.at("gs"))), gz(Handle(expected_.at("gz")));
-  TSB_ASSERT_OK(tsb_list_get(pair.get(), 0, s.out()));
-  TSB_ASSERT_OK(tsb_list_get(pair.get(), 1, z.out()));
-  tsb_any outputs[2] = {s.v, z.v};
-  tsb_any grads[2] = {gs.v, gz.v};
+  TSB_ASSERT_OK(tsb_list_get(&pair.get(), 0, s.out()));
+  TSB_ASSERT_OK(tsb_list_get(&pair.get(), 1, z.out()));
+  tsb_any outputs[2] = {s.get(), z.get()};
+  tsb_any grads[2] = {gs.get(), gz.get()};
   TSB_ASSERT_OK(tsb_autograd_backward(outputs, 2, grads, false));
   Value x_grad;
-  TSB_ASSERT_OK(tsb_tensor_get_grad(x.get(), x_grad.out()));
-  EXPECT_TRUE(at::allclose(TensorIn(x_grad.v), expected_.at("two.x"), 1e-10, 1e-12));
+  TSB_ASSERT_OK(tsb_tensor_get_grad(&x.get(), x_grad.out()));
+  EXPECT_TRUE(at::allclose(TensorIn(x_grad.get()), expected_.at("two.x"), 1e-10, 1e-12));
   ExpectParameterGrads("two");
 }
 
 TEST_F(AutogradTest, RetainGraphAllowsASecondBackwardAndGradientsAccumulate) {
   Value loss;
   ASSERT_NO_FATAL_FAILURE(Loss(&loss));
-  TSB_ASSERT_OK(tsb_autograd_backward(&loss.v, 1, nullptr, true));
-  TSB_ASSERT_OK(tsb_autograd_backward(&loss.v, 1, nullptr, false));
+  TSB_ASSERT_OK(tsb_autograd_backward(&loss.get(), 1, nullptr, true));
+  TSB_ASSERT_OK(tsb_autograd_backward(&loss.get(), 1, nullptr, false));
   Value bias, grad;
   TSB_ASSERT_OK(tsb_module_get_parameter(net_.m, 3, nullptr, bias.out()));  // fc2.bias
-  TSB_ASSERT_OK(tsb_tensor_get_grad(bias.get(), grad.out()));
-  EXPECT_TRUE(at::allclose(TensorIn(grad.v), 2 * expected_.at("loss.fc2.bias")));
+  TSB_ASSERT_OK(tsb_tensor_get_grad(&bias.get(), grad.out()));
+  EXPECT_TRUE(at::allclose(TensorIn(grad.get()), 2 * expected_.at("loss.fc2.bias")));
 
-  Status again(tsb_autograd_backward(&loss.v, 1, nullptr, false));
+  Status again(tsb_autograd_backward(&loss.get(), 1, nullptr, false));
   ASSERT_NE(again.get(), nullptr);
   EXPECT_EQ(tsb_status_get_code(again.get()), TSB_ERR_TORCH);
   EXPECT_NE(std::string(tsb_status_get_message(again.get())).find("backward()"),
@@ -119,7 +119,7 @@ TEST_F(AutogradTest, RetainGraphAllowsASecondBackwardAndGradientsAccumulate) {
   for (size_t i = 0; i < n; ++i) {
     Value p;
     TSB_ASSERT_OK(tsb_module_get_parameter(net_.m, i, nullptr, p.out()));
-    TSB_ASSERT_OK(tsb_tensor_zero_grad(p.get()));
+    TSB_ASSERT_OK(tsb_tensor_zero_grad(&p.get()));
   }
 }
 
@@ -134,11 +134,11 @@ TEST_F(AutogradTest, NoGradModeRecordsNoGraphAndIsPerThread) {
   EXPECT_TRUE(other_thread);
 
   Value x(Handle(expected_.at("x"))), y;
-  TSB_ASSERT_OK(Call(net_.m, "forward", {x.v}, y.out()));
+  TSB_ASSERT_OK(Call(net_.m, "forward", {x.get()}, y.out()));
   bool requires_grad = true;
-  TSB_ASSERT_OK(tsb_tensor_get_requires_grad(y.get(), &requires_grad));
+  TSB_ASSERT_OK(tsb_tensor_get_requires_grad(&y.get(), &requires_grad));
   EXPECT_FALSE(requires_grad);
-  Status s(tsb_autograd_backward(&y.v, 1, nullptr, false));
+  Status s(tsb_autograd_backward(&y.get(), 1, nullptr, false));
   ASSERT_NE(s.get(), nullptr);
   EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
   EXPECT_STREQ(tsb_status_get_path(s.get()), "outputs[0]");
@@ -147,37 +147,37 @@ TEST_F(AutogradTest, NoGradModeRecordsNoGraphAndIsPerThread) {
 
 TEST_F(AutogradTest, DetachSharesStorageOutsideTheGraph) {
   Value x(Handle(expected_.at("x"))), y, d;
-  TSB_ASSERT_OK(Call(net_.m, "forward", {x.v}, y.out()));
-  TSB_ASSERT_OK(tsb_tensor_detach(y.get(), d.out()));
+  TSB_ASSERT_OK(Call(net_.m, "forward", {x.get()}, y.out()));
+  TSB_ASSERT_OK(tsb_tensor_detach(&y.get(), d.out()));
   bool requires_grad = true;
-  TSB_ASSERT_OK(tsb_tensor_get_requires_grad(d.get(), &requires_grad));
+  TSB_ASSERT_OK(tsb_tensor_get_requires_grad(&d.get(), &requires_grad));
   EXPECT_FALSE(requires_grad);
-  EXPECT_EQ(TensorIn(d.v).data_ptr(), TensorIn(y.v).data_ptr());
+  EXPECT_EQ(TensorIn(d.get()).data_ptr(), TensorIn(y.get()).data_ptr());
 }
 
 TEST_F(AutogradTest, MisuseIsReportedWithWhatAndWhere) {
   Value ints, y, wrong(Handle(at::ones({2}, at::kDouble)));
   TSB_ASSERT_OK(tsb_list_new_int(nullptr, 0, ints.out()));
   Value long_tensor(Handle(at::arange(3)));
-  Status s1(tsb_tensor_set_requires_grad(long_tensor.get(), true));
+  Status s1(tsb_tensor_set_requires_grad(&long_tensor.get(), true));
   ASSERT_NE(s1.get(), nullptr);
   EXPECT_NE(std::string(tsb_status_get_message(s1.get())).find("floating point"),
             std::string::npos);
-  Status s2(tsb_tensor_get_grad(ints.get(), y.out()));
+  Status s2(tsb_tensor_get_grad(&ints.get(), y.out()));
   ASSERT_NE(s2.get(), nullptr);
   EXPECT_EQ(tsb_status_get_code(s2.get()), TSB_ERR_TYPE);
 
   Value x(Handle(expected_.at("x")));
-  TSB_ASSERT_OK(Call(net_.m, "forward", {x.v}, y.out()));
-  Status s3(tsb_autograd_backward(&y.v, 1, nullptr, false));  // 5 x 3: needs a gradient
+  TSB_ASSERT_OK(Call(net_.m, "forward", {x.get()}, y.out()));
+  Status s3(tsb_autograd_backward(&y.get(), 1, nullptr, false));  // 5 x 3: needs a gradient
   ASSERT_NE(s3.get(), nullptr);
   EXPECT_STREQ(tsb_status_get_path(s3.get()), "grad_outputs[0]");
-  Status s4(tsb_autograd_backward(&y.v, 1, &wrong.v, false));
+  Status s4(tsb_autograd_backward(&y.get(), 1, &wrong.get(), false));
   ASSERT_NE(s4.get(), nullptr);
   EXPECT_NE(std::string(tsb_status_get_message(s4.get())).find("expected a gradient of shape [5, 3]"),
             std::string::npos)
       << tsb_status_get_message(s4.get());
-  Status s5(tsb_tensor_set_requires_grad(y.get(), false));  // not a leaf
+  Status s5(tsb_tensor_set_requires_grad(&y.get(), false));  // not a leaf
   ASSERT_NE(s5.get(), nullptr);
   EXPECT_NE(std::string(tsb_status_get_message(s5.get())).find("leaf"), std::string::npos);
 }

@@ -49,7 +49,7 @@ inline c10::Dict<std::string, at::Tensor> Expected() {
   Status s(tsb_pickle_read(bytes.data(), bytes.size(), dict.out()));
   EXPECT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
   c10::Dict<std::string, at::Tensor> out;
-  for (const auto& item : FromBoundary(dict.v).toGenericDict()) {
+  for (const auto& item : FromBoundary(dict.get()).toGenericDict()) {
     out.insert(item.key().toStringRef(), item.value().toTensor());
   }
   return out;

@@ -21,9 +21,9 @@ class ModuleStateTest : public AbiTest {
 
   at::Tensor Forward(const at::Tensor& x) {
     Value in(Handle(x)), y;
-    Status s(Call(net_.m, "forward", {in.v}, y.out()));
+    Status s(Call(net_.m, "forward", {in.get()}, y.out()));
     EXPECT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
-    return s ? at::Tensor() : TensorIn(y.v).detach().clone();
+    return s.ok() ? TensorIn(y.get()).detach().clone() : at::Tensor();
   }
 
   OwnedModule net_;
@@ -70,7 +70,7 @@ TEST_F(ModuleStateTest, ParametersAndBuffersAreTheModulesOwnTensors) {
     TSB_ASSERT_OK(tsb_module_get_parameter(net_.m, i, &name, p.out()));
     names.push_back(name);
     bool requires_grad = false;
-    TSB_ASSERT_OK(tsb_tensor_get_requires_grad(p.get(), &requires_grad));
+    TSB_ASSERT_OK(tsb_tensor_get_requires_grad(&p.get(), &requires_grad));
     EXPECT_TRUE(requires_grad) << name;
   }
   EXPECT_EQ(names, (std::vector<std::string>{"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"}));
@@ -80,7 +80,7 @@ TEST_F(ModuleStateTest, ParametersAndBuffersAreTheModulesOwnTensors) {
   Value scale;
   TSB_ASSERT_OK(tsb_module_get_buffer(net_.m, 0, &buffer_name, scale.out()));
   EXPECT_STREQ(buffer_name, "scale");
-  EXPECT_EQ(TensorIn(scale.v).item<double>(), 2.0);
+  EXPECT_EQ(TensorIn(scale.get()).item<double>(), 2.0);
 
   // An in-place update from the host (what an optimizer step does) is seen
   // by the module: fc2's weight and bias zeroed leave zeros.
@@ -90,10 +90,10 @@ TEST_F(ModuleStateTest, ParametersAndBuffersAreTheModulesOwnTensors) {
   for (size_t i : {2u, 3u}) {
     Value p, zeroed;
     TSB_ASSERT_OK(tsb_module_get_parameter(net_.m, i, nullptr, p.out()));
-    TSB_ASSERT_OK(Op("aten::zero_", {p.v}, zeroed.out()));
+    TSB_ASSERT_OK(Op("aten::zero_", {p.get()}, zeroed.out()));
     uint64_t a = 0, b = 1;
-    TSB_ASSERT_OK(tsb_any_get_id(&p.v, &a));
-    TSB_ASSERT_OK(tsb_any_get_id(&zeroed.v, &b));
+    TSB_ASSERT_OK(tsb_any_get_id(&p.get(), &a));
+    TSB_ASSERT_OK(tsb_any_get_id(&zeroed.get(), &b));
     EXPECT_EQ(a, b);
   }
   TSB_ASSERT_OK(tsb_grad_mode_set(was, nullptr));
@@ -120,14 +120,14 @@ TEST_F(ModuleStateTest, AttributesGetAndSetByDeclaredType) {
   TSB_ASSERT_OK(tsb_module_get_attribute(net_.m, "note", note.out()));
   const char* data = nullptr;
   size_t len = 0;
-  TSB_ASSERT_OK(tsb_str_get(&note.v, &data, &len));
+  TSB_ASSERT_OK(tsb_str_get(&note.get(), &data, &len));
   EXPECT_EQ(std::string(data, len), "hello");
 
   tsb_any bye = tsb_any_borrowed_str("bye");
   TSB_ASSERT_OK(tsb_module_set_attribute(net_.m, "note", &bye));
   Value again;
   TSB_ASSERT_OK(tsb_module_get_attribute(net_.m, "note", again.out()));
-  TSB_ASSERT_OK(tsb_str_get(&again.v, &data, &len));
+  TSB_ASSERT_OK(tsb_str_get(&again.get(), &data, &len));
   EXPECT_EQ(std::string(data, len), "bye");
 
   tsb_any three = tsb_any_int(3);
@@ -144,9 +144,9 @@ TEST_F(ModuleStateTest, AttributesGetAndSetByDeclaredType) {
   Value sub;  // a submodule reads as an Object
   TSB_ASSERT_OK(tsb_module_get_attribute(net_.m, "fc1", sub.out()));
   tsb_kind kind = TSB_KIND_INVALID;
-  TSB_ASSERT_OK(tsb_type_get_kind(sub.v.type_index, &kind));
+  TSB_ASSERT_OK(tsb_type_get_kind(sub.get().type_index, &kind));
   EXPECT_EQ(kind, TSB_KIND_OBJECT);
-  Status submodule(tsb_module_set_attribute(net_.m, "fc1", &sub.v));
+  Status submodule(tsb_module_set_attribute(net_.m, "fc1", &sub.get()));
   ASSERT_NE(submodule.get(), nullptr);
   EXPECT_EQ(tsb_status_get_code(submodule.get()), TSB_ERR_UNSUPPORTED);
 }

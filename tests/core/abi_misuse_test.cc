@@ -35,9 +35,9 @@ TEST_F(AbiMisuseTest, EmptyBuildersAcceptNullBuffers) {
   Value list;
   TSB_ASSERT_OK(tsb_list_new_int(nullptr, 0, list.out()));
   size_t n = 1;
-  TSB_ASSERT_OK(tsb_any_len(list.get(), &n));
+  TSB_ASSERT_OK(tsb_any_len(&list.get(), &n));
   EXPECT_EQ(n, 0u);
-  TSB_ASSERT_OK(tsb_list_copy_int(list.get(), 0, nullptr));
+  TSB_ASSERT_OK(tsb_list_copy_int(&list.get(), 0, nullptr));
 }
 
 TEST_F(AbiMisuseTest, MalformedValues) {
@@ -68,7 +68,7 @@ TEST_F(AbiMisuseTest, MalformedValues) {
   // A handle whose type_index disagrees with its object's.
   Value s;
   TSB_ASSERT_OK(tsb_str_new("x", 1, s.out()));
-  tsb_any lying = s.v;
+  tsb_any lying = s.get();
   lying.type_index = TSB_TYPE_TENSOR;
   ExpectStatus(tsb_any_coerce(&lying, TSB_TYPE_TENSOR, &zero), TSB_ERR_INVALID_ARGUMENT, "", "malformed value: type_index 7 does not match its handle's type index 6");
 }
@@ -79,14 +79,14 @@ TEST_F(AbiMisuseTest, WrongAccessorForAKind) {
   int64_t i;
   double d;
   bool b;
-  ExpectStatus(tsb_int_get(s.get(), &i), TSB_ERR_TYPE, "", "expected int, got str \"hi\"");
+  ExpectStatus(tsb_int_get(&s.get(), &i), TSB_ERR_TYPE, "", "expected int, got str \"hi\"");
   tsb_any one = tsb_any_int(1);
   ExpectStatus(tsb_float_get(&one, &d), TSB_ERR_TYPE, "", "expected float, got int 1");
   ExpectStatus(tsb_bool_get(&one, &b), TSB_ERR_TYPE, "", "expected bool, got int 1");
   size_t n;
   ExpectStatus(tsb_any_len(&one, &n), TSB_ERR_TYPE, "", "expected a List, Dict or Tuple, got int");
   tsb_any item;
-  ExpectStatus(tsb_list_get(s.get(), 0, &item), TSB_ERR_TYPE, "", "expected a List or Tuple, got str");
+  ExpectStatus(tsb_list_get(&s.get(), 0, &item), TSB_ERR_TYPE, "", "expected a List or Tuple, got str");
   tsb_any k, v;
   ExpectStatus(tsb_dict_get_item(&one, 0, &k, &v), TSB_ERR_TYPE, "", "expected a Dict, got int 1");
   DLManagedTensor* managed;
@@ -95,8 +95,8 @@ TEST_F(AbiMisuseTest, WrongAccessorForAKind) {
   int64_t data[] = {1, 2};
   TSB_ASSERT_OK(tsb_list_new_int(data, 2, list.out()));
   double out[2];
-  ExpectStatus(tsb_list_copy_float(list.get(), 2, out), TSB_ERR_TYPE, "", "expected List[float], got List[int] of length 2");
-  ExpectStatus(tsb_dict_get_items(list.get(), 1, &k, &v), TSB_ERR_TYPE, "", "expected a Dict, got List[int] of length 2");
+  ExpectStatus(tsb_list_copy_float(&list.get(), 2, out), TSB_ERR_TYPE, "", "expected List[float], got List[int] of length 2");
+  ExpectStatus(tsb_dict_get_items(&list.get(), 1, &k, &v), TSB_ERR_TYPE, "", "expected a Dict, got List[int] of length 2");
 }
 
 TEST_F(AbiMisuseTest, OutOfRange) {
@@ -104,18 +104,18 @@ TEST_F(AbiMisuseTest, OutOfRange) {
   Value list;
   TSB_ASSERT_OK(tsb_list_new_int(data, 3, list.out()));
   tsb_any item = tsb_any_none();
-  ExpectStatus(tsb_list_get(list.get(), 3, &item), TSB_ERR_OUT_OF_RANGE, "", "index 3 out of range for List[int] of length 3");
+  ExpectStatus(tsb_list_get(&list.get(), 3, &item), TSB_ERR_OUT_OF_RANGE, "", "index 3 out of range for List[int] of length 3");
   EXPECT_EQ(item.type_index, TSB_TYPE_NONE) << "out must stay untouched";
   int64_t small[2];
-  ExpectStatus(tsb_list_copy_int(list.get(), 2, small), TSB_ERR_OUT_OF_RANGE, "", "buffer holds 2 elements but the list has 3");
+  ExpectStatus(tsb_list_copy_int(&list.get(), 2, small), TSB_ERR_OUT_OF_RANGE, "", "buffer holds 2 elements but the list has 3");
   tsb_any keys[] = {tsb_any_int(1)};
   tsb_any values[] = {tsb_any_int(2)};
   Value dict;
   TSB_ASSERT_OK(tsb_dict_new(TSB_TYPE_INT, TSB_TYPE_INT, keys, values, 1, dict.out()));
   tsb_any k, v;
-  ExpectStatus(tsb_dict_get_item(dict.get(), 1, &k, &v), TSB_ERR_OUT_OF_RANGE, "", "index 1 out of range for Dict[int, int] of length 1");
+  ExpectStatus(tsb_dict_get_item(&dict.get(), 1, &k, &v), TSB_ERR_OUT_OF_RANGE, "", "index 1 out of range for Dict[int, int] of length 1");
   tsb_any ks[2], vs[2];
-  ExpectStatus(tsb_dict_get_items(dict.get(), 2, ks, vs), TSB_ERR_OUT_OF_RANGE, "", "asked for 2 items of Dict[int, int] of length 1");
+  ExpectStatus(tsb_dict_get_items(&dict.get(), 2, ks, vs), TSB_ERR_OUT_OF_RANGE, "", "asked for 2 items of Dict[int, int] of length 1");
 }
 
 TEST_F(AbiMisuseTest, ReleaseIsIdempotentAndLiveCountTracksHandles) {

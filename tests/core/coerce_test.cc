@@ -20,7 +20,7 @@ class CoerceTest : public AbiTest {
     EXPECT_STREQ(tsb_status_get_detail(s.get()), detail);
     std::string full = *path ? std::string(path) + ": " + detail : std::string(detail);
     EXPECT_EQ(tsb_status_get_message(s.get()), full);
-    EXPECT_EQ(out.v.type_index, TSB_TYPE_INVALID) << "out must stay untouched";
+    EXPECT_EQ(out.get().type_index, TSB_TYPE_INVALID) << "out must stay untouched";
   }
 };
 
@@ -28,12 +28,12 @@ TEST_F(CoerceTest, IntWidensToFloatAndComplex) {
   tsb_any three = tsb_any_int(3);
   Value f;
   TSB_ASSERT_OK(tsb_any_coerce(&three, TSB_TYPE_FLOAT, f.out()));
-  EXPECT_EQ(f.v.type_index, TSB_TYPE_FLOAT);
-  EXPECT_EQ(f.v.u.d, 3.0);
+  EXPECT_EQ(f.get().type_index, TSB_TYPE_FLOAT);
+  EXPECT_EQ(f.get().u.d, 3.0);
   Value c;
   TSB_ASSERT_OK(tsb_any_coerce(&three, TSB_TYPE_COMPLEX, c.out()));
   double re = 0, im = 1;
-  TSB_ASSERT_OK(tsb_complex_get(c.get(), &re, &im));
+  TSB_ASSERT_OK(tsb_complex_get(&c.get(), &re, &im));
   EXPECT_EQ(re, 3.0);
   EXPECT_EQ(im, 0.0);
 }
@@ -42,19 +42,19 @@ TEST_F(CoerceTest, NumberKeepsEachNumbersOwnKind) {
   tsb_any three = tsb_any_int(3);
   Value n;
   TSB_ASSERT_OK(tsb_any_coerce(&three, TypeOf("Scalar"), n.out()));
-  EXPECT_EQ(n.v.type_index, TSB_TYPE_INT);
+  EXPECT_EQ(n.get().type_index, TSB_TYPE_INT);
 }
 
 TEST_F(CoerceTest, ListOfAnyBecomesATypedList) {
   tsb_any items[] = {tsb_any_int(1), tsb_any_float(2.5), tsb_any_int(3)};
   Value untyped;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 3, untyped.out()));
-  EXPECT_EQ(untyped.v.type_index, TypeOf("List[Any]"));
+  EXPECT_EQ(untyped.get().type_index, TypeOf("List[Any]"));
   Value typed;
-  TSB_ASSERT_OK(tsb_any_coerce(untyped.get(), TypeOf("List[float]"), typed.out()));
-  EXPECT_EQ(typed.v.type_index, TypeOf("List[float]"));
+  TSB_ASSERT_OK(tsb_any_coerce(&untyped.get(), TypeOf("List[float]"), typed.out()));
+  EXPECT_EQ(typed.get().type_index, TypeOf("List[float]"));
   double out[3];
-  TSB_ASSERT_OK(tsb_list_copy_float(typed.get(), 3, out));
+  TSB_ASSERT_OK(tsb_list_copy_float(&typed.get(), 3, out));
   EXPECT_EQ(out[0], 1.0);
   EXPECT_EQ(out[1], 2.5);
   EXPECT_EQ(out[2], 3.0);
@@ -64,17 +64,17 @@ TEST_F(CoerceTest, AlreadyTypedContainersAreShared) {
   c10::List<int64_t> list({1, 2});
   Value in(Boundary(list));
   Value out;
-  TSB_ASSERT_OK(tsb_any_coerce(in.get(), TypeOf("List[int]"), out.out()));
-  EXPECT_TRUE(FromBoundary(out.v).isSameIdentity(c10::IValue(list))) << "a copy was made";
+  TSB_ASSERT_OK(tsb_any_coerce(&in.get(), TypeOf("List[int]"), out.out()));
+  EXPECT_TRUE(FromBoundary(out.get()).isSameIdentity(c10::IValue(list))) << "a copy was made";
 }
 
 TEST_F(CoerceTest, DeviceFromString) {
   Value name;
   TSB_ASSERT_OK(tsb_str_new("cpu", 3, name.out()));
   Value device;
-  TSB_ASSERT_OK(tsb_any_coerce(name.get(), TSB_TYPE_DEVICE, device.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(&name.get(), TSB_TYPE_DEVICE, device.out()));
   int32_t type = -1, index = 0;
-  TSB_ASSERT_OK(tsb_device_get(device.get(), &type, &index));
+  TSB_ASSERT_OK(tsb_device_get(&device.get(), &type, &index));
   EXPECT_EQ(type, 0);
   EXPECT_EQ(index, -1);
   ExpectError(tsb_any_borrowed_str("gpu"), "Device", "",
@@ -94,14 +94,14 @@ TEST_F(CoerceTest, NoneWhereNotAllowed) {
   tsb_any items[] = {tsb_any_int(1), tsb_any_none()};
   Value list;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, list.out()));
-  ExpectError(list.v, "List[int]", "[1]", "expected int, got None");
+  ExpectError(list.get(), "List[int]", "[1]", "expected int, got None");
 }
 
 TEST_F(CoerceTest, WrongElementCarriesItsPath) {
   tsb_any items[] = {tsb_any_int(1), tsb_any_int(2), tsb_any_borrowed_str("x")};
   Value list;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 3, list.out()));
-  ExpectError(list.v, "List[int]", "[2]", "expected int, got str \"x\"");
+  ExpectError(list.get(), "List[int]", "[2]", "expected int, got str \"x\"");
 }
 
 TEST_F(CoerceTest, PathThroughListAndDict) {
@@ -114,7 +114,7 @@ TEST_F(CoerceTest, PathThroughListAndDict) {
     outer.push_back(d);
   }
   Value value(Boundary(outer));
-  ExpectError(value.v, "List[Dict[str, int]]", "[2] \xE2\x86\x92 key \"b\"",
+  ExpectError(value.get(), "List[Dict[str, int]]", "[2] \xE2\x86\x92 key \"b\"",
               "expected int, got str \"x\"");
 }
 
@@ -123,7 +123,7 @@ TEST_F(CoerceTest, WrongKeyType) {
   tsb_any values[] = {tsb_any_int(1)};
   Value dict;
   TSB_ASSERT_OK(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_INT, keys, values, 1, dict.out()));
-  ExpectError(dict.v, "Dict[int, int]", "key \"k\"", "expected int, got str \"k\"");
+  ExpectError(dict.get(), "Dict[int, int]", "key \"k\"", "expected int, got str \"k\"");
 }
 
 // One path syntax in every host (issue 11, point 6): the dict builder names
@@ -144,7 +144,7 @@ TEST_F(CoerceTest, DictBuilderNamesTheEntryByItsKey) {
 // A value in a message is summarised on one line (issue 11, point 6).
 TEST_F(CoerceTest, ValuesAreSummarisedOnOneLine) {
   Value tensor(Boundary(torch::ones({2})));
-  ExpectError(tensor.v, "int", "", "expected int, got Tensor float32 [2]");
+  ExpectError(tensor.get(), "int", "", "expected int, got Tensor float32 [2]");
   // A tuple holding a tensor (it crosses only with the tuple plugin, so it
   // is described directly here): LibTorch would print the tensor whole.
   c10::IValue pair(c10::ivalue::Tuple::create({torch::ones({3, 2}), int64_t{1}}));
@@ -155,7 +155,7 @@ TEST_F(CoerceTest, WrongValueInNestedDictOfInts) {
   c10::impl::GenericDict d(c10::IntType::get(), c10::AnyType::get());
   d.insert(int64_t{7}, c10::List<double>({1.0}));
   Value value(Boundary(d));
-  ExpectError(value.v, "Dict[int, List[int]]", "key 7 \xE2\x86\x92 [0]",
+  ExpectError(value.get(), "Dict[int, List[int]]", "key 7 \xE2\x86\x92 [0]",
               "expected int, got float 1");
 }
 
@@ -178,14 +178,14 @@ TEST_F(CoerceTest, RepeatedDictKeyKeepsFirstPositionAndLastValue) {
   Value dict;
   TSB_ASSERT_OK(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_INT, keys, values, 3, dict.out()));
   Value k, v;
-  TSB_ASSERT_OK(tsb_dict_get_item(dict.get(), 0, k.out(), v.out()));
+  TSB_ASSERT_OK(tsb_dict_get_item(&dict.get(), 0, k.out(), v.out()));
   const char* data;
   size_t len;
-  TSB_ASSERT_OK(tsb_str_get(k.get(), &data, &len));
+  TSB_ASSERT_OK(tsb_str_get(&k.get(), &data, &len));
   EXPECT_EQ(std::string(data, len), "a");
-  EXPECT_EQ(v.v.u.i, 3);
+  EXPECT_EQ(v.get().u.i, 3);
   size_t n = 0;
-  TSB_ASSERT_OK(tsb_any_len(dict.get(), &n));
+  TSB_ASSERT_OK(tsb_any_len(&dict.get(), &n));
   EXPECT_EQ(n, 2u);
 }
 
@@ -196,14 +196,14 @@ TEST_F(CoerceTest, DictGetCoercesTheKey) {
   TSB_ASSERT_OK(tsb_dict_new(TSB_TYPE_INT, TSB_TYPE_FLOAT, keys, values, 2, dict.out()));
   tsb_any two = tsb_any_int(2);
   Value found;
-  TSB_ASSERT_OK(tsb_dict_get(dict.get(), &two, found.out()));
-  EXPECT_EQ(found.v.u.d, 1.5);
+  TSB_ASSERT_OK(tsb_dict_get(&dict.get(), &two, found.out()));
+  EXPECT_EQ(found.get().u.d, 1.5);
   tsb_any missing = tsb_any_int(5);
-  Status s(tsb_dict_get(dict.get(), &missing, found.out()));
+  Status s(tsb_dict_get(&dict.get(), &missing, found.out()));
   EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_NOT_FOUND);
   EXPECT_STREQ(tsb_status_get_message(s.get()), "int 5 is not a key of Dict[int, float] of length 2");
   tsb_any wrong = tsb_any_borrowed_str("2");
-  Status w(tsb_dict_get(dict.get(), &wrong, found.out()));
+  Status w(tsb_dict_get(&dict.get(), &wrong, found.out()));
   EXPECT_STREQ(tsb_status_get_message(w.get()), "key: expected int, got str \"2\"");
 }
 

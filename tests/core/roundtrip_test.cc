@@ -14,10 +14,10 @@ class RoundTripTest : public AbiTest {
   // with the same boundary type index on the way out and on the way in.
   void ExpectRoundTrip(const c10::IValue& value, const char* annotation) {
     Value out(Boundary(value, annotation));
-    EXPECT_EQ(out.v.type_index, TypeOf(annotation)) << annotation;
-    Value rebuilt(HostRebuild(out.v));
-    EXPECT_EQ(rebuilt.v.type_index, out.v.type_index) << annotation;
-    EXPECT_TRUE(SameValue(value, FromBoundary(rebuilt.v))) << annotation;
+    EXPECT_EQ(out.get().type_index, TypeOf(annotation)) << annotation;
+    Value rebuilt(HostRebuild(out.get()));
+    EXPECT_EQ(rebuilt.get().type_index, out.get().type_index) << annotation;
+    EXPECT_TRUE(SameValue(value, FromBoundary(rebuilt.get()))) << annotation;
   }
 };
 
@@ -40,12 +40,12 @@ TEST_F(RoundTripTest, ScalarsTravelInline) {
                         : std::string(type) == "int" ? c10::IValue(int64_t{7})
                                                      : c10::IValue(1.0);
     Value out(Boundary(value, type));
-    EXPECT_EQ(out.v.flags & TSB_FLAG_HANDLE, 0u) << type;
+    EXPECT_EQ(out.get().flags & TSB_FLAG_HANDLE, 0u) << type;
   }
   Value i(Boundary(int64_t{7}, "int"));
-  EXPECT_EQ(i.v.u.i, 7);
+  EXPECT_EQ(i.get().u.i, 7);
   Value f(Boundary(2.5, "float"));
-  EXPECT_EQ(f.v.u.d, 2.5);
+  EXPECT_EQ(f.get().u.d, 2.5);
 }
 
 TEST_F(RoundTripTest, TorchEnumerations) {
@@ -58,12 +58,12 @@ TEST_F(RoundTripTest, TorchEnumerations) {
 
 TEST_F(RoundTripTest, DtypeIsNotAnIntAtTheBoundary) {
   Value dtype(Boundary(static_cast<int64_t>(at::kFloat), "ScalarType"));
-  EXPECT_EQ(::tsb::KindOf(dtype.v.type_index), TSB_KIND_DTYPE);
+  EXPECT_EQ(::tsb::KindOf(dtype.get().type_index), TSB_KIND_DTYPE);
   int32_t code = -1;
-  TSB_EXPECT_OK(tsb_dtype_get(dtype.get(), &code));
+  TSB_EXPECT_OK(tsb_dtype_get(&dtype.get(), &code));
   EXPECT_EQ(code, static_cast<int32_t>(at::kFloat));
   int64_t as_int = 0;
-  Status wrong(tsb_int_get(dtype.get(), &as_int));
+  Status wrong(tsb_int_get(&dtype.get(), &as_int));
   EXPECT_EQ(tsb_status_get_code(wrong.get()), TSB_ERR_TYPE);
 }
 
@@ -78,9 +78,9 @@ TEST_F(RoundTripTest, BoolTensorsCrossAsHandlesButNotAsDlpack) {
   // DLPack v0.6, the version LibTorch 1.13 ships, has no bool type.
   at::Tensor t = torch::tensor({true, false});
   Value handle(Boundary(t));
-  EXPECT_TRUE(SameValue(t, FromBoundary(handle.v)));
+  EXPECT_TRUE(SameValue(t, FromBoundary(handle.get())));
   DLManagedTensor* managed = nullptr;
-  Status s(tsb_tensor_to_dlpack(handle.get(), &managed));
+  Status s(tsb_tensor_to_dlpack(&handle.get(), &managed));
   EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TORCH);
   EXPECT_STREQ(tsb_status_get_message(s.get()), "Bool type is not supported by dlpack");
   EXPECT_EQ(managed, nullptr);
@@ -147,7 +147,7 @@ TEST_F(RoundTripTest, EmptyContainersKeepTheirElementType) {
   Value empty(Boundary(c10::List<std::string>()));
   tsb_type_info info{};
   info.struct_size = sizeof(info);
-  TSB_ASSERT_OK(tsb_type_get_info(empty.v.type_index, &info));
+  TSB_ASSERT_OK(tsb_type_get_info(empty.get().type_index, &info));
   EXPECT_STREQ(info.annotation, "List[str]");
   ASSERT_EQ(info.num_contained, 1u);
   EXPECT_EQ(info.contained[0], TSB_TYPE_STR);
@@ -162,8 +162,8 @@ TEST_F(RoundTripTest, AnyResolvesToEachValuesOwnType) {
   const int32_t expected[] = {TSB_TYPE_INT, TSB_TYPE_STR, TypeOf("List[float]")};
   for (size_t i = 0; i < 3; ++i) {
     Value item;
-    TSB_ASSERT_OK(tsb_list_get(list.get(), i, item.out()));
-    EXPECT_EQ(item.v.type_index, expected[i]) << i;
+    TSB_ASSERT_OK(tsb_list_get(&list.get(), i, item.out()));
+    EXPECT_EQ(item.get().type_index, expected[i]) << i;
   }
 }
 

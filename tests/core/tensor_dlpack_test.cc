@@ -35,7 +35,7 @@ TEST_F(TensorDlpackTest, OutSharesStorage) {
   at::Tensor t = torch::rand({4, 5});
   Value handle(Boundary(t));
   DLManagedTensor* managed = nullptr;
-  TSB_ASSERT_OK(tsb_tensor_to_dlpack(handle.get(), &managed));
+  TSB_ASSERT_OK(tsb_tensor_to_dlpack(&handle.get(), &managed));
   EXPECT_EQ(managed->dl_tensor.data, t.data_ptr());
   EXPECT_EQ(managed->dl_tensor.ndim, 2);
   EXPECT_EQ(managed->dl_tensor.shape[1], 5);
@@ -46,7 +46,7 @@ TEST_F(TensorDlpackTest, ExportOutlivesTheHandle) {
   DLManagedTensor* managed = nullptr;
   {
     Value handle(Boundary(torch::full({3}, 7.0)));
-    TSB_ASSERT_OK(tsb_tensor_to_dlpack(handle.get(), &managed));
+    TSB_ASSERT_OK(tsb_tensor_to_dlpack(&handle.get(), &managed));
   }
   EXPECT_EQ(static_cast<float*>(managed->dl_tensor.data)[2], 7.0f);
   managed->deleter(managed);
@@ -57,7 +57,7 @@ TEST_F(TensorDlpackTest, ForeignBufferIsWrappedNotCopied) {
   {
     Value tensor;
     TSB_ASSERT_OK(tsb_tensor_from_dlpack(&foreign.managed, tensor.out()));
-    at::Tensor t = FromBoundary(tensor.v).toTensor();
+    at::Tensor t = FromBoundary(tensor.get()).toTensor();
     EXPECT_EQ(t.data_ptr(), foreign.data);
     EXPECT_EQ(t.sizes(), at::IntArrayRef({2, 3}));
     EXPECT_EQ(t[1][2].item<float>(), 5.0f);
@@ -73,15 +73,15 @@ TEST_F(TensorDlpackTest, DeleterRunsOnceAfterTheLastReference) {
   Value tensor;
   TSB_ASSERT_OK(tsb_tensor_from_dlpack(&foreign.managed, tensor.out()));
   // Two more owners: a list holding the tensor, and a retained copy.
-  tsb_any items[] = {tensor.v, tensor.v};
+  tsb_any items[] = {tensor.get(), tensor.get()};
   Value list;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_TENSOR, items, 2, list.out()));
-  tsb_any copy = tensor.v;
+  tsb_any copy = tensor.get();
   tsb_any_retain(&copy);
-  tsb_any_release(tensor.out());
+  tensor = Value();
   tsb_any_release(&copy);
   EXPECT_EQ(foreign.deleter_calls, 0) << "the list still holds the tensor";
-  tsb_any_release(list.out());
+  list = Value();
   EXPECT_EQ(foreign.deleter_calls, 1);
 }
 
@@ -151,7 +151,7 @@ TEST_F(TensorDlpackTest, EmptyTensorMayHaveNullData) {
   {
     Value tensor;
     TSB_ASSERT_OK(tsb_tensor_from_dlpack(&foreign.managed, tensor.out()));
-    EXPECT_EQ(FromBoundary(tensor.v).toTensor().numel(), 0);
+    EXPECT_EQ(FromBoundary(tensor.get()).toTensor().numel(), 0);
   }
   EXPECT_EQ(foreign.deleter_calls, 1);
 }
@@ -172,10 +172,10 @@ TEST_F(TensorDlpackTest, StridedTensorRoundTrip) {
   at::Tensor t = torch::arange(6, torch::kInt64).reshape({2, 3}).t();
   Value handle(Boundary(t));
   DLManagedTensor* managed = nullptr;
-  TSB_ASSERT_OK(tsb_tensor_to_dlpack(handle.get(), &managed));
+  TSB_ASSERT_OK(tsb_tensor_to_dlpack(&handle.get(), &managed));
   Value back;
   TSB_ASSERT_OK(tsb_tensor_from_dlpack(managed, back.out()));
-  at::Tensor u = FromBoundary(back.v).toTensor();
+  at::Tensor u = FromBoundary(back.get()).toTensor();
   EXPECT_EQ(u.data_ptr(), t.data_ptr());
   EXPECT_EQ(u.strides(), t.strides());
   EXPECT_TRUE(u.equal(t));

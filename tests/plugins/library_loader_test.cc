@@ -24,7 +24,7 @@ size_t LibraryCount() {
 
 std::string Message(tsb_status* status) {
   Status s(status);
-  return s ? tsb_status_get_message(s.get()) : "(ok)";
+  return s.ok() ? "(ok)" : tsb_status_get_message(s.get());
 }
 
 TEST(LibraryLoaderTest, ModuleCallingAnUnregisteredOperatorNamesIt) {
@@ -65,10 +65,10 @@ TEST(LibraryLoaderTest, LoadsByPathAndRegistersItsOperators) {
   Value tensor, result;
   TSB_ASSERT_OK(tsb_json_read(R"({"dtype": "float32", "shape": [2], "data": [1.5, -2]})",
                               TSB_TYPE_TENSOR, tensor.out()));
-  tsb_call_args args = tsb_call_args_make(tensor.get(), 1);
+  tsb_call_args args = tsb_call_args_make(&tensor.get(), 1);
   TSB_ASSERT_OK(tsb_module_call(module, "forward", &args, result.out()));
   char* json = nullptr;
-  TSB_ASSERT_OK(tsb_json_write(result.get(), &json));
+  TSB_ASSERT_OK(tsb_json_write(&result.get(), &json));
   EXPECT_NE(std::string(json).find("\"data\":[3.0,-4.0]"), std::string::npos) << json;
   tsb_string_free(json);
   tsb_module_free(module);
@@ -129,7 +129,7 @@ TEST(LibraryLoaderTest, FromEnvironment) {
 TEST(LibraryLoaderTest, TorchvisionByName) {
   int32_t id = -1;
   Status s(tsb_library_load("torchvision", &id));
-  if (s != nullptr &&
+  if (!s.ok() &&
       std::string(tsb_status_get_message(s.get())).find("cannot find") != std::string::npos) {
     GTEST_SKIP() << "python3-torchvision is not installed: " << tsb_status_get_message(s.get());
   }

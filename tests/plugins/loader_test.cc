@@ -141,8 +141,8 @@ TEST_F(GoodPluginTest, FunctionsAreCallableByName) {
   tsb_any args[] = {tsb_any_int(2), tsb_any_int(40)};
   Value sum;
   TSB_ASSERT_OK(tsb_function_call("fixture::add", ::tsb::CallArgs(args, 2).get(), sum.out()));
-  EXPECT_EQ(sum.v.type_index, TSB_TYPE_INT);
-  EXPECT_EQ(sum.v.u.i, 42);
+  EXPECT_EQ(sum.get().type_index, TSB_TYPE_INT);
+  EXPECT_EQ(sum.get().u.i, 42);
 }
 
 TEST_F(GoodPluginTest, FunctionErrorsNameTheFunction) {
@@ -217,7 +217,7 @@ TEST(ThrowingPluginTest, HostOnlySeesStatuses) {
   TSB_ASSERT_OK(tsb_type_parse("Tuple[int, int]", &pair));
   Value list;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, list.out()));
-  Status coerce(tsb_any_coerce(list.get(), pair, &out));
+  Status coerce(tsb_any_coerce(&list.get(), pair, &out));
   EXPECT_STREQ(tsb_status_get_message(coerce.get()), "unknown C++ exception");
   Status call(tsb_function_call("throwing::fn", nullptr, &out));
   EXPECT_STREQ(tsb_status_get_message(call.get()), "throwing::fn(): boom");

@@ -13,30 +13,30 @@ TEST_F(ObjectOptionalTest, OptionalFieldOfAnotherClass) {
   torch::jit::Module module = LoadFixture();
   Value with(Boundary(Call(module, "node", {true})));
   Value next;
-  TSB_ASSERT_OK(tsb_any_get_field(with.get(), "next", next.out()));
-  EXPECT_STREQ(PluginTest::InfoOf(next.v.type_index).name, "__torch__.Point");
+  TSB_ASSERT_OK(tsb_any_get_field(&with.get(), "next", next.out()));
+  EXPECT_STREQ(PluginTest::InfoOf(next.get().type_index).name, "__torch__.Point");
   Value x;
-  TSB_ASSERT_OK(tsb_any_get_field(next.get(), "x", x.out()));
-  EXPECT_EQ(x.v.u.i, 3);
+  TSB_ASSERT_OK(tsb_any_get_field(&next.get(), "x", x.out()));
+  EXPECT_EQ(x.get().u.i, 3);
 
   Value without(Boundary(Call(module, "node", {false})));
   Value none;
-  TSB_ASSERT_OK(tsb_any_get_field(without.get(), "next", none.out()));
-  EXPECT_EQ(none.v.type_index, TSB_TYPE_NONE);
+  TSB_ASSERT_OK(tsb_any_get_field(&without.get(), "next", none.out()));
+  EXPECT_EQ(none.get().type_index, TSB_TYPE_NONE);
 }
 
 TEST_F(ObjectOptionalTest, SelfReferentialChain) {
   RecursiveClass rec;
   Value head(Boundary(rec.Make(1, rec.Make(2))));
   Value second;
-  TSB_ASSERT_OK(tsb_any_get_field(head.get(), "next", second.out()));
-  EXPECT_EQ(second.v.type_index, head.v.type_index);
+  TSB_ASSERT_OK(tsb_any_get_field(&head.get(), "next", second.out()));
+  EXPECT_EQ(second.get().type_index, head.get().type_index);
   Value value;
-  TSB_ASSERT_OK(tsb_any_get_field(second.get(), "value", value.out()));
-  EXPECT_EQ(value.v.u.i, 2);
+  TSB_ASSERT_OK(tsb_any_get_field(&second.get(), "value", value.out()));
+  EXPECT_EQ(value.get().u.i, 2);
   Value end;
-  TSB_ASSERT_OK(tsb_any_get_field(second.get(), "next", end.out()));
-  EXPECT_EQ(end.v.type_index, TSB_TYPE_NONE);
+  TSB_ASSERT_OK(tsb_any_get_field(&second.get(), "next", end.out()));
+  EXPECT_EQ(end.get().type_index, TSB_TYPE_NONE);
 }
 
 }  // namespace

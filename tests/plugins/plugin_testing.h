@@ -45,7 +45,7 @@ class PluginTest : public BundledPluginsTest {
     EXPECT_EQ(tsb_status_get_code(s.get()), code) << tsb_status_get_message(s.get());
     EXPECT_STREQ(tsb_status_get_path(s.get()), path);
     EXPECT_STREQ(tsb_status_get_detail(s.get()), detail);
-    EXPECT_EQ(out.v.type_index, TSB_TYPE_INVALID) << "out must stay untouched";
+    EXPECT_EQ(out.get().type_index, TSB_TYPE_INVALID) << "out must stay untouched";
   }
 
   // A new str handle.

@@ -45,7 +45,7 @@ TEST_F(TupleTest, IntStrRoundTrip) {
   c10::IValue tuple = MakeTuple({int64_t{1}, std::string("a")});
   Value v(Boundary(tuple));
   const int32_t type = TypeOf("Tuple[int, str]");
-  EXPECT_EQ(v.v.type_index, type);
+  EXPECT_EQ(v.get().type_index, type);
   tsb_type_info info = InfoOf(type);
   EXPECT_EQ(info.kind, TSB_KIND_TUPLE);
   EXPECT_STREQ(info.annotation, "Tuple[int, str]");
@@ -55,49 +55,49 @@ TEST_F(TupleTest, IntStrRoundTrip) {
   EXPECT_EQ(ContainedOf(type), (std::vector<int32_t>{TSB_TYPE_INT, TSB_TYPE_STR}));
 
   size_t n = 0;
-  TSB_ASSERT_OK(tsb_any_len(v.get(), &n));
+  TSB_ASSERT_OK(tsb_any_len(&v.get(), &n));
   EXPECT_EQ(n, 2u);
   Value first, second;
-  TSB_ASSERT_OK(tsb_list_get(v.get(), 0, first.out()));
-  TSB_ASSERT_OK(tsb_list_get(v.get(), 1, second.out()));
+  TSB_ASSERT_OK(tsb_list_get(&v.get(), 0, first.out()));
+  TSB_ASSERT_OK(tsb_list_get(&v.get(), 1, second.out()));
   int64_t i = 0;
-  TSB_ASSERT_OK(tsb_int_get(first.get(), &i));
+  TSB_ASSERT_OK(tsb_int_get(&first.get(), &i));
   EXPECT_EQ(i, 1);
   const char* data = nullptr;
   size_t len = 0;
-  TSB_ASSERT_OK(tsb_str_get(second.get(), &data, &len));
+  TSB_ASSERT_OK(tsb_str_get(&second.get(), &data, &len));
   EXPECT_EQ(std::string(data, len), "a");
   Value past_end;
-  Status s(tsb_list_get(v.get(), 2, past_end.out()));
+  Status s(tsb_list_get(&v.get(), 2, past_end.out()));
   EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_OUT_OF_RANGE);
   EXPECT_STREQ(tsb_status_get_message(s.get()),
                "index 2 out of range for Tuple[int, str] of 2 elements");
-  EXPECT_TRUE(FromBoundary(v.v).isSameIdentity(tuple));
+  EXPECT_TRUE(FromBoundary(v.get()).isSameIdentity(tuple));
 
   // A host builds the same value bottom-up.
   Value a(Str("a"));
-  tsb_any items[] = {tsb_any_int(1), a.v};
+  tsb_any items[] = {tsb_any_int(1), a.get()};
   Value built;
   TSB_ASSERT_OK(tsb_tuple_new(items, 2, built.out()));
-  EXPECT_EQ(built.v.type_index, type);
-  EXPECT_EQ(FromBoundary(built.v), tuple);
+  EXPECT_EQ(built.get().type_index, type);
+  EXPECT_EQ(FromBoundary(built.get()), tuple);
 }
 
 TEST_F(TupleTest, AlreadyTypedTupleIsShared) {
   c10::IValue tuple = MakeTuple({int64_t{1}, std::string("a")});
   Value in(Boundary(tuple));
   Value out;
-  TSB_ASSERT_OK(tsb_any_coerce(in.get(), TypeOf("Tuple[int, str]"), out.out()));
-  EXPECT_TRUE(FromBoundary(out.v).isSameIdentity(tuple)) << "a copy was made";
+  TSB_ASSERT_OK(tsb_any_coerce(&in.get(), TypeOf("Tuple[int, str]"), out.out()));
+  EXPECT_TRUE(FromBoundary(out.get()).isSameIdentity(tuple)) << "a copy was made";
 }
 
 TEST_F(TupleTest, ElementsWidenAndTheResultCarriesTheExpectedType) {
   Value in(Boundary(MakeTuple({int64_t{1}, int64_t{2}})));
   const int32_t type = TypeOf("Tuple[float, int]");
   Value out;
-  TSB_ASSERT_OK(tsb_any_coerce(in.get(), type, out.out()));
-  EXPECT_EQ(out.v.type_index, type);
-  c10::IValue result = FromBoundary(out.v);
+  TSB_ASSERT_OK(tsb_any_coerce(&in.get(), type, out.out()));
+  EXPECT_EQ(out.get().type_index, type);
+  c10::IValue result = FromBoundary(out.get());
   EXPECT_EQ(result.toTupleRef().elements()[0], c10::IValue(1.0));
   EXPECT_EQ(result.type()->annotation_str(), "Tuple[float, int]");
 }
@@ -109,14 +109,14 @@ TEST_F(TupleTest, RefinedTensorTypesAreStoredAsPlainTensor) {
   at::Tensor t = at::ones({2});
   Value v(Boundary(MakeTuple({t, int64_t{1}, t})));
   const int32_t type = TypeOf("Tuple[Tensor, int, Tensor]");
-  EXPECT_EQ(v.v.type_index, type);
-  tsb_any items[] = {v.v};
+  EXPECT_EQ(v.get().type_index, type);
+  tsb_any items[] = {v.get()};
   Value untyped, typed;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 1, untyped.out()));
-  TSB_ASSERT_OK(tsb_any_coerce(untyped.get(), TypeOf("List[Tuple[Tensor, int, Tensor]]"), typed.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(&untyped.get(), TypeOf("List[Tuple[Tensor, int, Tensor]]"), typed.out()));
   c10::TypePtr plain = c10::TupleType::create(
       {c10::TensorType::get(), c10::IntType::get(), c10::TensorType::get()});
-  EXPECT_EQ(*FromBoundary(typed.v).toList().elementType(), *plain);
+  EXPECT_EQ(*FromBoundary(typed.get()).toList().elementType(), *plain);
 }
 
 TEST_F(TupleTest, NestedListsDictsAndTuples) {
@@ -129,23 +129,23 @@ TEST_F(TupleTest, NestedListsDictsAndTuples) {
   const int32_t type = TypeOf("Tuple[List[Tensor], Dict[str, Tuple[int, int]]]");
 
   Value v(Boundary(nested));
-  EXPECT_EQ(v.v.type_index, type);
+  EXPECT_EQ(v.get().type_index, type);
   Value list, dict;
-  TSB_ASSERT_OK(tsb_list_get(v.get(), 0, list.out()));
-  TSB_ASSERT_OK(tsb_list_get(v.get(), 1, dict.out()));
-  EXPECT_EQ(list.v.type_index, TypeOf("List[Tensor]"));
-  EXPECT_EQ(dict.v.type_index, TypeOf("Dict[str, Tuple[int, int]]"));
+  TSB_ASSERT_OK(tsb_list_get(&v.get(), 0, list.out()));
+  TSB_ASSERT_OK(tsb_list_get(&v.get(), 1, dict.out()));
+  EXPECT_EQ(list.get().type_index, TypeOf("List[Tensor]"));
+  EXPECT_EQ(dict.get().type_index, TypeOf("Dict[str, Tuple[int, int]]"));
   Value pair, two;
   tsb_any key = tsb_any_borrowed_str("a");
-  TSB_ASSERT_OK(tsb_dict_get(dict.get(), &key, pair.out()));
-  EXPECT_EQ(pair.v.type_index, TypeOf("Tuple[int, int]"));
-  TSB_ASSERT_OK(tsb_list_get(pair.get(), 1, two.out()));
-  EXPECT_EQ(two.v.u.i, 2);
-  EXPECT_TRUE(FromBoundary(v.v).isSameIdentity(nested));
+  TSB_ASSERT_OK(tsb_dict_get(&dict.get(), &key, pair.out()));
+  EXPECT_EQ(pair.get().type_index, TypeOf("Tuple[int, int]"));
+  TSB_ASSERT_OK(tsb_list_get(&pair.get(), 1, two.out()));
+  EXPECT_EQ(two.get().u.i, 2);
+  EXPECT_TRUE(FromBoundary(v.get()).isSameIdentity(nested));
 
   // Host-built from untyped pieces, then one coerce to the schema's type.
   Value h0(Boundary(t0)), h1(Boundary(t1));
-  tsb_any tensor_items[] = {h0.v, h1.v};
+  tsb_any tensor_items[] = {h0.get(), h1.get()};
   Value any_list;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, tensor_items, 2, any_list.out()));
   tsb_any pair_items[] = {tsb_any_int(1), tsb_any_int(2)};
@@ -153,15 +153,15 @@ TEST_F(TupleTest, NestedListsDictsAndTuples) {
   TSB_ASSERT_OK(tsb_tuple_new(pair_items, 2, host_pair.out()));
   tsb_any keys[] = {tsb_any_borrowed_str("a")};
   Value any_dict;
-  TSB_ASSERT_OK(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_ANY, keys, host_pair.get(), 1, any_dict.out()));
-  tsb_any parts[] = {any_list.v, any_dict.v};
+  TSB_ASSERT_OK(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_ANY, keys, &host_pair.get(), 1, any_dict.out()));
+  tsb_any parts[] = {any_list.get(), any_dict.get()};
   Value untyped, typed;
   TSB_ASSERT_OK(tsb_tuple_new(parts, 2, untyped.out()));
-  EXPECT_EQ(untyped.v.type_index, TypeOf("Tuple[List[Any], Dict[str, Any]]"));
-  TSB_ASSERT_OK(tsb_any_coerce(untyped.get(), type, typed.out()));
-  EXPECT_EQ(typed.v.type_index, type);
+  EXPECT_EQ(untyped.get().type_index, TypeOf("Tuple[List[Any], Dict[str, Any]]"));
+  TSB_ASSERT_OK(tsb_any_coerce(&untyped.get(), type, typed.out()));
+  EXPECT_EQ(typed.get().type_index, type);
 
-  const auto& elements = FromBoundary(typed.v).toTupleRef().elements();
+  const auto& elements = FromBoundary(typed.get()).toTupleRef().elements();
   c10::impl::GenericList got_list = elements[0].toList();
   EXPECT_EQ(*got_list.elementType(), *c10::TensorType::get());
   EXPECT_TRUE(got_list.get(0).toTensor().is_same(t0)) << "tensor copied";
@@ -174,40 +174,40 @@ TEST_F(TupleTest, EmptyTuple) {
   const int32_t type = TypeOf("Tuple[()]");
   EXPECT_EQ(InfoOf(type).num_contained, 0u);
   Value v(Boundary(MakeTuple({})));
-  EXPECT_EQ(v.v.type_index, type);
+  EXPECT_EQ(v.get().type_index, type);
   size_t n = 1;
-  TSB_ASSERT_OK(tsb_any_len(v.get(), &n));
+  TSB_ASSERT_OK(tsb_any_len(&v.get(), &n));
   EXPECT_EQ(n, 0u);
   Value built, coerced;
   TSB_ASSERT_OK(tsb_tuple_new(nullptr, 0, built.out()));
-  EXPECT_EQ(built.v.type_index, type);
-  TSB_ASSERT_OK(tsb_any_coerce(built.get(), type, coerced.out()));
+  EXPECT_EQ(built.get().type_index, type);
+  TSB_ASSERT_OK(tsb_any_coerce(&built.get(), type, coerced.out()));
   Value one(Boundary(MakeTuple({int64_t{1}})));
-  ExpectCoerceError(one.v, type, "", "expected Tuple[()] of 0 elements, got Tuple[int] (1,)");
+  ExpectCoerceError(one.get(), type, "", "expected Tuple[()] of 0 elements, got Tuple[int] (1,)");
 }
 
 TEST_F(TupleTest, NamedTupleInfoAndFields) {
   Value v(Boundary(PointValue()));
-  tsb_type_info info = InfoOf(v.v.type_index);
+  tsb_type_info info = InfoOf(v.get().type_index);
   EXPECT_EQ(info.kind, TSB_KIND_NAMEDTUPLE);
   EXPECT_STREQ(info.annotation, "tsbridge_test.Point");
   EXPECT_STREQ(info.name, "tsbridge_test.Point");
   EXPECT_STREQ(info.provider, "tuple");
-  EXPECT_EQ(FieldsOf(v.v.type_index), (std::vector<std::string>{"x", "y"}));
-  EXPECT_EQ(ContainedOf(v.v.type_index), (std::vector<int32_t>{TSB_TYPE_INT, TSB_TYPE_FLOAT}));
+  EXPECT_EQ(FieldsOf(v.get().type_index), (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(ContainedOf(v.get().type_index), (std::vector<int32_t>{TSB_TYPE_INT, TSB_TYPE_FLOAT}));
 
   Value y;
-  TSB_ASSERT_OK(tsb_any_get_field(v.get(), "y", y.out()));
-  EXPECT_EQ(y.v.type_index, TSB_TYPE_FLOAT);
-  EXPECT_EQ(y.v.u.d, 2.5);
+  TSB_ASSERT_OK(tsb_any_get_field(&v.get(), "y", y.out()));
+  EXPECT_EQ(y.get().type_index, TSB_TYPE_FLOAT);
+  EXPECT_EQ(y.get().u.d, 2.5);
   Value z;
-  Status missing(tsb_any_get_field(v.get(), "z", z.out()));
+  Status missing(tsb_any_get_field(&v.get(), "z", z.out()));
   EXPECT_EQ(tsb_status_get_code(missing.get()), TSB_ERR_NOT_FOUND);
   EXPECT_STREQ(tsb_status_get_message(missing.get()),
                "tsbridge_test.Point has no field 'z' (fields: x, y)");
 
   Value plain(Boundary(MakeTuple({int64_t{1}, 2.5})));
-  Status unnamed(tsb_any_get_field(plain.get(), "x", z.out()));
+  Status unnamed(tsb_any_get_field(&plain.get(), "x", z.out()));
   EXPECT_EQ(tsb_status_get_code(unnamed.get()), TSB_ERR_TYPE);
   EXPECT_STREQ(tsb_status_get_message(unnamed.get()), "expected a NamedTuple, got Tuple[int, float]");
 }
@@ -216,9 +216,9 @@ TEST_F(TupleTest, NamedTupleInfoAndFields) {
 // each define their own __torch__.Point).
 TEST_F(TupleTest, FieldNamesArePartOfANamedTuplesIdentity) {
   Value xy(Boundary(PointValue(Point("y")))), xz(Boundary(PointValue(Point("z"))));
-  EXPECT_NE(xy.v.type_index, xz.v.type_index);
-  EXPECT_EQ(FieldsOf(xz.v.type_index), (std::vector<std::string>{"x", "z"}));
-  ExpectCoerceError(xy.v, xz.v.type_index, "",
+  EXPECT_NE(xy.get().type_index, xz.get().type_index);
+  EXPECT_EQ(FieldsOf(xz.get().type_index), (std::vector<std::string>{"x", "z"}));
+  ExpectCoerceError(xy.get(), xz.get().type_index, "",
                     "expected tsbridge_test.Point(x, z), got tsbridge_test.Point(x, y)");
 }
 
@@ -233,26 +233,26 @@ TEST_F(TupleTest, TensorPairFromAPlainTuple) {
 
   at::Tensor t0 = at::ones({2}), t1 = at::zeros({3});
   Value h0(Boundary(t0)), h1(Boundary(t1));
-  tsb_any items[] = {h0.v, h1.v};
+  tsb_any items[] = {h0.get(), h1.get()};
   Value plain, named;
   TSB_ASSERT_OK(tsb_tuple_new(items, 2, plain.out()));
-  TSB_ASSERT_OK(tsb_any_coerce(plain.get(), pair, named.out()));
-  EXPECT_EQ(named.v.type_index, pair);
+  TSB_ASSERT_OK(tsb_any_coerce(&plain.get(), pair, named.out()));
+  EXPECT_EQ(named.get().type_index, pair);
   Value second;
-  TSB_ASSERT_OK(tsb_any_get_field(named.get(), "second", second.out()));
-  EXPECT_TRUE(FromBoundary(second.v).toTensor().is_same(t1)) << "tensor copied";
+  TSB_ASSERT_OK(tsb_any_get_field(&named.get(), "second", second.out()));
+  EXPECT_TRUE(FromBoundary(second.get()).toTensor().is_same(t1)) << "tensor copied";
   // The IValue itself is the NamedTuple, as TorchScript would see it.
-  c10::IValue iv = FromBoundary(named.v);
+  c10::IValue iv = FromBoundary(named.get());
   EXPECT_EQ(iv.type()->annotation_str(), "tsbridge.tensor_pair");
   // Coercing it again shares it.
   Value again;
-  TSB_ASSERT_OK(tsb_any_coerce(named.get(), pair, again.out()));
-  EXPECT_TRUE(FromBoundary(again.v).isSameIdentity(iv));
+  TSB_ASSERT_OK(tsb_any_coerce(&named.get(), pair, again.out()));
+  EXPECT_TRUE(FromBoundary(again.get()).isSameIdentity(iv));
   // A NamedTuple is a Tuple: it passes unchanged where one is expected.
   Value as_tuple;
-  TSB_ASSERT_OK(tsb_any_coerce(named.get(), TypeOf("Tuple[Tensor, Tensor]"), as_tuple.out()));
-  EXPECT_EQ(as_tuple.v.type_index, TypeOf("Tuple[Tensor, Tensor]"));
-  EXPECT_TRUE(FromBoundary(as_tuple.v).isSameIdentity(iv));
+  TSB_ASSERT_OK(tsb_any_coerce(&named.get(), TypeOf("Tuple[Tensor, Tensor]"), as_tuple.out()));
+  EXPECT_EQ(as_tuple.get().type_index, TypeOf("Tuple[Tensor, Tensor]"));
+  EXPECT_TRUE(FromBoundary(as_tuple.get()).isSameIdentity(iv));
 }
 
 TEST_F(TupleTest, TensorTripleWithAndWithoutItsThirdTensor) {
@@ -262,51 +262,51 @@ TEST_F(TupleTest, TensorTripleWithAndWithoutItsThirdTensor) {
                                                         TypeOf("Optional[Tensor]")}));
   Value t(Boundary(at::ones({2})));
   for (bool with_third : {false, true}) {
-    tsb_any items[] = {t.v, t.v, with_third ? t.v : tsb_any_none()};
+    tsb_any items[] = {t.get(), t.get(), with_third ? t.get() : tsb_any_none()};
     Value plain, named, third;
     TSB_ASSERT_OK(tsb_tuple_new(items, 3, plain.out()));
-    TSB_ASSERT_OK(tsb_any_coerce(plain.get(), triple, named.out()));
-    EXPECT_EQ(named.v.type_index, triple);
-    TSB_ASSERT_OK(tsb_any_get_field(named.get(), "third", third.out()));
+    TSB_ASSERT_OK(tsb_any_coerce(&plain.get(), triple, named.out()));
+    EXPECT_EQ(named.get().type_index, triple);
+    TSB_ASSERT_OK(tsb_any_get_field(&named.get(), "third", third.out()));
     // Optional[Tensor] crosses as what it holds.
-    EXPECT_EQ(third.v.type_index, with_third ? TSB_TYPE_TENSOR : TSB_TYPE_NONE);
+    EXPECT_EQ(third.get().type_index, with_third ? TSB_TYPE_TENSOR : TSB_TYPE_NONE);
   }
 }
 
 TEST_F(TupleTest, ErrorsNameTheElement) {
   Value one(Boundary(MakeTuple({int64_t{1}})));
-  ExpectCoerceError(one.v, TypeOf("Tuple[int, str]"), "",
+  ExpectCoerceError(one.get(), TypeOf("Tuple[int, str]"), "",
                     "expected Tuple[int, str] of 2 elements, got Tuple[int] (1,)");
   Value int_str(Boundary(MakeTuple({int64_t{1}, std::string("x")})));
-  ExpectCoerceError(int_str.v, TypeOf("Tuple[int, int]"), "[1]", "expected int, got str \"x\"");
+  ExpectCoerceError(int_str.get(), TypeOf("Tuple[int, int]"), "[1]", "expected int, got str \"x\"");
   ExpectCoerceError(tsb_any_int(3), TypeOf("Tuple[int]"), "", "expected Tuple[int], got int 3");
   Value list(Boundary(c10::List<int64_t>({1, 2})));
-  ExpectCoerceError(list.v, TypeOf("Tuple[int, int]"), "",
+  ExpectCoerceError(list.get(), TypeOf("Tuple[int, int]"), "",
                     "expected Tuple[int, int], got List[int] of length 2");
 }
 
 TEST_F(TupleTest, ErrorPathsGoThroughNestedContainers) {
   Value x(Str("x"));
-  tsb_any list_items[] = {tsb_any_int(1), x.v};
+  tsb_any list_items[] = {tsb_any_int(1), x.get()};
   Value any_list;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, list_items, 2, any_list.out()));
-  tsb_any items[] = {tsb_any_int(1), any_list.v};
+  tsb_any items[] = {tsb_any_int(1), any_list.get()};
   Value tuple;
   TSB_ASSERT_OK(tsb_tuple_new(items, 2, tuple.out()));
-  ExpectCoerceError(tuple.v, TypeOf("Tuple[int, List[int]]"), "[1] \xE2\x86\x92 [1]",
+  ExpectCoerceError(tuple.get(), TypeOf("Tuple[int, List[int]]"), "[1] \xE2\x86\x92 [1]",
                     "expected int, got str \"x\"");
 }
 
 TEST_F(TupleTest, NamedTupleErrorsNameTheField) {
   Value t(Boundary(at::ones({2}))), x(Str("x"));
-  tsb_any items[] = {t.v, x.v};
+  tsb_any items[] = {t.get(), x.get()};
   Value plain;
   TSB_ASSERT_OK(tsb_tuple_new(items, 2, plain.out()));
-  ExpectCoerceError(plain.v, TypeOf("tsbridge.tensor_pair"), "field 'second'",
+  ExpectCoerceError(plain.get(), TypeOf("tsbridge.tensor_pair"), "field 'second'",
                     "expected Tensor, got str \"x\"");
   // Another record is never converted, even with convertible elements.
   Value point(Boundary(PointValue()));
-  ExpectCoerceError(point.v, TypeOf("tsbridge.tensor_pair"), "",
+  ExpectCoerceError(point.get(), TypeOf("tsbridge.tensor_pair"), "",
                     "expected tsbridge.tensor_pair, got tsbridge_test.Point (1, 2.5)");
 }
 
@@ -314,11 +314,11 @@ TEST_F(TupleTest, NamedTupleErrorsNameTheField) {
 // inferred from the values (a refined tensor type would be one).
 TEST_F(TupleTest, TupleNewIsTypedFromItsItems) {
   Value t(Boundary(at::ones({2, 3})));
-  tsb_any items[] = {t.v, tsb_any_int(4), tsb_any_none()};
+  tsb_any items[] = {t.get(), tsb_any_int(4), tsb_any_none()};
   Value tuple;
   TSB_ASSERT_OK(tsb_tuple_new(items, 3, tuple.out()));
-  EXPECT_EQ(tuple.v.type_index, TypeOf("Tuple[Tensor, int, NoneType]"));
-  EXPECT_EQ(FromBoundary(tuple.v).toTupleRef().type()->annotation_str(),
+  EXPECT_EQ(tuple.get().type_index, TypeOf("Tuple[Tensor, int, NoneType]"));
+  EXPECT_EQ(FromBoundary(tuple.get()).toTupleRef().type()->annotation_str(),
             "Tuple[Tensor, int, NoneType]");
 }
 
@@ -327,33 +327,33 @@ TEST_F(TupleTest, TypedBuilderMakesTheRecordDirectly) {
   const int32_t pair = TypeOf("tsbridge.tensor_pair");
   at::Tensor t0 = at::ones({2}), t1 = at::zeros({3});
   Value h0(Boundary(t0)), h1(Boundary(t1));
-  tsb_any items[] = {h0.v, h1.v};
+  tsb_any items[] = {h0.get(), h1.get()};
   Value named;
   TSB_ASSERT_OK(tsb_tuple_new_typed(pair, items, 2, named.out()));
-  EXPECT_EQ(named.v.type_index, pair);
-  c10::IValue iv = FromBoundary(named.v);
+  EXPECT_EQ(named.get().type_index, pair);
+  c10::IValue iv = FromBoundary(named.get());
   EXPECT_EQ(iv.type()->annotation_str(), "tsbridge.tensor_pair");
   EXPECT_TRUE(iv.toTupleRef().elements()[1].toTensor().is_same(t1)) << "tensor copied";
   // Coercing it to its own type shares it.
   Value again;
-  TSB_ASSERT_OK(tsb_any_coerce(named.get(), pair, again.out()));
-  EXPECT_TRUE(FromBoundary(again.v).isSameIdentity(iv));
+  TSB_ASSERT_OK(tsb_any_coerce(&named.get(), pair, again.out()));
+  EXPECT_TRUE(FromBoundary(again.get()).isSameIdentity(iv));
   // Items convert to their field types: int to float, None for Optional.
   Value point;
   tsb_any point_items[] = {tsb_any_int(1), tsb_any_int(2)};
   TSB_ASSERT_OK(tsb_tuple_new_typed(TypeOf("Tuple[int, float]"), point_items, 2, point.out()));
-  EXPECT_EQ(FromBoundary(point.v).toTupleRef().elements()[1].toDouble(), 2.0);
+  EXPECT_EQ(FromBoundary(point.get()).toTupleRef().elements()[1].toDouble(), 2.0);
   Value triple;
-  tsb_any triple_items[] = {h0.v, h1.v, tsb_any_none()};
+  tsb_any triple_items[] = {h0.get(), h1.get(), tsb_any_none()};
   TSB_ASSERT_OK(
       tsb_tuple_new_typed(TypeOf("tsbridge.tensor_triple"), triple_items, 3, triple.out()));
-  EXPECT_EQ(triple.v.type_index, TypeOf("tsbridge.tensor_triple"));
+  EXPECT_EQ(triple.get().type_index, TypeOf("tsbridge.tensor_triple"));
 }
 
 TEST_F(TupleTest, TypedBuilderErrorsNameTheField) {
   const int32_t pair = TypeOf("tsbridge.tensor_pair");
   Value t(Boundary(at::ones({2}))), x(Str("x"));
-  tsb_any items[] = {t.v, x.v};
+  tsb_any items[] = {t.get(), x.get()};
   Value out;
   ExpectStatus(tsb_tuple_new_typed(pair, items, 2, out.out()), TSB_ERR_TYPE, "field 'second'",
                "expected Tensor, got str \"x\"");
@@ -361,25 +361,25 @@ TEST_F(TupleTest, TypedBuilderErrorsNameTheField) {
                "expected 2 items for tsbridge.tensor_pair, got 1");
   ExpectStatus(tsb_tuple_new_typed(TSB_TYPE_INT, items, 2, out.out()), TSB_ERR_TYPE, "",
                "expected a Tuple or NamedTuple type, got int");
-  EXPECT_EQ(out.v.type_index, TSB_TYPE_INVALID);
+  EXPECT_EQ(out.get().type_index, TSB_TYPE_INVALID);
 }
 
 // Every field of a record in one call, as tsb_dict_get_items does for dicts.
 TEST_F(TupleTest, AllItemsOfATupleInOneCall) {
   at::Tensor t0 = at::ones({2}), t1 = at::zeros({3});
   Value h0(Boundary(t0)), h1(Boundary(t1));
-  tsb_any items[] = {h0.v, h1.v};
+  tsb_any items[] = {h0.get(), h1.get()};
   Value named;
   TSB_ASSERT_OK(tsb_tuple_new_typed(TypeOf("tsbridge.tensor_pair"), items, 2, named.out()));
   Value out[2];
   tsb_any got[2];
-  TSB_ASSERT_OK(tsb_list_get_items(named.get(), 2, got));
-  out[0].v = got[0];
-  out[1].v = got[1];
-  EXPECT_TRUE(FromBoundary(out[0].v).toTensor().is_same(t0));
-  EXPECT_TRUE(FromBoundary(out[1].v).toTensor().is_same(t1));
+  TSB_ASSERT_OK(tsb_list_get_items(&named.get(), 2, got));
+  out[0] = Value(got[0]);
+  out[1] = Value(got[1]);
+  EXPECT_TRUE(FromBoundary(out[0].get()).toTensor().is_same(t0));
+  EXPECT_TRUE(FromBoundary(out[1].get()).toTensor().is_same(t1));
   tsb_any too_many[3];
-  Status s(tsb_list_get_items(named.get(), 3, too_many));
+  Status s(tsb_list_get_items(&named.get(), 3, too_many));
   EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_OUT_OF_RANGE);
 }
 

@@ -38,7 +38,7 @@ class ModuleTest : public AbiTest {
     for (size_t i = 0; i < n; ++i) {
       info_.struct_size = sizeof(info_);
       Status d(tsb_module_get_method(module_.m, i, &info_));
-      if (d == nullptr && std::string(info_.name) == name) return &info_;
+      if (d.ok() && std::string(info_.name) == name) return &info_;
     }
     return nullptr;
   }
@@ -95,24 +95,24 @@ TEST_F(ModuleTest, CallsWithPositionalKeywordAndDefaults) {
   Value p(MakeP(tsb_any_int(1), tsb_any_none()));
   Value out;
   // x * 2 (default scale) + w + p.a
-  TSB_ASSERT_OK(CallModule(module_.m, "forward", {x.v, p.v}, {}, out.out()));
-  EXPECT_TRUE(at::allclose(TensorOf(out.v), at::tensor({4.0, 5.0, 6.0})));
+  TSB_ASSERT_OK(CallModule(module_.m, "forward", {x.get(), p.get()}, {}, out.out()));
+  EXPECT_TRUE(at::allclose(TensorOf(out.get()), at::tensor({4.0, 5.0, 6.0})));
 
   Value p2(MakeP(tsb_any_int(1), tsb_any_int(10)));
   Value out2;
-  TSB_ASSERT_OK(CallModule(module_.m, "forward", {x.v},
-                           {{"bias", tsb_any_int(100)}, {"p", p2.v}, {"scale", tsb_any_int(3)}},
+  TSB_ASSERT_OK(CallModule(module_.m, "forward", {x.get()},
+                           {{"bias", tsb_any_int(100)}, {"p", p2.get()}, {"scale", tsb_any_int(3)}},
                            out2.out()));
   // x * 3 + w + 1 + 10 + 100; the int scale widened to float.
-  EXPECT_TRUE(at::allclose(TensorOf(out2.v), at::tensor({115.0, 116.0, 117.0})));
+  EXPECT_TRUE(at::allclose(TensorOf(out2.get()), at::tensor({115.0, 116.0, 117.0})));
 
   Value sum;
   TSB_ASSERT_OK(CallModule(module_.m, "add", {tsb_any_int(1)}, {}, sum.out()));
-  EXPECT_EQ(sum.v.type_index, TSB_TYPE_INT);
-  EXPECT_EQ(sum.v.u.i, 11);
+  EXPECT_EQ(sum.get().type_index, TSB_TYPE_INT);
+  EXPECT_EQ(sum.get().u.i, 11);
   TSB_ASSERT_OK(CallModule(module_.m, "add", {}, {{"b", tsb_any_int(2)}, {"a", tsb_any_int(1)}},
                            sum.out()));
-  EXPECT_EQ(sum.v.u.i, 3);
+  EXPECT_EQ(sum.get().u.i, 3);
 }
 
 TEST_F(ModuleTest, ConvertsContainersByTheSchema) {
@@ -121,30 +121,30 @@ TEST_F(ModuleTest, ConvertsContainersByTheSchema) {
   Value list;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, list.out()));
   Value total;
-  TSB_ASSERT_OK(CallModule(module_.m, "total", {list.v}, {}, total.out()));
-  EXPECT_EQ(total.v.type_index, TSB_TYPE_FLOAT);
-  EXPECT_DOUBLE_EQ(total.v.u.d, 3.5);
+  TSB_ASSERT_OK(CallModule(module_.m, "total", {list.get()}, {}, total.out()));
+  EXPECT_EQ(total.get().type_index, TSB_TYPE_FLOAT);
+  EXPECT_DOUBLE_EQ(total.get().u.d, 3.5);
 
   // A Tuple[Tensor, int] result crosses as a tuple of the schema's type.
   Value x(Boundary(at::tensor({1.0, 2.0})));
   Value split;
-  TSB_ASSERT_OK(CallModule(module_.m, "split", {x.v}, {}, split.out()));
-  EXPECT_EQ(split.v.type_index, TypeOf("Tuple[Tensor, int]"));
+  TSB_ASSERT_OK(CallModule(module_.m, "split", {x.get()}, {}, split.out()));
+  EXPECT_EQ(split.get().type_index, TypeOf("Tuple[Tensor, int]"));
   Value numel;
-  TSB_ASSERT_OK(tsb_list_get(split.get(), 1, numel.out()));
-  EXPECT_EQ(numel.v.u.i, 2);
+  TSB_ASSERT_OK(tsb_list_get(&split.get(), 1, numel.out()));
+  EXPECT_EQ(numel.get().u.i, 2);
 }
 
 TEST_F(ModuleTest, TypeErrorNamesTheArgumentAndThePath) {
   Value x(Boundary(at::tensor({1.0})));
   Value p(MakeP(tsb_any_int(1), tsb_any_borrowed_str("x")));
   Value out;
-  Status s(CallModule(module_.m, "forward", {x.v, p.v}, {}, out.out()));
+  Status s(CallModule(module_.m, "forward", {x.get(), p.get()}, {}, out.out()));
   EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TYPE);
   EXPECT_EQ(MessageOf(s),
             "forward(): argument 'p' \xE2\x86\x92 field 'b': expected Optional[int], got str \"x\"");
   EXPECT_STREQ(tsb_status_get_path(s.get()), "forward(): argument 'p' \xE2\x86\x92 field 'b'");
-  EXPECT_EQ(out.v.type_index, TSB_TYPE_INVALID);  // untouched
+  EXPECT_EQ(out.get().type_index, TSB_TYPE_INVALID);  // untouched
 }
 
 TEST_F(ModuleTest, BindingErrors) {
@@ -200,14 +200,14 @@ TEST_F(ModuleTest, CompiledModuleSavesAndReloads) {
       compiled.out()));
   Value out;
   TSB_ASSERT_OK(CallModule(compiled.m, "twice", {tsb_any_int(20)}, {}, out.out()));
-  EXPECT_EQ(out.v.u.i, 42);
+  EXPECT_EQ(out.get().u.i, 42);
 
   std::string path = ::testing::TempDir() + "compiled_module.pt";
   TSB_ASSERT_OK(tsb_module_save(compiled.m, path.c_str()));
   Module reloaded;
   TSB_ASSERT_OK(tsb_module_load(path.c_str(), reloaded.out()));
   TSB_ASSERT_OK(CallModule(reloaded.m, "twice", {tsb_any_int(1)}, {{"b", tsb_any_int(2)}}, out.out()));
-  EXPECT_EQ(out.v.u.i, 6);
+  EXPECT_EQ(out.get().u.i, 6);
   std::remove(path.c_str());
 }
 

@@ -83,15 +83,15 @@ TEST_F(ObjectTest, CallsAScriptClassMethod) {
   tsb_any kw[] = {tsb_any_int(3)};
   tsb_any args[] = {tsb_any_int(2)};
   Value out;
-  TSB_ASSERT_OK(tsb_object_call(counter.get(), "add", ::tsb::CallArgs(args, 1, names, kw, 1).get(), out.out()));
-  EXPECT_EQ(out.v.u.i, 11);  // 5 + 2 * 3
-  TSB_ASSERT_OK(tsb_object_call(counter.get(), "add", ::tsb::CallArgs(args, 1).get(), out.out()));
-  EXPECT_EQ(out.v.u.i, 13);  // the object's state changed: times defaults to 1
+  TSB_ASSERT_OK(tsb_object_call(&counter.get(), "add", ::tsb::CallArgs(args, 1, names, kw, 1).get(), out.out()));
+  EXPECT_EQ(out.get().u.i, 11);  // 5 + 2 * 3
+  TSB_ASSERT_OK(tsb_object_call(&counter.get(), "add", ::tsb::CallArgs(args, 1).get(), out.out()));
+  EXPECT_EQ(out.get().u.i, 13);  // the object's state changed: times defaults to 1
 
   tsb_any bad[] = {tsb_any_borrowed_str("x")};
-  Status s(tsb_object_call(counter.get(), "add", ::tsb::CallArgs(bad, 1).get(), out.out()));
+  Status s(tsb_object_call(&counter.get(), "add", ::tsb::CallArgs(bad, 1).get(), out.out()));
   EXPECT_EQ(MessageOf(s), "add(): argument 'k': expected int, got str \"x\"");
-  Status unknown(tsb_object_call(counter.get(), "sub", ::tsb::CallArgs(args, 1).get(), out.out()));
+  Status unknown(tsb_object_call(&counter.get(), "sub", ::tsb::CallArgs(args, 1).get(), out.out()));
   EXPECT_EQ(tsb_status_get_code(unknown.get()), TSB_ERR_NOT_FOUND);
   EXPECT_EQ(MessageOf(unknown), "no method 'sub' in __torch__.Counter; its methods: __init__, add");
 }
@@ -100,12 +100,12 @@ TEST_F(ObjectTest, CallsATorchbindMethod) {
   Value acc(Boundary(c10::IValue(c10::make_intrusive<Accumulator>(40))));
   tsb_any args[] = {tsb_any_int(2)};
   Value out;
-  TSB_ASSERT_OK(tsb_object_call(acc.get(), "add", ::tsb::CallArgs(args, 1).get(), out.out()));
-  EXPECT_EQ(out.v.u.i, 42);
-  TSB_ASSERT_OK(tsb_object_call(acc.get(), "add", nullptr, out.out()));
-  EXPECT_EQ(out.v.u.i, 43);  // x defaults to 1
+  TSB_ASSERT_OK(tsb_object_call(&acc.get(), "add", ::tsb::CallArgs(args, 1).get(), out.out()));
+  EXPECT_EQ(out.get().u.i, 42);
+  TSB_ASSERT_OK(tsb_object_call(&acc.get(), "add", nullptr, out.out()));
+  EXPECT_EQ(out.get().u.i, 43);  // x defaults to 1
   const char* names[] = {"y"};
-  Status s(tsb_object_call(acc.get(), "add", ::tsb::CallArgs(nullptr, 0, names, args, 1).get(), out.out()));
+  Status s(tsb_object_call(&acc.get(), "add", ::tsb::CallArgs(nullptr, 0, names, args, 1).get(), out.out()));
   EXPECT_EQ(MessageOf(s), "add(): unknown keyword argument 'y'");
 }
 

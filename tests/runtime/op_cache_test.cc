@@ -46,8 +46,8 @@ class OpCacheTest : public AbiTest {
     Value out;
     Status s(CallOp(op, args, kw, out.out()));
     EXPECT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
-    EXPECT_EQ(out.v.type_index, TSB_TYPE_INT);
-    return out.v.u.i;
+    EXPECT_EQ(out.get().type_index, TSB_TYPE_INT);
+    return out.get().u.i;
   }
 };
 
@@ -80,22 +80,22 @@ TEST_F(OpCacheTest, IntWidensToFloatOnEveryCall) {
   for (int64_t i : {3, 4, 3}) {
     Value out;
     TSB_ASSERT_OK(CallOp("tsb_cache_test::widen", {tsb_any_int(i)}, {}, out.out()));
-    ASSERT_EQ(out.v.type_index, TSB_TYPE_FLOAT);
-    EXPECT_EQ(out.v.u.d, 2.0 * static_cast<double>(i));
+    ASSERT_EQ(out.get().type_index, TSB_TYPE_FLOAT);
+    EXPECT_EQ(out.get().u.d, 2.0 * static_cast<double>(i));
   }
   Value out;
   TSB_ASSERT_OK(CallOp("tsb_cache_test::widen", {tsb_any_float(1.25)}, {}, out.out()));
-  EXPECT_EQ(out.v.u.d, 2.5);
+  EXPECT_EQ(out.get().u.d, 2.5);
   // aten::add with an int, then a float, then a tensor as `other`.
   Value a(Boundary(at::tensor({1.0, 2.0})));
   for (int round = 0; round < 2; ++round) {
     Value by_int, by_float, by_tensor;
-    TSB_ASSERT_OK(CallOp("aten::add", {a.v, tsb_any_int(2)}, {}, by_int.out()));
-    EXPECT_TRUE(at::allclose(TensorOf(by_int.v), at::tensor({3.0, 4.0})));
-    TSB_ASSERT_OK(CallOp("aten::add", {a.v, tsb_any_float(0.5)}, {}, by_float.out()));
-    EXPECT_TRUE(at::allclose(TensorOf(by_float.v), at::tensor({1.5, 2.5})));
-    TSB_ASSERT_OK(CallOp("aten::add", {a.v, a.v}, {}, by_tensor.out()));
-    EXPECT_TRUE(at::allclose(TensorOf(by_tensor.v), at::tensor({2.0, 4.0})));
+    TSB_ASSERT_OK(CallOp("aten::add", {a.get(), tsb_any_int(2)}, {}, by_int.out()));
+    EXPECT_TRUE(at::allclose(TensorOf(by_int.get()), at::tensor({3.0, 4.0})));
+    TSB_ASSERT_OK(CallOp("aten::add", {a.get(), tsb_any_float(0.5)}, {}, by_float.out()));
+    EXPECT_TRUE(at::allclose(TensorOf(by_float.get()), at::tensor({1.5, 2.5})));
+    TSB_ASSERT_OK(CallOp("aten::add", {a.get(), a.get()}, {}, by_tensor.out()));
+    EXPECT_TRUE(at::allclose(TensorOf(by_tensor.get()), at::tensor({2.0, 4.0})));
   }
 }
 
@@ -111,8 +111,8 @@ TEST_F(OpCacheTest, KeywordArgumentsAreMatchedByName) {
     EXPECT_EQ(IntCall("tsb_cache_test::kw", {tsb_any_int(6)}, {{"b", tsb_any_int(7)}}), 607);
     Value a(Boundary(at::tensor({1.0}))), b(Boundary(at::tensor({2.0})));
     Value alpha;
-    TSB_ASSERT_OK(CallOp("aten::add", {a.v, b.v}, {{"alpha", tsb_any_int(3)}}, alpha.out()));
-    EXPECT_TRUE(at::allclose(TensorOf(alpha.v), at::tensor({7.0})));
+    TSB_ASSERT_OK(CallOp("aten::add", {a.get(), b.get()}, {{"alpha", tsb_any_int(3)}}, alpha.out()));
+    EXPECT_TRUE(at::allclose(TensorOf(alpha.get()), at::tensor({7.0})));
   }
   // A name no overload has fails every time, and says why.
   for (int round = 0; round < 2; ++round) {

@@ -43,7 +43,7 @@ class OperatorTest : public AbiTest {
     for (size_t i = 0; i < n; ++i) {
       info->struct_size = sizeof(*info);
       Status d(tsb_op_get_overload(op, i, info));
-      if (d == nullptr && std::string(info->overload_name) == overload) return true;
+      if (d.ok() && std::string(info->overload_name) == overload) return true;
     }
     return false;
   }
@@ -76,69 +76,69 @@ TEST_F(OperatorTest, AddChoosesTheOverloadByType) {
   Value a(Boundary(at::tensor({1.0, 2.0})));
   Value b(Boundary(at::tensor({10.0, 20.0})));
   Value tensors, scalar, alpha, keywords;
-  TSB_ASSERT_OK(CallOp("aten::add", {a.v, b.v}, {}, tensors.out()));  // add.Tensor
-  EXPECT_TRUE(at::allclose(TensorOf(tensors.v), at::tensor({11.0, 22.0})));
-  TSB_ASSERT_OK(CallOp("aten::add", {a.v, tsb_any_int(5)}, {}, scalar.out()));  // add.Scalar
-  EXPECT_TRUE(at::allclose(TensorOf(scalar.v), at::tensor({6.0, 7.0})));
-  TSB_ASSERT_OK(CallOp("aten::add", {a.v, b.v}, {{"alpha", tsb_any_int(2)}}, alpha.out()));
-  EXPECT_TRUE(at::allclose(TensorOf(alpha.v), at::tensor({21.0, 42.0})));
-  TSB_ASSERT_OK(CallOp("aten::add", {}, {{"other", b.v}, {"self", a.v}}, keywords.out()));
-  EXPECT_TRUE(at::allclose(TensorOf(keywords.v), at::tensor({11.0, 22.0})));
+  TSB_ASSERT_OK(CallOp("aten::add", {a.get(), b.get()}, {}, tensors.out()));  // add.Tensor
+  EXPECT_TRUE(at::allclose(TensorOf(tensors.get()), at::tensor({11.0, 22.0})));
+  TSB_ASSERT_OK(CallOp("aten::add", {a.get(), tsb_any_int(5)}, {}, scalar.out()));  // add.Scalar
+  EXPECT_TRUE(at::allclose(TensorOf(scalar.get()), at::tensor({6.0, 7.0})));
+  TSB_ASSERT_OK(CallOp("aten::add", {a.get(), b.get()}, {{"alpha", tsb_any_int(2)}}, alpha.out()));
+  EXPECT_TRUE(at::allclose(TensorOf(alpha.get()), at::tensor({21.0, 42.0})));
+  TSB_ASSERT_OK(CallOp("aten::add", {}, {{"other", b.get()}, {"self", a.get()}}, keywords.out()));
+  EXPECT_TRUE(at::allclose(TensorOf(keywords.get()), at::tensor({11.0, 22.0})));
   // The JIT's own int overload: int + int is an int, not a tensor.
   Value sum;
   TSB_ASSERT_OK(CallOp("aten::add", {tsb_any_int(2), tsb_any_int(3)}, {}, sum.out()));
-  EXPECT_EQ(sum.v.type_index, TSB_TYPE_INT);
-  EXPECT_EQ(sum.v.u.i, 5);
+  EXPECT_EQ(sum.get().type_index, TSB_TYPE_INT);
+  EXPECT_EQ(sum.get().u.i, 5);
   Value text;
   TSB_ASSERT_OK(CallOp("aten::add", {tsb_any_borrowed_str("ab"), tsb_any_borrowed_str("c")}, {},
                        text.out()));
   const char* data = nullptr;
   size_t len = 0;
-  TSB_ASSERT_OK(tsb_str_get(text.get(), &data, &len));
+  TSB_ASSERT_OK(tsb_str_get(&text.get(), &data, &len));
   EXPECT_EQ(std::string(data, len), "abc");
 }
 
 TEST_F(OperatorTest, NoOverloadListsTheCandidates) {
   Value a(Boundary(at::tensor({1.0})));
   Value out;
-  Status s(CallOp("aten::add", {a.v, tsb_any_borrowed_str("x")}, {}, out.out()));
+  Status s(CallOp("aten::add", {a.get(), tsb_any_borrowed_str("x")}, {}, out.out()));
   EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TYPE);
   EXPECT_THAT(MessageOf(s), StartsWith("no overload of aten::add accepts (Tensor, str); "
                                        "the overloads:\n  aten::add.Tensor("));
   EXPECT_THAT(MessageOf(s),
               HasSubstr("\n  aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> "
                         "Tensor  [argument 'other': expected number, got str \"x\"]"));
-  EXPECT_EQ(out.v.type_index, TSB_TYPE_INVALID);
+  EXPECT_EQ(out.get().type_index, TSB_TYPE_INVALID);
 }
 
 TEST_F(OperatorTest, MaxReturnsATensorOrANamedTuple) {
   Value x(Boundary(at::tensor({1.0, 5.0, 7.0, 2.0}).view({2, 2})));
   Value all;
-  TSB_ASSERT_OK(CallOp("aten::max", {x.v}, {}, all.out()));
-  EXPECT_EQ(TensorOf(all.v).item<double>(), 7.0);
+  TSB_ASSERT_OK(CallOp("aten::max", {x.get()}, {}, all.out()));
+  EXPECT_EQ(TensorOf(all.get()).item<double>(), 7.0);
 
   Value by_dim;
-  TSB_ASSERT_OK(CallOp("aten::max", {x.v, tsb_any_int(1)}, {{"keepdim", tsb_any_bool(false)}},
+  TSB_ASSERT_OK(CallOp("aten::max", {x.get(), tsb_any_int(1)}, {{"keepdim", tsb_any_bool(false)}},
                        by_dim.out()));
   tsb_type_info info{};
   info.struct_size = sizeof(info);
-  TSB_ASSERT_OK(tsb_type_get_info(by_dim.v.type_index, &info));
+  TSB_ASSERT_OK(tsb_type_get_info(by_dim.get().type_index, &info));
   EXPECT_EQ(info.kind, TSB_KIND_NAMEDTUPLE);
   EXPECT_STREQ(info.name, "torch.return_types.max");
   ASSERT_EQ(info.num_contained, 2u);
   EXPECT_STREQ(info.field_names[0], "values");
   EXPECT_STREQ(info.field_names[1], "indices");
   Value values, indices;
-  TSB_ASSERT_OK(tsb_any_get_field(by_dim.get(), "values", values.out()));
-  TSB_ASSERT_OK(tsb_any_get_field(by_dim.get(), "indices", indices.out()));
-  EXPECT_TRUE(at::allclose(TensorOf(values.v), at::tensor({5.0, 7.0})));
-  EXPECT_TRUE(at::equal(TensorOf(indices.v), at::tensor({int64_t{1}, int64_t{0}})));
+  TSB_ASSERT_OK(tsb_any_get_field(&by_dim.get(), "values", values.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(&by_dim.get(), "indices", indices.out()));
+  EXPECT_TRUE(at::allclose(TensorOf(values.get()), at::tensor({5.0, 7.0})));
+  EXPECT_TRUE(at::equal(TensorOf(indices.get()), at::tensor({int64_t{1}, int64_t{0}})));
 
   // Two tensors: the elementwise overload (max.other), not a reduction.
   Value y(Boundary(at::full({2, 2}, 3.0)));
   Value both;
-  TSB_ASSERT_OK(CallOp("aten::max", {x.v, y.v}, {}, both.out()));
-  EXPECT_TRUE(at::allclose(TensorOf(both.v), at::tensor({3.0, 5.0, 7.0, 3.0}).view({2, 2})));
+  TSB_ASSERT_OK(CallOp("aten::max", {x.get(), y.get()}, {}, both.out()));
+  EXPECT_TRUE(at::allclose(TensorOf(both.get()), at::tensor({3.0, 5.0, 7.0, 3.0}).view({2, 2})));
 }
 
 // SymInt parameters (aten::view's size, aten::ones') take plain ints, as
@@ -148,10 +148,10 @@ TEST_F(OperatorTest, SymIntParametersTakeInts) {
   int64_t dims[] = {2, 3};
   Value size, viewed, ones;
   TSB_ASSERT_OK(tsb_list_new_int(dims, 2, size.out()));
-  TSB_ASSERT_OK(CallOp("aten::view", {x.v, size.v}, {}, viewed.out()));
-  EXPECT_EQ(TensorOf(viewed.v).sizes(), at::IntArrayRef({2, 3}));
-  TSB_ASSERT_OK(CallOp("aten::ones", {size.v}, {}, ones.out()));
-  EXPECT_TRUE(at::equal(TensorOf(ones.v), at::ones({2, 3})));
+  TSB_ASSERT_OK(CallOp("aten::view", {x.get(), size.get()}, {}, viewed.out()));
+  EXPECT_EQ(TensorOf(viewed.get()).sizes(), at::IntArrayRef({2, 3}));
+  TSB_ASSERT_OK(CallOp("aten::ones", {size.get()}, {}, ones.out()));
+  EXPECT_TRUE(at::equal(TensorOf(ones.get()), at::ones({2, 3})));
   tsb_schema_info info{};
   ASSERT_TRUE(FindOverload("aten::view", "", &info));
   EXPECT_STREQ(info.arguments[1].annotation, "List[int]");
@@ -161,13 +161,13 @@ TEST_F(OperatorTest, SymIntParametersTakeInts) {
 TEST_F(OperatorTest, PrefersExactTypesThenSubtypesThenConversions) {
   Value out;
   TSB_ASSERT_OK(CallOp("tsb_test::pick", {tsb_any_int(1)}, {}, out.out()));
-  EXPECT_EQ(out.v.u.i, 1);  // int, not Scalar (subtype) nor float (conversion)
+  EXPECT_EQ(out.get().u.i, 1);  // int, not Scalar (subtype) nor float (conversion)
   TSB_ASSERT_OK(CallOp("tsb_test::pick", {tsb_any_float(1.5)}, {}, out.out()));
-  EXPECT_EQ(out.v.u.i, 2);
+  EXPECT_EQ(out.get().u.i, 2);
   Value c;
   TSB_ASSERT_OK(tsb_complex_new(1, 2, c.out()));
-  TSB_ASSERT_OK(CallOp("tsb_test::pick", {c.v}, {}, out.out()));
-  EXPECT_EQ(out.v.u.i, 3);  // only Scalar takes a complex
+  TSB_ASSERT_OK(CallOp("tsb_test::pick", {c.get()}, {}, out.out()));
+  EXPECT_EQ(out.get().u.i, 3);  // only Scalar takes a complex
 }
 
 TEST_F(OperatorTest, AmbiguousCallListsTheTies) {
@@ -197,7 +197,7 @@ TEST_F(OperatorTest, OperatorErrorsNameTheOperator) {
   Value a(Boundary(at::ones({2})));
   Value b(Boundary(at::ones({3})));
   Value out;
-  Status s(CallOp("aten::add", {a.v, b.v}, {}, out.out()));
+  Status s(CallOp("aten::add", {a.get(), b.get()}, {}, out.out()));
   EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TORCH);
   EXPECT_THAT(MessageOf(s), StartsWith("aten::add(): "));
   EXPECT_THAT(MessageOf(s), HasSubstr("must match the size"));

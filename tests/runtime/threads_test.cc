@@ -30,15 +30,15 @@ TEST(RuntimeThreads, EightThreadsCallOneModule) {
         Status built(tsb_tuple_new(items, 2, p.out()));
         Value out;
         const char* names[] = {"p", "bias"};
-        tsb_any kw[] = {p.v, tsb_any_int(t)};
-        Status s(tsb_module_call(module.m, "forward", ::tsb::CallArgs(xv.get(), 1, names, kw, 2).get(), out.out()));
-        if (built != nullptr || s != nullptr) {
+        tsb_any kw[] = {p.get(), tsb_any_int(t)};
+        Status s(tsb_module_call(module.m, "forward", ::tsb::CallArgs(&xv.get(), 1, names, kw, 2).get(), out.out()));
+        if (!built.ok() || !s.ok()) {
           ++failed;
           continue;
         }
         // x * 2 + w + t + i + t
         at::Tensor want = x * 2 + at::tensor({1.0f, 2.0f, 3.0f}) + (2 * t + i);
-        if (!at::allclose(FromBoundary(out.v).toTensor(), want)) ++wrong;
+        if (!at::allclose(FromBoundary(out.get()).toTensor(), want)) ++wrong;
       }
     });
   }

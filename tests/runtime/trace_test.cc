@@ -58,7 +58,7 @@ class TraceTest : public AbiTest {
 TEST_F(TraceTest, TracedOperatorsReplayInAFreshProcess) {
   Value x(Boundary(at::tensor({1.0, 2.0, 3.0})));
   Value w(Boundary(at::tensor({2.0, 2.0, 2.0})));
-  tsb_any inputs[2] = {x.v, w.v};
+  tsb_any inputs[2] = {x.get(), w.get()};
   int calls = 0;
   Module traced;
   TSB_ASSERT_OK(tsb_module_trace(&MulAdd, &calls, inputs, 2, traced.out()));
@@ -77,8 +77,8 @@ TEST_F(TraceTest, TracedOperatorsReplayInAFreshProcess) {
   Value a(Boundary(at::tensor({1.0, 2.0})));
   Value b(Boundary(at::tensor({3.0, 4.0})));
   Value out;
-  TSB_ASSERT_OK(CallModule(traced.m, "forward", {a.v, b.v}, {}, out.out()));
-  EXPECT_TRUE(at::allclose(TensorOf(out.v), at::tensor({4.0, 10.0})));
+  TSB_ASSERT_OK(CallModule(traced.m, "forward", {a.get(), b.get()}, {}, out.out()));
+  EXPECT_TRUE(at::allclose(TensorOf(out.get()), at::tensor({4.0, 10.0})));
   EXPECT_EQ(calls, 1);
 
   std::string path = ::testing::TempDir() + "traced_muladd.pt";
@@ -96,12 +96,12 @@ TEST_F(TraceTest, TracedOperatorsReplayInAFreshProcess) {
 TEST_F(TraceTest, HostFailureAbandonsTheTrace) {
   Value x(Boundary(at::tensor({1.0})));
   tsb_module* m = nullptr;
-  Status s(tsb_module_trace(&Fails, nullptr, x.get(), 1, &m));
+  Status s(tsb_module_trace(&Fails, nullptr, &x.get(), 1, &m));
   EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(MessageOf(s), "traced function(): the host gave up");
   EXPECT_EQ(m, nullptr);
   // The tracer state was abandoned: a new trace works on this thread.
-  tsb_any inputs[2] = {x.v, x.v};
+  tsb_any inputs[2] = {x.get(), x.get()};
   int calls = 0;
   Module traced;
   TSB_ASSERT_OK(tsb_module_trace(&MulAdd, &calls, inputs, 2, traced.out()));

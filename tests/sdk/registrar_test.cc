@@ -13,11 +13,6 @@
 namespace tsb::sdk_testing {
 namespace {
 
-struct StatusDeleter {
-  void operator()(tsb_status* s) const { tsb_status_free(s); }
-};
-using Status = std::unique_ptr<tsb_status, StatusDeleter>;
-
 // What the fake table's slots received.
 struct Captured {
   std::string type_name, annotation;

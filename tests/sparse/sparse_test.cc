@@ -142,13 +142,13 @@ TEST_F(SparseTest, OperatorByNameFromTheHost) {
       dense(Boundary(mat)), reduce;
   TSB_ASSERT_OK(tsb_str_new("min", 3, reduce.out()));
   Value result, out, arg;
-  TSB_ASSERT_OK(CallOp("torchsparse::spmm", {rowptr.v, col.v, value.v, dense.v},
-                       {{"reduce", reduce.v}}, result.out()));
-  TSB_ASSERT_OK(tsb_any_get_field(result.get(), "out", out.out()));
-  TSB_ASSERT_OK(tsb_any_get_field(result.get(), "arg_out", arg.out()));
+  TSB_ASSERT_OK(CallOp("torchsparse::spmm", {rowptr.get(), col.get(), value.get(), dense.get()},
+                       {{"reduce", reduce.get()}}, result.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(&result.get(), "out", out.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(&result.get(), "arg_out", arg.out()));
   auto [want, want_arg] = SpmmOp().call(a.rowptr, a.col, a.value, mat, "min");
-  EXPECT_TRUE(torch::equal(TensorOf(out.v), want));
-  EXPECT_TRUE(torch::equal(TensorOf(arg.v), *want_arg));
+  EXPECT_TRUE(torch::equal(TensorOf(out.get()), want));
+  EXPECT_TRUE(torch::equal(TensorOf(arg.get()), *want_arg));
 }
 
 TEST_F(SparseTest, FunctionsReturnTheirRecords) {
@@ -156,27 +156,27 @@ TEST_F(SparseTest, FunctionsReturnTheirRecords) {
   Value rowptr(Boundary(a.rowptr)), col(Boundary(a.col)), value(Boundary(a.value)),
       dense(Boundary(mat)), reduce, result, out, arg;
   TSB_ASSERT_OK(tsb_str_new("sum", 3, reduce.out()));
-  tsb_any args[] = {rowptr.v, col.v, value.v, dense.v, reduce.v};
+  tsb_any args[] = {rowptr.get(), col.get(), value.get(), dense.get(), reduce.get()};
   TSB_ASSERT_OK(tsb_function_call("torchsparse::spmm", ::tsb::CallArgs(args, 5).get(), result.out()));
-  EXPECT_STREQ(InfoOf(result.v.type_index).name, "torchsparse.spmm_result");
-  TSB_ASSERT_OK(tsb_any_get_field(result.get(), "out", out.out()));
-  TSB_ASSERT_OK(tsb_any_get_field(result.get(), "arg_out", arg.out()));
-  EXPECT_TRUE(torch::allclose(TensorOf(out.v), a.dense().mm(mat)));
-  EXPECT_EQ(arg.v.type_index, TSB_TYPE_NONE);
+  EXPECT_STREQ(InfoOf(result.get().type_index).name, "torchsparse.spmm_result");
+  TSB_ASSERT_OK(tsb_any_get_field(&result.get(), "out", out.out()));
+  TSB_ASSERT_OK(tsb_any_get_field(&result.get(), "arg_out", arg.out()));
+  EXPECT_TRUE(torch::allclose(TensorOf(out.get()), a.dense().mm(mat)));
+  EXPECT_EQ(arg.get().type_index, TSB_TYPE_NONE);
 
   Value idx(Boundary(torch::tensor({2, 0}, torch::kLong))), pair, first;
-  tsb_any relabel_args[] = {col.v, idx.v};
+  tsb_any relabel_args[] = {col.get(), idx.get()};
   TSB_ASSERT_OK(tsb_function_call("torchsparse::relabel", ::tsb::CallArgs(relabel_args, 2).get(), pair.out()));
-  EXPECT_STREQ(InfoOf(pair.v.type_index).name, "torchsparse.tensor_pair");
-  TSB_ASSERT_OK(tsb_any_get_field(pair.get(), "first", first.out()));
-  EXPECT_TRUE(torch::equal(TensorOf(first.v), torch::tensor({1, 2, 2, 0, 1, 0}, torch::kLong)));
+  EXPECT_STREQ(InfoOf(pair.get().type_index).name, "torchsparse.tensor_pair");
+  TSB_ASSERT_OK(tsb_any_get_field(&pair.get(), "first", first.out()));
+  EXPECT_TRUE(torch::equal(TensorOf(first.get()), torch::tensor({1, 2, 2, 0, 1, 0}, torch::kLong)));
 
   Value triple, third;
-  tsb_any sample_args[] = {rowptr.v, col.v, idx.v, tsb_any_int(2), tsb_any_bool(0), tsb_any_int(7)};
+  tsb_any sample_args[] = {rowptr.get(), col.get(), idx.get(), tsb_any_int(2), tsb_any_bool(0), tsb_any_int(7)};
   TSB_ASSERT_OK(tsb_function_call("torchsparse::sample_adj", ::tsb::CallArgs(sample_args, 6).get(), triple.out()));
-  EXPECT_STREQ(InfoOf(triple.v.type_index).name, "torchsparse.tensor_triple");
-  TSB_ASSERT_OK(tsb_any_get_field(triple.get(), "third", third.out()));
-  EXPECT_EQ(TensorOf(third.v).numel(), 2);  // row 2 is empty, row 0 gives 2 of 3
+  EXPECT_STREQ(InfoOf(triple.get().type_index).name, "torchsparse.tensor_triple");
+  TSB_ASSERT_OK(tsb_any_get_field(&triple.get(), "third", third.out()));
+  EXPECT_EQ(TensorOf(third.get()).numel(), 2);  // row 2 is empty, row 0 gives 2 of 3
 }
 
 TEST_F(SparseTest, StorageMethodsFromTheHost) {
@@ -184,9 +184,9 @@ TEST_F(SparseTest, StorageMethodsFromTheHost) {
   Value row(Boundary(a.row)), col(Boundary(a.col)), value(Boundary(a.value)), shape,
       storage;
   TSB_ASSERT_OK(tsb_list_new_int(sizes.data(), sizes.size(), shape.out()));
-  TSB_ASSERT_OK(CallOp("torchsparse::storage_from_coo", {row.v, col.v, value.v, shape.v}, {},
+  TSB_ASSERT_OK(CallOp("torchsparse::storage_from_coo", {row.get(), col.get(), value.get(), shape.get()}, {},
                        storage.out()));
-  tsb_type_info info = InfoOf(storage.v.type_index);
+  tsb_type_info info = InfoOf(storage.get().type_index);
   EXPECT_EQ(info.kind, TSB_KIND_CUSTOM_CLASS);
   EXPECT_STREQ(info.name, "__torch__.torch.classes.torchsparse.SparseStorage");
 
@@ -195,31 +195,31 @@ TEST_F(SparseTest, StorageMethodsFromTheHost) {
     return tsb_object_call(&object, method, ::tsb::CallArgs(args.data(), args.size()).get(), out);
   };
   Value rowptr, nnz, has, keys, transposed, dense;
-  TSB_ASSERT_OK(call(storage.v, "rowptr", {}, rowptr.out()));
-  EXPECT_TRUE(torch::equal(TensorOf(rowptr.v), a.rowptr));
-  TSB_ASSERT_OK(call(storage.v, "nnz", {}, nnz.out()));
+  TSB_ASSERT_OK(call(storage.get(), "rowptr", {}, rowptr.out()));
+  EXPECT_TRUE(torch::equal(TensorOf(rowptr.get()), a.rowptr));
+  TSB_ASSERT_OK(call(storage.get(), "nnz", {}, nnz.out()));
   int64_t n = 0;
-  TSB_ASSERT_OK(tsb_int_get(nnz.get(), &n));
+  TSB_ASSERT_OK(tsb_int_get(&nnz.get(), &n));
   EXPECT_EQ(n, 6);
-  TSB_ASSERT_OK(call(storage.v, "has_csr2csc", {}, has.out()));
-  EXPECT_EQ(FromBoundary(has.v).toBool(), false);
+  TSB_ASSERT_OK(call(storage.get(), "has_csr2csc", {}, has.out()));
+  EXPECT_EQ(FromBoundary(has.get()).toBool(), false);
   Value filled;
-  TSB_ASSERT_OK(call(storage.v, "fill_cache", {}, filled.out()));
-  TSB_ASSERT_OK(call(storage.v, "cached_keys", {}, keys.out()));
-  EXPECT_EQ(FromBoundary(keys.v).toListRef().size(), 5u);
-  TSB_ASSERT_OK(call(storage.v, "t", {}, transposed.out()));
-  TSB_ASSERT_OK(call(transposed.v, "to_dense", {}, dense.out()));
-  EXPECT_TRUE(torch::allclose(TensorOf(dense.v), a.dense().t()));
+  TSB_ASSERT_OK(call(storage.get(), "fill_cache", {}, filled.out()));
+  TSB_ASSERT_OK(call(storage.get(), "cached_keys", {}, keys.out()));
+  EXPECT_EQ(FromBoundary(keys.get()).toListRef().size(), 5u);
+  TSB_ASSERT_OK(call(storage.get(), "t", {}, transposed.out()));
+  TSB_ASSERT_OK(call(transposed.get(), "to_dense", {}, dense.out()));
+  EXPECT_TRUE(torch::allclose(TensorOf(dense.get()), a.dense().t()));
   Value mat(Boundary(torch::randn({3, 2}, torch::kDouble))), result, out;
-  TSB_ASSERT_OK(call(storage.v, "spmm", {mat.v}, result.out()));  // reduce defaults to sum
-  EXPECT_TRUE(torch::allclose(FromBoundary(result.v).toTupleRef().elements()[0].toTensor(),
-                              a.dense().mm(FromBoundary(mat.v).toTensor())));
+  TSB_ASSERT_OK(call(storage.get(), "spmm", {mat.get()}, result.out()));  // reduce defaults to sum
+  EXPECT_TRUE(torch::allclose(FromBoundary(result.get()).toTupleRef().elements()[0].toTensor(),
+                              a.dense().mm(FromBoundary(mat.get()).toTensor())));
 }
 
 TEST_F(SparseTest, BadInputIsAStatusNotACrash) {
   Value rowptr(Boundary(a.rowptr)), col(Boundary(torch::tensor({0, 3, 1, 2, 0, 2}))),
       value(Boundary(a.value)), mat(Boundary(torch::randn({3, 2}, torch::kDouble))), out;
-  Status s(CallOp("torchsparse::spmm", {rowptr.v, col.v, value.v, mat.v}, {}, out.out()));
+  Status s(CallOp("torchsparse::spmm", {rowptr.get(), col.get(), value.get(), mat.get()}, {}, out.out()));
   ASSERT_NE(s.get(), nullptr);
   EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TORCH);
   EXPECT_THAT(MessageOf(s),
@@ -228,11 +228,11 @@ TEST_F(SparseTest, BadInputIsAStatusNotACrash) {
 
   Value floats(Boundary(torch::randn({3}))), text;
   TSB_ASSERT_OK(tsb_str_new("sum", 3, text.out()));
-  tsb_any args[] = {rowptr.v, floats.v, value.v, mat.v, text.v};
+  tsb_any args[] = {rowptr.get(), floats.get(), value.get(), mat.get(), text.get()};
   Status wrong_dtype(tsb_function_call("torchsparse::spmm", ::tsb::CallArgs(args, 5).get(), out.out()));
   EXPECT_THAT(MessageOf(wrong_dtype),
               HasSubstr("argument 'col': expected a 1-D int64 tensor, got a 1-D Float tensor"));
-  tsb_any wrong_kind[] = {rowptr.v, text.v, value.v, mat.v, text.v};
+  tsb_any wrong_kind[] = {rowptr.get(), text.get(), value.get(), mat.get(), text.get()};
   Status not_a_tensor(tsb_function_call("torchsparse::spmm", ::tsb::CallArgs(wrong_kind, 5).get(), out.out()));
   EXPECT_EQ(tsb_status_get_code(not_a_tensor.get()), TSB_ERR_TYPE) << MessageOf(not_a_tensor);
 
@@ -241,7 +241,7 @@ TEST_F(SparseTest, BadInputIsAStatusNotACrash) {
       shape, storage;
   TSB_ASSERT_OK(tsb_list_new_int(sizes.data(), sizes.size(), shape.out()));
   Status bad_storage(CallOp("torchsparse::storage_from_coo",
-                            {unsorted.v, good_col.v, value.v, shape.v}, {},
+                            {unsorted.get(), good_col.get(), value.get(), shape.get()}, {},
                             storage.out()));
   EXPECT_THAT(MessageOf(bad_storage),
               HasSubstr("argument 'row': expected entries sorted in ascending order"));

@@ -89,13 +89,13 @@ tsb_any HostRebuild(const tsb_any& value) {
       for (size_t i = 0; i < n; ++i) {
         Value item;
         Check(tsb_list_get(&value, i, item.out()));
-        items[i] = HostRebuild(item.v);
+        items[i] = HostRebuild(item.get());
       }
       // Untyped on the way in; the expected type decides, as a schema would.
       Value untyped;
       Check(tsb_list_new(TSB_TYPE_ANY, items.data(), n, untyped.out()));
       for (tsb_any& item : items) tsb_any_release(&item);
-      Check(tsb_any_coerce(untyped.get(), value.type_index, &out));
+      Check(tsb_any_coerce(&untyped.get(), value.type_index, &out));
       return out;
     }
     case TSB_KIND_DICT: {

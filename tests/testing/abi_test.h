@@ -1,10 +1,10 @@
-// Shared helpers for the GoogleTest suites: status and handle RAII, a base
-// fixture that checks no handle leaks, and a host-style rebuild of values
-// that uses the C ABI only.
+// Shared helpers for the GoogleTest suites: status checks, a base fixture
+// that checks no handle leaks, and a host-style rebuild of values that uses
+// the C ABI only. The RAII types are tsbridge.hpp's: the suites live in
+// tsb::testing, so Value and Status name tsb::Value and tsb::Status.
 #ifndef TSBRIDGE_TESTS_TESTING_ABI_TEST_H_
 #define TSBRIDGE_TESTS_TESTING_ABI_TEST_H_
 
-#include <memory>
 #include <string>
 
 #include <ATen/core/ivalue.h>
@@ -15,32 +15,15 @@
 
 namespace tsb::testing {
 
-struct StatusDeleter {
-  void operator()(tsb_status* s) const { tsb_status_free(s); }
-};
-using Status = std::unique_ptr<tsb_status, StatusDeleter>;
-
-// A boundary value released at scope exit.
-struct Value {
-  tsb_any v{};
-  Value() = default;
-  explicit Value(tsb_any any) : v(any) {}
-  Value(const Value&) = delete;
-  Value& operator=(const Value&) = delete;
-  ~Value() { tsb_any_release(&v); }
-  tsb_any* out() { return &v; }
-  const tsb_any* get() const { return &v; }
-};
-
 #define TSB_ASSERT_OK(expr)                                             \
   do {                                                                  \
-    ::tsb::testing::Status tsb_s_(expr);                                \
+    ::tsb::Status tsb_s_(expr);                                         \
     ASSERT_EQ(tsb_s_.get(), nullptr) << tsb_status_get_message(tsb_s_.get()); \
   } while (0)
 
 #define TSB_EXPECT_OK(expr)                                             \
   do {                                                                  \
-    ::tsb::testing::Status tsb_s_(expr);                                \
+    ::tsb::Status tsb_s_(expr);                                         \
     EXPECT_EQ(tsb_s_.get(), nullptr) << tsb_status_get_message(tsb_s_.get()); \
   } while (0)
 

@@ -41,7 +41,7 @@ TEST_F(CorpusTest, PickledByPyTorchPrintsAsPythonComputesIt) {
       continue;
     }
     ASSERT_EQ(s.get(), nullptr) << name << ": " << tsb_status_get_message(s.get());
-    const std::string printed = ToJson(v.v);
+    const std::string printed = ToJson(v.get());
     if (entry.contains("libtorch_json")) {
       // A documented divergence of LibTorch's unpickler from torch.load.
       EXPECT_EQ(Json::parse(printed), entry["libtorch_json"]) << name << ": " << printed;
@@ -56,9 +56,9 @@ TEST_F(CorpusTest, PickledByPyTorchPrintsAsPythonComputesIt) {
     // What tsbridge loaded reads back from its own JSON as the same value.
     tsb_type_info info{};
     info.struct_size = sizeof(info);
-    TSB_ASSERT_OK(tsb_type_get_info(v.v.type_index, &info));
+    TSB_ASSERT_OK(tsb_type_get_info(v.get().type_index, &info));
     Value again(FromJson(printed, info.annotation));
-    EXPECT_EQ(ToJson(again.v), printed) << name << " as " << info.annotation;
+    EXPECT_EQ(ToJson(again.get()), printed) << name << " as " << info.annotation;
     ++checked;
   }
   EXPECT_EQ(checked + refused + diverging, static_cast<int>(index.size()));

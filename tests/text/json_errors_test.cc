@@ -163,7 +163,7 @@ TEST_F(JsonErrorsTest, DeepNestingIsRefusedNotOverflowed) {
   // 500 levels are fine.
   const std::string ok = std::string(500, '[') + std::string(500, ']');
   Value v(FromJson(ok, "Any"));
-  EXPECT_EQ(Canonical(ToJson(v.v)), Canonical(ok));
+  EXPECT_EQ(Canonical(ToJson(v.get())), Canonical(ok));
 }
 
 TEST_F(JsonErrorsTest, BadArguments) {

@@ -27,13 +27,13 @@ class JsonPluginKindTest : public AbiTest {
 
 TEST_F(JsonPluginKindTest, ThePluginsTupleReadsAndPrints) {
   Value row(FromJson(R"([1, "a", [2.5]])", "Tuple[int, str, List[float]]"));
-  EXPECT_EQ(row.v.type_index, TypeOf("Tuple[int, str, List[float]]"));
-  EXPECT_EQ(ToJson(row.v), R"([1,"a",[2.5]])");
+  EXPECT_EQ(row.get().type_index, TypeOf("Tuple[int, str, List[float]]"));
+  EXPECT_EQ(ToJson(row.get()), R"([1,"a",[2.5]])");
   // The row's own rule: missing cells at the end are None.
   Value short_row(FromJson("[1]", "Tuple[int, Optional[str]]"));
-  EXPECT_EQ(ToJson(short_row.v), "[1,null]");
+  EXPECT_EQ(ToJson(short_row.get()), "[1,null]");
   Value nested(FromJson("[[1, [2, 3]], null]", "List[Optional[Tuple[int, List[int]]]]"));
-  EXPECT_EQ(ToJson(nested.v), "[[1,[2,3]],null]");
+  EXPECT_EQ(ToJson(nested.get()), "[[1,[2,3]],null]");
 }
 
 TEST_F(JsonPluginKindTest, ThePluginsMessagesAndPaths) {
@@ -49,10 +49,10 @@ TEST_F(JsonPluginKindTest, ThePluginsMessagesAndPaths) {
 
 TEST_F(JsonPluginKindTest, ThePluginsOptionalKeepsItsOwnRule) {
   Value none(FromJson("null", "Optional[int]"));
-  EXPECT_EQ(none.v.type_index, TSB_TYPE_NONE);
+  EXPECT_EQ(none.get().type_index, TSB_TYPE_NONE);
   Value two(FromJson("2", "Optional[float]"));
-  EXPECT_EQ(two.v.type_index, TSB_TYPE_FLOAT);
-  EXPECT_EQ(ToJson(two.v), "2.0");
+  EXPECT_EQ(two.get().type_index, TSB_TYPE_FLOAT);
+  EXPECT_EQ(ToJson(two.get()), "2.0");
   // No "expected Optional[int]" restatement: that is plugins/optional's rule,
   // and JSON has no copy of it.
   ExpectReadError(R"("x")", "Optional[int]", "", "expected int, got JSON string \"x\"");

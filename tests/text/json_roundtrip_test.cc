@@ -36,10 +36,10 @@ TEST_F(JsonRoundTripTest, FloatsKeepEveryBit) {
                    -123456.789e-200}) {
     std::string text = ToJson(tsb_any_float(d));
     Value back(FromJson(text, "float"));
-    EXPECT_EQ(back.v.u.d, d) << text;
+    EXPECT_EQ(back.get().u.d, d) << text;
   }
   Value nan(FromJson("\"NaN\"", "float"));
-  EXPECT_TRUE(std::isnan(nan.v.u.d));
+  EXPECT_TRUE(std::isnan(nan.get().u.d));
 }
 
 TEST_F(JsonRoundTripTest, TorchEnums) {
@@ -103,13 +103,13 @@ TEST_F(JsonRoundTripTest, TensorsOfEveryBuildableDtype) {
 TEST_F(JsonRoundTripTest, TensorFromCppIsRowMajorWhateverItsStrides) {
   at::Tensor t = at::arange(6, at::kLong).reshape({2, 3}).t();  // not contiguous
   Value v(Boundary(t));
-  EXPECT_EQ(ToJson(v.v), R"({"dtype":"int64","shape":[3,2],"data":[0,3,1,4,2,5]})");
+  EXPECT_EQ(ToJson(v.get()), R"({"dtype":"int64","shape":[3,2],"data":[0,3,1,4,2,5]})");
   // The tensor read back has the same values and a fresh storage.
-  Value back(FromJson(ToJson(v.v), "Tensor"));
-  EXPECT_TRUE(at::equal(FromBoundary(back.v).toTensor(), t));
+  Value back(FromJson(ToJson(v.get()), "Tensor"));
+  EXPECT_TRUE(at::equal(FromBoundary(back.get()).toTensor(), t));
   // An undefined tensor prints as null (PyTorch shows it as None).
   Value undefined(Boundary(at::Tensor()));
-  EXPECT_EQ(ToJson(undefined.v), "null");
+  EXPECT_EQ(ToJson(undefined.get()), "null");
 }
 
 TEST_F(JsonRoundTripTest, ListsAndDicts) {
@@ -157,7 +157,7 @@ TEST_F(JsonRoundTripTest, PluginKinds) {
   ExpectRoundTrip("\"x\"", "Union[int, str]");
   ExpectRoundTrip(R"([1,"x",2])", "List[Union[int, str]]");
   Value pair_value(FromJson(pair, "tsbridge.tensor_pair"));
-  EXPECT_EQ(pair_value.v.type_index, TypeOf("tsbridge.tensor_pair"));
+  EXPECT_EQ(pair_value.get().type_index, TypeOf("tsbridge.tensor_pair"));
 }
 
 TEST_F(JsonRoundTripTest, AnyAndScalar) {

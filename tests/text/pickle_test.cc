@@ -50,7 +50,7 @@ TEST_F(PickleTest, CppToPythonNestedDictOfTensorLists) {
                                           at::ones({2}, at::kLong)}));
   dict.insert("b", c10::List<at::Tensor>());
   Value v(Boundary(dict));
-  SaveAndCheckInPython(v.v, "nested");
+  SaveAndCheckInPython(v.get(), "nested");
 }
 
 TEST_F(PickleTest, CppToPythonTuplesNoneFloatsStrings) {
@@ -61,7 +61,7 @@ TEST_F(PickleTest, CppToPythonTuplesNoneFloatsStrings) {
        c10::ivalue::Tuple::create({int64_t{1}, c10::List<int64_t>({2, 3})}), k, true,
        c10::complex<double>(1, -2)});
   Value v(Boundary(value));
-  SaveAndCheckInPython(v.v, "mixed");
+  SaveAndCheckInPython(v.get(), "mixed");
 }
 
 TEST_F(PickleTest, CppToPythonIntKeysSpecialFloatsDevice) {
@@ -69,10 +69,10 @@ TEST_F(PickleTest, CppToPythonIntKeysSpecialFloatsDevice) {
   dict.insert(2, "b");
   dict.insert(1, "a");
   Value keys(Boundary(dict));
-  SaveAndCheckInPython(keys.v, "int_keys");
+  SaveAndCheckInPython(keys.get(), "int_keys");
   const double inf = std::numeric_limits<double>::infinity();
   Value floats(Boundary(c10::List<double>({std::nan(""), inf, -inf, -0.0})));
-  SaveAndCheckInPython(floats.v, "specials");
+  SaveAndCheckInPython(floats.get(), "specials");
   SaveAndCheckInPython(tsb_any_device(0, -1), "device");
 }
 
@@ -80,13 +80,13 @@ TEST_F(PickleTest, CppToPythonNamedTupleArrivesAsAPlainTuple) {
   Value pair(FromJson(R"([{"dtype":"float32","shape":[1],"data":[0.0]},)"
                       R"({"dtype":"float32","shape":[1],"data":[1.0]}])",
                       "tsbridge.tensor_pair"));
-  SaveAndCheckInPython(pair.v, "namedtuple");
+  SaveAndCheckInPython(pair.get(), "namedtuple");
 }
 
 TEST_F(PickleTest, PythonToCppNested) {
   Value v(LoadFromPython("nested"));
-  ASSERT_NE(v.v.type_index, TSB_TYPE_INVALID);
-  c10::IValue iv = FromBoundary(v.v);
+  ASSERT_NE(v.get().type_index, TSB_TYPE_INVALID);
+  c10::IValue iv = FromBoundary(v.get());
   ASSERT_TRUE(iv.isGenericDict());
   c10::impl::GenericDict dict = iv.toGenericDict();
   ASSERT_EQ(dict.size(), 3u);
@@ -101,7 +101,7 @@ TEST_F(PickleTest, PythonToCppNested) {
   EXPECT_EQ(b[2].toStringRef(), "s");
   EXPECT_EQ(dict.at("c").toDouble(), 2.5);
   // The same through the JSON form, in PyTorch's dict order.
-  EXPECT_EQ(ToJson(v.v),
+  EXPECT_EQ(ToJson(v.get()),
             R"({"a":[{"dtype":"int32","shape":[4],"data":[0,1,2,3]},)"
             R"({"dtype":"float32","shape":[2,2],"data":[0.5,0.5,0.5,0.5]}],)"
             R"("b":[1,null,"s"],"c":2.5})");
@@ -109,9 +109,9 @@ TEST_F(PickleTest, PythonToCppNested) {
 
 TEST_F(PickleTest, PythonToCppIntKeysAndViews) {
   Value keys(LoadFromPython("int_keys"));
-  EXPECT_EQ(ToJson(keys.v), R"([[1,"x"],[-5,"y"]])");
+  EXPECT_EQ(ToJson(keys.get()), R"([[1,"x"],[-5,"y"]])");
   Value views(LoadFromPython("views"));
-  c10::IValue iv = FromBoundary(views.v);
+  c10::IValue iv = FromBoundary(views.get());
   ASSERT_TRUE(iv.isTuple());
   const auto& t = iv.toTupleRef().elements();
   at::Tensor base = t[0].toTensor();
@@ -127,12 +127,12 @@ TEST_F(PickleTest, RoundTripInCpp) {
                    "Tuple[Dict[str, List[Tuple[int, Optional[str]]]], List[Tensor]]"));
   char* data = nullptr;
   size_t size = 0;
-  TSB_ASSERT_OK(tsb_pickle_write(&v.v, &data, &size));
+  TSB_ASSERT_OK(tsb_pickle_write(&v.get(), &data, &size));
   Value back;
   Status s(tsb_pickle_read(data, size, back.out()));
   tsb_string_free(data);
   ASSERT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
-  EXPECT_EQ(ToJson(back.v), ToJson(v.v));
+  EXPECT_EQ(ToJson(back.get()), ToJson(v.get()));
 }
 
 TEST_F(PickleTest, BadBytesAreAnErrorNotACrash) {

@@ -47,7 +47,7 @@ class JsonTest : public BundledPluginsTest {
   static void ExpectRoundTrip(const std::string& json, const char* annotation,
                               const std::string& printed = "") {
     Value v(FromJson(json, annotation));
-    EXPECT_EQ(Canonical(ToJson(v.v)), Canonical(printed.empty() ? json : printed))
+    EXPECT_EQ(Canonical(ToJson(v.get())), Canonical(printed.empty() ? json : printed))
         << "as " << annotation;
   }
 

@@ -62,7 +62,7 @@ tsb_module* ModuleArg(PyObject* capsule) { return ModuleFromCapsule(capsule); }
 
 PyObject* TensorNew(PyObject*, PyObject* obj) {
   return Entry([&]() -> PyObject* {
-    Owned h;
+    tsb::Value h;
     TensorHandle(obj, h.out(), "data");
     return Wrap(h.release());
   });
@@ -92,7 +92,7 @@ PyObject* SetRequiresGrad(PyObject*, PyObject* args) {
 
 PyObject* Grad(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
-    Owned g;
+    tsb::Value g;
     Raise(tsb_tensor_get_grad(&Held(capsule), g.out()));
     return Wrap(g.release());
   });
@@ -107,7 +107,7 @@ PyObject* ZeroGrad(PyObject*, PyObject* capsule) {
 
 PyObject* Detach(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
-    Owned d;
+    tsb::Value d;
     Raise(tsb_tensor_detach(&Held(capsule), d.out()));
     return Wrap(d.release());
   });
@@ -203,7 +203,7 @@ PyObject* NamedTensors(PyObject*, PyObject* args) {
     Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
     for (size_t i = 0; i < n; ++i) {
       const char* name = nullptr;
-      Owned t;
+      tsb::Value t;
       Raise(buffers ? tsb_module_get_buffer(m, i, &name, t.out())
                     : tsb_module_get_parameter(m, i, &name, t.out()));
       Ref wrapped(Wrap(t.release()));
@@ -251,9 +251,9 @@ PyObject* GetAttribute(PyObject*, PyObject* args) {
   const char* name;
   if (!PyArg_ParseTuple(args, "Os", &capsule, &name)) return nullptr;
   return Entry([&]() -> PyObject* {
-    Owned v;
+    tsb::Value v;
     Raise(tsb_module_get_attribute(ModuleArg(capsule), name, v.out()));
-    return ToPython(v.v);
+    return ToPython(v.get());
   });
 }
 
@@ -262,13 +262,13 @@ PyObject* SetAttribute(PyObject*, PyObject* args) {
   const char* name;
   if (!PyArg_ParseTuple(args, "OsO", &capsule, &name, &value)) return nullptr;
   return Entry([&]() -> PyObject* {
-    Owned v;
+    tsb::Value v;
     try {
       FromPython(value, TSB_TYPE_ANY, v.out());
     } catch (ConvertError& e) {
       Rethrow(e, std::string("attribute '") + name + "'");
     }
-    Raise(tsb_module_set_attribute(ModuleArg(capsule), name, &v.v));
+    Raise(tsb_module_set_attribute(ModuleArg(capsule), name, &v.get()));
     return Py_NewRef(Py_None);
   });
 }

@@ -60,7 +60,7 @@ void ConvertArgs(const Signature* sig, const std::string& callee, PyObject* cons
 // Runs `call` without the GIL; raises its status; converts the result.
 template <typename Call>
 PyObject* Finish(Call&& call) {
-  Owned result;
+  tsb::Value result;
   tsb_status* status;
   Py_BEGIN_ALLOW_THREADS
   status = call(result.out());
@@ -69,7 +69,7 @@ PyObject* Finish(Call&& call) {
     SetStatusError(status);
     throw PyErrorSet{};
   }
-  return ToPython(result.v);
+  return ToPython(result.get());
 }
 
 // ------------------------------------------------------------ callers
@@ -213,10 +213,10 @@ tsb_status* TraceCallback(void* user_data, const tsb_any* inputs, size_t n, tsb_
       PyTuple_SET_ITEM(py_inputs.p, static_cast<Py_ssize_t>(i), ToPython(inputs[i]));
     }
     Ref result(Check(PyObject_Call(state->fn, py_inputs.p, nullptr)));
-    Owned out;
+    tsb::Value out;
     FromPython(result.p, TSB_TYPE_ANY, out.out());
-    if (out.v.flags & TSB_FLAG_BORROWED_STR) {  // must outlive `result`
-      const char* s = out.v.u.borrowed_str;
+    if (out.get().flags & TSB_FLAG_BORROWED_STR) {  // must outlive `result`
+      const char* s = out.get().u.borrowed_str;
       CheckStatus(tsb_str_new(s, std::strlen(s), out.out()));
     }
     *output = out.release();

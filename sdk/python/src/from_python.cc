@@ -194,9 +194,9 @@ void Untyped(PyObject* obj, tsb_any* out) {
     }
     // One of our NamedTuple classes: it keeps its type, even under Any.
     const TypeEntry& type = Type(static_cast<int32_t>(PyLong_AsLong(index.p)));
-    Owned plain;
+    tsb::Value plain;
     TupleFromPython(obj, &type, plain.out());
-    CheckStatus(tsb_any_coerce(&plain.v, type.index, out));
+    CheckStatus(tsb_any_coerce(&plain.get(), type.index, out));
   } else if (PyList_Check(obj)) {
     ListFromPython(obj, TSB_TYPE_ANY, out);
   } else if (PyDict_Check(obj)) {

@@ -203,9 +203,9 @@ PyObject* GetField(PyObject*, PyObject* args) {
   const char* name;
   if (!PyArg_ParseTuple(args, "Os", &capsule, &name)) return nullptr;
   return Entry([&]() -> PyObject* {
-    Owned field;
+    tsb::Value field;
     Raise(tsb_any_get_field(&HandleArg(capsule), name, field.out()));
-    return ToPython(field.v);
+    return ToPython(field.get());
   });
 }
 
@@ -327,10 +327,10 @@ PyObject* TypeInfo(PyObject*, PyObject* args) {
 
 // A Python object built as a value of type `index` and coerced to it: what
 // convert, to_json and to_pickle each start from.
-void BuildTyped(PyObject* obj, int index, Owned* out) {
-  Owned built;
+void BuildTyped(PyObject* obj, int index, tsb::Value* out) {
+  tsb::Value built;
   FromPython(obj, index, built.out());
-  CheckStatus(tsb_any_coerce(&built.v, index, out->out()));
+  CheckStatus(tsb_any_coerce(&built.get(), index, out->out()));
 }
 
 // convert(obj, type_index): Python → boundary (coerced) → Python.
@@ -340,9 +340,9 @@ PyObject* Convert(PyObject*, PyObject* args) {
   if (!PyArg_ParseTuple(args, "Oi", &obj, &index)) return nullptr;
   return Entry([&]() -> PyObject* {
     IdentityScope scope;
-    Owned coerced;
+    tsb::Value coerced;
     BuildTyped(obj, index, &coerced);
-    return ToPython(coerced.v);
+    return ToPython(coerced.get());
   });
 }
 
@@ -351,10 +351,10 @@ PyObject* ToJson(PyObject*, PyObject* args) {
   int index;
   if (!PyArg_ParseTuple(args, "Oi", &obj, &index)) return nullptr;
   return Entry([&]() -> PyObject* {
-    Owned coerced;
+    tsb::Value coerced;
     BuildTyped(obj, index, &coerced);
     char* text = nullptr;
-    Raise(tsb_json_write(&coerced.v, &text));
+    Raise(tsb_json_write(&coerced.get(), &text));
     Ref s(Text(text));
     tsb_string_free(text);
     return s.release();
@@ -366,9 +366,9 @@ PyObject* FromJson(PyObject*, PyObject* args) {
   int index;
   if (!PyArg_ParseTuple(args, "si", &json, &index)) return nullptr;
   return Entry([&]() -> PyObject* {
-    Owned v;
+    tsb::Value v;
     Raise(tsb_json_read(json, index, v.out()));
-    return ToPython(v.v);
+    return ToPython(v.get());
   });
 }
 
@@ -378,11 +378,11 @@ PyObject* ToPickle(PyObject*, PyObject* args) {
   int index;
   if (!PyArg_ParseTuple(args, "Oi", &obj, &index)) return nullptr;
   return Entry([&]() -> PyObject* {
-    Owned coerced;
+    tsb::Value coerced;
     BuildTyped(obj, index, &coerced);
     char* data = nullptr;
     size_t size = 0;
-    Raise(tsb_pickle_write(&coerced.v, &data, &size));
+    Raise(tsb_pickle_write(&coerced.get(), &data, &size));
     Ref bytes(PyBytes_FromStringAndSize(data, static_cast<Py_ssize_t>(size)));
     tsb_string_free(data);
     return Check(bytes.release());
@@ -394,10 +394,10 @@ PyObject* FromPickle(PyObject*, PyObject* args) {
   Py_buffer buf;
   if (!PyArg_ParseTuple(args, "y*", &buf)) return nullptr;
   PyObject* result = Entry([&]() -> PyObject* {
-    Owned v;
+    tsb::Value v;
     Raise(tsb_pickle_read(static_cast<const char*>(buf.buf), static_cast<size_t>(buf.len),
                           v.out()));
-    return ToPython(v.v);
+    return ToPython(v.get());
   });
   PyBuffer_Release(&buf);
   return result;

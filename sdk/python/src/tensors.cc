@@ -147,14 +147,14 @@ PyObject* TensorToPython(const tsb_any& v) {
                                  : capsule.release();
   } catch (ConvertError&) {
     if (!g_torch.available) throw;
-    Owned bytes;  // a bool tensor? Then as uint8, viewed back as bool.
+    tsb::Value bytes;  // a bool tensor? Then as uint8, viewed back as bool.
     tsb_any args[2] = {v, tsb_any_dtype(kUInt8)};
     tsb_status* s = tsb_op_call("aten::view", ::tsb::CallArgs(args, 2).get(), bytes.out());
     if (s != nullptr) {
       tsb_status_free(s);
       throw;
     }
-    Ref capsule(ToCapsule(bytes.v));
+    Ref capsule(ToCapsule(bytes.get()));
     Ref as_bytes(Check(PyObject_CallOneArg(g_torch.from_dlpack, capsule.p)));
     result.p = Check(PyObject_CallMethod(as_bytes.p, "view", "O", g_torch.bool_dtype));
   }
@@ -187,9 +187,9 @@ void TensorFromPython(PyObject* obj, tsb_any* out) {
   } else {
     Ref viewed(Check(PyObject_CallMethod(obj, "view", "O", g_torch.uint8_dtype)));
     Ref bytes_capsule(Check(PyObject_CallOneArg(g_torch.to_dlpack, viewed.p)));
-    Owned bytes;
+    tsb::Value bytes;
     FromCapsule(bytes_capsule.p, bytes.out());
-    ViewAs(bytes.v, kBool, out);
+    ViewAs(bytes.get(), kBool, out);
   }
   if (g_scope != nullptr) g_scope->Remember(*out, obj);
 }

@@ -48,13 +48,13 @@ PyObject* FieldList(const TypeEntry& t) {
 void MakeEnum(TypeEntry& t) {
   Ref members(Check(PyList_New(0)));
   for (const char* member : t.fields) {
-    Owned name, value;
+    tsb::Value name, value;
     CheckStatus(tsb_str_new(member, std::strlen(member), name.out()));
     tsb_any as_enum;
-    CheckStatus(tsb_any_coerce(&name.v, t.index, &as_enum));
+    CheckStatus(tsb_any_coerce(&name.get(), t.index, &as_enum));
     t.member_values.push_back(as_enum);  // kept for the life of the process
     CheckStatus(tsb_enum_get(&as_enum, nullptr, value.out()));
-    Ref py_value(ToPython(value.v));
+    Ref py_value(ToPython(value.get()));
     Ref pair(Check(Py_BuildValue("(sO)", member, py_value.p)));
     if (PyList_Append(members.p, pair.p) < 0) throw PyErrorSet{};
   }
@@ -229,9 +229,9 @@ bool TorchEnumFromPython(PyObject* obj, tsb_any* out) {
   if (PyErr_Occurred()) throw PyErrorSet{};
   Ref text(Check(PyObject_Str(obj)));  // "torch.float32", "cuda:0"
   Ref json(Check(PyUnicode_FromFormat("\"%U\"", text.p)));
-  Owned v;
+  tsb::Value v;
   CheckStatus(tsb_json_read(PyUnicode_AsUTF8(json.p), index, v.out()));
-  if (PyDict_SetItem(g_torch_enum_codes, obj, Ref(PyLong_FromLongLong(v.v.u.i)).p) < 0) {
+  if (PyDict_SetItem(g_torch_enum_codes, obj, Ref(PyLong_FromLongLong(v.get().u.i)).p) < 0) {
     throw PyErrorSet{};
   }
   *out = v.release();

@@ -95,21 +95,21 @@ SEXP tsbr_type_info(SEXP index) {
 SEXP tsbr_convert(SEXP x, SEXP index) {
   TSB_BEGIN
   const int32_t type = IntArg(index, "a type index");
-  Owned built, coerced;
+  tsb::Value built, coerced;
   FromR(x, type, built.out());
-  CheckStatus(tsb_any_coerce(&built.v, type, coerced.out()));
-  return ToR(coerced.v);
+  CheckStatus(tsb_any_coerce(&built.get(), type, coerced.out()));
+  return ToR(coerced.get());
   TSB_END
 }
 
 SEXP tsbr_to_json(SEXP x, SEXP index) {
   TSB_BEGIN
   const int32_t type = IntArg(index, "a type index");
-  Owned built, coerced;
+  tsb::Value built, coerced;
   FromR(x, type, built.out());
-  CheckStatus(tsb_any_coerce(&built.v, type, coerced.out()));
+  CheckStatus(tsb_any_coerce(&built.get(), type, coerced.out()));
   char* text = nullptr;
-  CheckStatus(tsb_json_write(&coerced.v, &text));
+  CheckStatus(tsb_json_write(&coerced.get(), &text));
   std::string s(text);
   tsb_string_free(text);
   return Utf8(s);
@@ -118,9 +118,9 @@ SEXP tsbr_to_json(SEXP x, SEXP index) {
 
 SEXP tsbr_from_json(SEXP text, SEXP index) {
   TSB_BEGIN
-  Owned v;
+  tsb::Value v;
   CheckStatus(tsb_json_read(StringArg(text, "json").c_str(), IntArg(index, "a type index"), v.out()));
-  return ToR(v.v);
+  return ToR(v.get());
   TSB_END
 }
 
@@ -143,10 +143,10 @@ SEXP tsbr_release(SEXP xptr) {
 
 SEXP tsbr_value_repr(SEXP x) {
   TSB_BEGIN
-  Owned v;
+  tsb::Value v;
   FromR(x, TSB_TYPE_ANY, v.out());
   char* text = nullptr;
-  CheckStatus(tsb_any_repr(&v.v, &text));
+  CheckStatus(tsb_any_repr(&v.get(), &text));
   std::string s(text);
   tsb_string_free(text);
   return Utf8(s);
@@ -169,13 +169,13 @@ SEXP tsbr_tensor_from_r(SEXP x, SEXP dtype) {
     if (code < 0) return x;
     tsb_any args[2] = {HandleOf(x, "tensor"), tsb_any_dtype(code)};
     tsb_call_args a = tsb_call_args_make(args, 2);
-    Owned out;
+    tsb::Value out;
     CheckStatus(tsb_op_call("aten::to", &a, out.out()));
-    return ToR(out.v);
+    return ToR(out.get());
   }
-  Owned t;
+  tsb::Value t;
   TensorFromArray(x, code, t.out());
-  return ToR(t.v);
+  return ToR(t.get());
   TSB_END
 }
 
@@ -312,9 +312,9 @@ SEXP tsbr_object_call(SEXP object, SEXP method, SEXP args) {
 
 SEXP tsbr_object_field(SEXP object, SEXP name) {
   TSB_BEGIN
-  Owned field;
+  tsb::Value field;
   CheckStatus(tsb_any_get_field(&HandleOf(HandlePointer(object), "object"), StringArg(name, "field").c_str(), field.out()));
-  return ToR(field.v);
+  return ToR(field.get());
   TSB_END
 }
 

@@ -60,10 +60,10 @@ SEXP NamedTensors(tsb_module* m, Count count, Get get) {
   cpp11::writable::strings names(static_cast<R_xlen_t>(n));
   for (size_t i = 0; i < n; ++i) {
     const char* name = nullptr;
-    Owned t;
+    tsb::Value t;
     CheckStatus(get(m, i, &name, t.out()));
     names[static_cast<R_xlen_t>(i)] = name ? name : "";
-    out[static_cast<R_xlen_t>(i)] = ToR(t.v);
+    out[static_cast<R_xlen_t>(i)] = ToR(t.get());
   }
   out.names() = names;
   return out;
@@ -92,9 +92,9 @@ SEXP tsbr_requires_grad_set(SEXP t, SEXP on) {
 
 SEXP tsbr_grad(SEXP t) {
   TSB_BEGIN
-  Owned g;
+  tsb::Value g;
   CheckStatus(tsb_tensor_get_grad(&HandleOf(t, "tensor"), g.out()));
-  return ToR(g.v);  // NULL before any backward
+  return ToR(g.get());  // NULL before any backward
   TSB_END
 }
 
@@ -107,9 +107,9 @@ SEXP tsbr_zero_grad(SEXP t) {
 
 SEXP tsbr_detach(SEXP t) {
   TSB_BEGIN
-  Owned d;
+  tsb::Value d;
   CheckStatus(tsb_tensor_detach(&HandleOf(t, "tensor"), d.out()));
-  return ToR(d.v);
+  return ToR(d.get());
   TSB_END
 }
 
@@ -214,9 +214,9 @@ SEXP tsbr_module_attribute_names(SEXP module) {
 
 SEXP tsbr_module_attribute_get(SEXP module, SEXP name) {
   TSB_BEGIN
-  Owned v;
+  tsb::Value v;
   CheckStatus(tsb_module_get_attribute(ModuleOf(module), NameArg(name, "name").c_str(), v.out()));
-  return ToR(v.v);
+  return ToR(v.get());
   TSB_END
 }
 
@@ -227,16 +227,16 @@ SEXP tsbr_module_attribute_set(SEXP module, SEXP name, SEXP value) {
   TSB_BEGIN
   tsb_module* m = ModuleOf(module);
   const std::string attr = NameArg(name, "name");
-  Owned current, v;
+  tsb::Value current, v;
   CheckStatus(tsb_module_get_attribute(m, attr.c_str(), current.out()));
   const int32_t type =
-      current.v.type_index == TSB_TYPE_NONE ? TSB_TYPE_ANY : current.v.type_index;
+      current.get().type_index == TSB_TYPE_NONE ? TSB_TYPE_ANY : current.get().type_index;
   try {
     FromR(value, type, v.out());
   } catch (HostError& e) {
     Rethrow(e, "attribute '" + attr + "'");
   }
-  CheckStatus(tsb_module_set_attribute(m, attr.c_str(), &v.v));
+  CheckStatus(tsb_module_set_attribute(m, attr.c_str(), &v.get()));
   return R_NilValue;
   TSB_END
 }

@@ -96,7 +96,7 @@ int32_t TypeAt(const Caller& c, size_t i) {
 }
 
 SEXP Finish(const Caller& c, Args& a) {
-  Owned result;
+  tsb::Value result;
   tsb_call_args args = a.Make();
   switch (c.kind) {
     case Caller::kMethod:
@@ -109,7 +109,7 @@ SEXP Finish(const Caller& c, Args& a) {
       CheckStatus(tsb_op_call(c.name.c_str(), &args, result.out()));
       break;
   }
-  return ToR(result.v);
+  return ToR(result.get());
 }
 
 bool IsDefault(SEXP x) { return OBJECT(x) && Rf_inherits(x, "tsb_default"); }
@@ -165,14 +165,14 @@ tsb_status* TraceCallback(void* user_data, const tsb_any* inputs, size_t n, tsb_
       return tsb_status_new(TSB_ERR_INVALID_ARGUMENT, "the traced R function raised an error");
     }
     SETCAR(state->token, R_NilValue);  // R_UnwindProtect kept the result there
-    Owned out;
+    tsb::Value out;
     try {
       FromR(result, TSB_TYPE_ANY, out.out());
     } catch (HostError& e) {
       Rethrow(e, "the traced function's result");
     }
-    if (out.v.flags & TSB_FLAG_BORROWED_STR) {  // must outlive this callback
-      const char* s = out.v.u.borrowed_str;
+    if (out.get().flags & TSB_FLAG_BORROWED_STR) {  // must outlive this callback
+      const char* s = out.get().u.borrowed_str;
       CheckStatus(tsb_str_new(s, std::strlen(s), out.out()));
     }
     *output = out.release();
@@ -367,10 +367,10 @@ SEXP CallObject(const tsb_any& object, const std::string& method, SEXP args) {
             method + "(): argument " + (name[0] ? "'" + std::string(name) + "'" : std::to_string(i)),
             &into.items.back());
   }
-  Owned result;
+  tsb::Value result;
   tsb_call_args call = a.Make();
   CheckStatus(tsb_object_call(&object, method.c_str(), &call, result.out()));
-  return ToR(result.v);
+  return ToR(result.get());
 }
 
 SEXP Trace(SEXP fn, SEXP inputs) {
@@ -412,14 +412,14 @@ SEXP DefaultOf(const tsb_argument_info& a, bool* ok) {
   if (!a.has_default || a.default_json == nullptr || a.type_index == TSB_TYPE_INVALID) {
     return R_NilValue;
   }
-  Owned v;
+  tsb::Value v;
   tsb_status* s = tsb_json_read(a.default_json, a.type_index, v.out());
   if (s != nullptr) {
     tsb_status_free(s);
     return R_NilValue;
   }
   try {
-    SEXP r = ToR(v.v);
+    SEXP r = ToR(v.get());
     *ok = true;
     return r;
   } catch (const HostError&) {

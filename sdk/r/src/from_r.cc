@@ -274,13 +274,13 @@ void TupleFromR(SEXP x, const TypeEntry* type, tsb_any* out) {
   } else {
     Items(x, TSB_TYPE_ANY, items);
   }
-  Owned plain;
+  tsb::Value plain;
   CheckStatus(tsb_tuple_new(items.data(), n, plain.out()));
   if (type == nullptr) {
     *out = plain.release();
     return;
   }
-  CheckStatus(tsb_any_coerce(&plain.v, type->index, out));
+  CheckStatus(tsb_any_coerce(&plain.get(), type->index, out));
 }
 
 std::string NameAt(SEXP names, R_xlen_t i) {
@@ -436,13 +436,13 @@ void Untyped(SEXP x, tsb_any* out) {
 void UnionFromR(SEXP x, const TypeEntry& type, tsb_any* out) {
   // The first member the R value converts to, in the Union's order.
   for (int32_t member : type.contained) {
-    Owned candidate;
+    tsb::Value candidate;
     try {
       FromR(x, member, candidate.out());
     } catch (const HostError&) {
       continue;
     }
-    tsb_status* s = tsb_any_coerce(&candidate.v, type.index, out);
+    tsb_status* s = tsb_any_coerce(&candidate.get(), type.index, out);
     if (s == nullptr) return;
     tsb_status_free(s);
   }

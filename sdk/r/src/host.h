@@ -17,23 +17,13 @@
 #include <vector>
 
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/tsbridge.hpp"
 
 namespace tsbr {
 
 // ------------------------------------------------------------ ownership
 
-// One boundary reference, released when it goes out of scope.
-struct Owned {
-  tsb_any v = tsb_any_inline(TSB_TYPE_INVALID, 0);
-  Owned() = default;
-  explicit Owned(tsb_any value) : v(value) {}
-  Owned(const Owned&) = delete;
-  Owned& operator=(const Owned&) = delete;
-  Owned(Owned&& o) noexcept : v(o.v) { o.v = tsb_any_inline(TSB_TYPE_INVALID, 0); }
-  ~Owned() { tsb_any_release(&v); }
-  tsb_any* out() { tsb_any_release(&v); return &v; }
-  tsb_any release() { tsb_any r = v; v = tsb_any_inline(TSB_TYPE_INVALID, 0); return r; }
-};
+// One boundary reference is a tsb::Value (tsbridge.hpp).
 
 // Boundary references, all released at the end.
 struct OwnedVec {

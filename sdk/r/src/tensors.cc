@@ -121,7 +121,7 @@ int32_t CodeOf(DLDataType t) {
 void Export(const tsb_any& t, bool readable, Exported* out) {
   tsb_status* s = tsb_tensor_to_dlpack(&t, &out->managed);
   if (s != nullptr) {  // DLPack 0.6 has no bool: a uint8 view of the same memory
-    Owned bytes;
+    tsb::Value bytes;
     tsb_any args[2] = {t, tsb_any_dtype(kUInt8)};
     tsb_call_args a = tsb_call_args_make(args, 2);
     tsb_status* v = tsb_op_call("aten::view", &a, bytes.out());
@@ -130,18 +130,18 @@ void Export(const tsb_any& t, bool readable, Exported* out) {
       CheckStatus(s);
     }
     tsb_status_free(s);
-    CheckStatus(tsb_tensor_to_dlpack(&bytes.v, &out->managed));
+    CheckStatus(tsb_tensor_to_dlpack(&bytes.get(), &out->managed));
     out->dtype = kBool;
     return;
   }
   out->dtype = CodeOf(out->managed->dl_tensor.dtype);
   if (readable && (out->dtype == TSB_DTYPE_FLOAT16 || out->dtype == TSB_DTYPE_BFLOAT16)) {
-    Owned wide;
+    tsb::Value wide;
     tsb_any args[2] = {t, tsb_any_dtype(TSB_DTYPE_FLOAT32)};
     Call("aten::to", args, 2, wide.out());
     out->managed->deleter(out->managed);
     out->managed = nullptr;
-    CheckStatus(tsb_tensor_to_dlpack(&wide.v, &out->managed));
+    CheckStatus(tsb_tensor_to_dlpack(&wide.get(), &out->managed));
   }
 }
 
@@ -264,7 +264,7 @@ void TensorFromArray(SEXP x, int32_t dtype, tsb_any* out) {
   R_PreserveObject(x);
   MARK_NOT_MUTABLE(x);  // R copies before it writes into x from now on
   g_live_buffers.fetch_add(1);
-  Owned shared;
+  tsb::Value shared;
   tsb_status* s = tsb_tensor_from_dlpack(&buffer->managed, shared.out());
   if (s != nullptr) {  // ownership stayed with us
     DeleteRBuffer(&buffer->managed);
@@ -276,7 +276,7 @@ void TensorFromArray(SEXP x, int32_t dtype, tsb_any* out) {
     *out = shared.release();
     return;
   }
-  tsb_any args[2] = {shared.v, tsb_any_dtype(dtype)};
+  tsb_any args[2] = {shared.get(), tsb_any_dtype(dtype)};
   Call("aten::to", args, 2, out);
 }
 

@@ -126,10 +126,10 @@ SEXP DictToR(const TypeEntry& type, const tsb_any& v) {
 
 SEXP EnumToR(const TypeEntry& type, const tsb_any& v) {
   const char* member = nullptr;
-  Owned value;
+  tsb::Value value;
   CheckStatus(tsb_enum_get(&v, &member, value.out()));
   NamedList out({"name", "value"});
-  out.Set(0, Utf8(member, std::strlen(member))).Set(1, ToR(value.v));
+  out.Set(0, Utf8(member, std::strlen(member))).Set(1, ToR(value.get()));
   Tag(out, type);
   return out;
 }

@@ -140,9 +140,9 @@ bool TorchEnumFromR(SEXP x, int32_t expected, tsb_any* out) {
     return true;
   }
   std::string json = "\"" + name + "\"";
-  Owned v;
+  tsb::Value v;
   CheckStatus(tsb_json_read(json.c_str(), index, v.out()));
-  g_torch_enum_codes[{index, name}] = v.v.u.i;
+  g_torch_enum_codes[{index, name}] = v.get().u.i;
   *out = v.release();
   return true;
 }
