@@ -1,6 +1,7 @@
 #include "core/runtime/module_scan.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <caffe2/serialize/inline_container.h>
@@ -10,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/string_view.h"
 #include "core/binary/pickle_scan.h"
 #include "tsbridge/errors.hpp"
@@ -40,6 +42,15 @@ bool HasMembersRead(const jit::ClassDef& cls) {
   return base.kind() == jit::TK_VAR && jit::Var(base).name().name() == "Module";
 }
 
+// "<record> line <n>": where `range` starts, counted from 1. A token the
+// lexer made up (an indent, the end) may have no source: the record alone.
+std::string Where(absl::string_view record, const jit::SourceRange& range) {
+  const std::shared_ptr<jit::Source>& source = range.source();
+  if (source == nullptr) return std::string(record);
+  return absl::StrCat(record, " line ",
+                      source->lineno_to_source_lineno(source->lineno_for_offset(range.start())));
+}
+
 // LibTorch 1.13's importer takes `name = value` in a class body for a
 // constant and reads its type annotation without checking that one is
 // there (parseClassConstant): freed memory, then a SIGSEGV or a stray
@@ -53,10 +64,7 @@ absl::Status CheckClass(const jit::ClassDef& cls, absl::string_view record) {
     if (assign.lhs().kind() != jit::TK_VAR) continue;
     const std::string& name = jit::Var(assign.lhs()).name().name();
     if (IsImporterName(name) || !assign.rhs().present() || assign.type().present()) continue;
-    const jit::SourceRange& range = stmt.range();
-    const size_t line =
-        range.source()->lineno_to_source_lineno(range.source()->lineno_for_offset(range.start()));
-    return NotSaved(absl::StrCat(record, " line ", line),
+    return NotSaved(Where(record, stmt.range()),
                     absl::StrCat("class attribute '", name, "' of ", cls.name().name(),
                                  " has a value but no type annotation (torch.jit.save "
                                  "writes 'name : Final[T] = value')"));
@@ -66,10 +74,17 @@ absl::Status CheckClass(const jit::ClassDef& cls, absl::string_view record) {
 
 // Walks one code/ source as the importer does (SourceImporterImpl::
 // parseSourceIfNeeded): an optional version line, imports, then classes
-// and functions.
-absl::Status CheckSource(const std::string& text, const std::string& record) {
+// and functions. What does not parse is refused here too: the importer's
+// own report of it highlights the source through the archive's debug
+// ranges (.debug_pkl), and LibTorch 1.13 dereferences null there on a
+// mutated archive (found by tests/fuzz/module_load_fuzzer.cc).
+absl::Status CheckSource(absl::string_view text, const std::string& record) {
+  // Source keeps its own copy of the text: the record's bytes go in as a view.
+  auto source = std::make_shared<jit::Source>(c10::string_view(text.data(), text.size()), record,
+                                              /*starting_line_no=*/1);
+  std::optional<jit::Parser> parsing;  // its constructor reads the first token
   try {
-    jit::Parser parser(std::make_shared<jit::Source>(text, record, /*starting_line_no=*/1));
+    jit::Parser& parser = parsing.emplace(source);
     jit::Lexer& lexer = parser.lexer();
     if (lexer.cur().kind == jit::TK_IDENT && lexer.cur().text() == "op_version_set") {
       lexer.next();
@@ -86,12 +101,18 @@ absl::Status CheckSource(const std::string& text, const std::string& record) {
         TSB_RETURN_IF_ERROR(CheckClass(jit::ClassDef(parser.parseClass()), record));
       } else if (lexer.cur().kind == jit::TK_DEF) {
         parser.parseFunction(/*is_method=*/false);
-      } else {
-        break;  // the importer's own error, or the end after imports
+      } else if (lexer.cur().kind != jit::TK_EOF) {
+        return NotSaved(Where(record, lexer.cur().range),
+                        absl::StrCat("expected a class or a def, got '",
+                                     lexer.cur().range.text().str(), "'"));
       }
     }
-  } catch (const std::exception&) {
-    // A syntax error: the importer reports it (a torch::jit::ErrorReport).
+  } catch (const std::exception& e) {  // a torch::jit::ErrorReport
+    // Its first line is the message; the rest highlights the source.
+    absl::string_view what = e.what();
+    what = absl::StripSuffix(what.substr(0, what.find('\n')), ":");
+    return NotSaved(parsing ? Where(record, parsing->lexer().cur().range) : record,
+                    absl::StrCat("does not parse: ", what));
   }
   return absl::OkStatus();
 }
@@ -112,7 +133,7 @@ absl::Status ScanModuleArchive(const char* path) {
       absl::Status scan = ScanPickle(bytes, size);
       if (!scan.ok()) return NotSaved(name, scan.message());
     } else {
-      TSB_RETURN_IF_ERROR(CheckSource(std::string(bytes, size), name));
+      TSB_RETURN_IF_ERROR(CheckSource(absl::string_view(bytes, size), name));
     }
   }
   return absl::OkStatus();

@@ -80,7 +80,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values("empty.pt", "truncated_half.pt", "truncated_tail.pt",
                       "truncated_head.pt", "wrong_magic.pt", "text.pt", "missing_code.pt",
                       "missing_class.pt", "huge_memo.pt", "constant_without_type.pt",
-                      "tensor_not_module.pt",
+                      "syntax_error.pt", "unbalanced_paren.pt", "tensor_not_module.pt",
                       "no_such_file.pt", "."),
     [](const auto& info) {
       std::string name;
@@ -104,6 +104,26 @@ TEST(HostileModuleTest, ClassConstantWithoutTypeIsRefusedBeforeTheImporter) {
                            "'__pqrameters__' of Good has a value but no type annotation"),
             std::string::npos)
       << s.message;
+}
+
+// LibTorch's importer reports a syntax error by highlighting the source
+// through the archive's debug ranges, which can dereference null: a source
+// that does not parse is refused first, with the parser's message.
+TEST(HostileModuleTest, SourceThatDoesNotParseIsRefusedBeforeTheImporter) {
+  tsb_module* m = nullptr;
+  StatusText stray = Take(tsb_module_load((kDir + "/syntax_error.pt").c_str(), &m));
+  EXPECT_EQ(stray.code, TSB_ERR_INVALID_ARGUMENT) << stray.message;
+  EXPECT_EQ(stray.message,
+            "not a module torch.jit.save wrote: code/__torch__/tsb_hostile_good.py line 3: "
+            "expected a class or a def, got '__buffers__'");
+  StatusText paren = Take(tsb_module_load((kDir + "/unbalanced_paren.pt").c_str(), &m));
+  EXPECT_EQ(paren.code, TSB_ERR_INVALID_ARGUMENT) << paren.message;
+  EXPECT_NE(paren.message.find("not a module torch.jit.save wrote: "
+                               "code/__torch__/tsb_hostile_good.py line 8: does not parse: "),
+            std::string::npos)
+      << paren.message;
+  EXPECT_EQ(paren.message.find('\n'), std::string::npos) << paren.message;
+  EXPECT_EQ(m, nullptr);
 }
 
 StatusText ReadJson(const std::string& json, const char* annotation) {

@@ -81,6 +81,16 @@ def hostile_files(good):
             return data.replace(b"__parameters__ = ", b"__pqrameters__ = ")
         return data
 
+    def syntax_error(name, data):  # a class member outdented: the class ends, a stray line
+        if name.endswith("/code/__torch__/tsb_hostile_good.py"):
+            return data.replace(b"\n  __buffers__ = ", b"\n__buffers__ = ", 1)
+        return data
+
+    def unbalanced_paren(name, data):  # the parser itself refuses it
+        if name.endswith("/code/__torch__/tsb_hostile_good.py"):
+            return data.replace(b"return torch.add(x, 1)", b"return torch.add(x, 1))", 1)
+        return data
+
     def huge_pickle(name, data):  # a memo index far past the program's end
         return b"\x80\x02Nr\xff\xff\xff\x7f." if name.endswith("/data.pkl") else data
 
@@ -96,6 +106,8 @@ def hostile_files(good):
         "missing_class.pt": rewrite(good, missing_class),
         "huge_memo.pt": rewrite(good, huge_pickle),
         "constant_without_type.pt": rewrite(good, constant_without_type),
+        "syntax_error.pt": rewrite(good, syntax_error),
+        "unbalanced_paren.pt": rewrite(good, unbalanced_paren),
         "tensor_not_module.pt": tensor.getvalue(),
     }
 
