@@ -3,12 +3,16 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/frontend/parser.h>
 #include <torch/csrc/jit/frontend/tree_views.h>
+#include <torch/csrc/jit/serialization/pickle.h>
+#include <torch/csrc/jit/serialization/source_range_serialization.h>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -117,6 +121,114 @@ absl::Status CheckSource(absl::string_view text, const std::string& record) {
   return absl::OkStatus();
 }
 
+// The debug ranges of a code/ source (<source>.debug_pkl) are read the
+// first time an error is reported against that source, inside
+// torch::jit::ErrorReport::what(), which is noexcept: a malformed record
+// ends the process there (std::terminate; found by
+// tests/fuzz/module_load_fuzzer.cc). So each is read here in full, with
+// every shape LibTorch 1.13's ConcreteSourceRangeUnpickler takes without
+// checking it: ("FORMAT_WITH_STRING_TABLE", (str, ...), records) or the
+// records alone; a record (offset: int, range, ...); a range (source,
+// start: int, end: int); a source (text: List[int] of table indices,
+// filename: int index, first line: int) with a table, (text: str,
+// filename: Optional[str], first line: int) without.
+class DebugRangesCheck {
+ public:
+  absl::Status Check(const c10::IValue& root) {
+    const c10::IValue* records = &root;
+    TSB_ASSIGN_OR_RETURN(auto top, Tuple(root, 1, "the value"));
+    if (top[0].isString() && top[0].toStringRef() == jit::kFormatWithStringTable) {
+      TSB_ASSIGN_OR_RETURN(top, Tuple(root, 3, "the value with a string table"));
+      TSB_ASSIGN_OR_RETURN(auto table, Tuple(top[1], 0, "the string table"));
+      for (size_t i = 0; i < table.size(); ++i) {
+        if (!table[i].isString()) return Expected(absl::StrCat("string ", i), "a str", table[i]);
+        table_sizes_.push_back(table[i].toStringRef().size());
+      }
+      records = &top[2];
+    }
+    TSB_ASSIGN_OR_RETURN(auto all, Tuple(*records, 0, "the range records"));
+    for (size_t i = 0; i < all.size(); ++i) {
+      const std::string where = absl::StrCat("record ", i);
+      TSB_ASSIGN_OR_RETURN(auto record, Tuple(all[i], 2, where + " (offset, range, ...)"));
+      if (!record[0].isInt()) return Expected(where + " offset", "an int", record[0]);
+      TSB_ASSIGN_OR_RETURN(auto range, Tuple(record[1], 3, where + " range (source, start, end)"));
+      if (range.size() != 3) return Expected(where + " range", "3 items", record[1]);
+      TSB_RETURN_IF_ERROR(Source(range[0], where + " source"));
+      if (!range[1].isInt() || !range[2].isInt()) {
+        return Expected(where + " range", "int start and end", record[1]);
+      }
+      if (range[1].toInt() < 0 || range[2].toInt() < range[1].toInt()) {
+        return Invalid(where + " range", "0 <= start <= end",
+                       absl::StrCat("start ", range[1].toInt(), ", end ", range[2].toInt()));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  using Items = c10::ArrayRef<c10::IValue>;
+
+  static absl::Status Invalid(absl::string_view where, absl::string_view expected,
+                              absl::string_view found) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": expected ", expected, ", found ", found));
+  }
+  static absl::Status Expected(absl::string_view where, absl::string_view expected,
+                               const c10::IValue& found) {
+    return Invalid(where, expected, found.type()->annotation_str());
+  }
+
+  // The items of a tuple of at least `n` of them.
+  static absl::StatusOr<Items> Tuple(const c10::IValue& v, size_t n, absl::string_view what) {
+    if (!v.isTuple() || v.toTupleRef().elements().size() < n) {
+      return Expected(what, absl::StrCat("a tuple of ", n, n == 0 ? "" : " or more", " items"),
+                      v);
+    }
+    return Items(v.toTupleRef().elements());
+  }
+
+  absl::Status Source(const c10::IValue& v, const std::string& where) {
+    TSB_ASSIGN_OR_RETURN(auto source, Tuple(v, 3, where + " (text, filename, first line)"));
+    if (source.size() != 3) return Expected(where, "3 items", v);
+    if (!source[2].isInt()) return Expected(where + " first line", "an int", source[2]);
+    if (table_sizes_.empty()) {
+      if (!source[0].isString()) return Expected(where + " text", "a str", source[0]);
+      if (!source[1].isNone() && !source[1].isString()) {
+        return Expected(where + " filename", "None or a str", source[1]);
+      }
+      return absl::OkStatus();
+    }
+    if (!source[0].isIntList()) return Expected(where + " text", "a List[int]", source[0]);
+    if (!source[1].isInt()) return Expected(where + " filename", "an int", source[1]);
+    const std::string in_table = absl::StrCat("an index into the string table of ",
+                                              table_sizes_.size());
+    const auto out_of_table = [&](int64_t i) {
+      return i < 0 || static_cast<uint64_t>(i) >= table_sizes_.size();
+    };
+    if (out_of_table(source[1].toInt())) {
+      return Invalid(where + " filename", in_table, absl::StrCat(source[1].toInt()));
+    }
+    for (int64_t i : source[0].toIntList()) {
+      if (out_of_table(i)) return Invalid(where + " text", in_table, absl::StrCat(i));
+    }
+    return absl::OkStatus();
+  }
+
+  std::vector<size_t> table_sizes_;  // empty: the records carry their text
+};
+
+absl::Status CheckDebugRanges(const char* bytes, size_t size, const std::string& record) {
+  c10::IValue root;
+  try {
+    root = jit::unpickle(bytes, size);
+  } catch (const std::exception& e) {
+    return NotSaved(record, absl::StrCat("debug ranges do not unpickle: ", e.what()));
+  }
+  absl::Status checked = DebugRangesCheck().Check(root);
+  if (!checked.ok()) return NotSaved(record, checked.message());
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ScanModuleArchive(const char* path) {
@@ -132,6 +244,9 @@ absl::Status ScanModuleArchive(const char* path) {
       // empty stack in a torch.save archive do the same in a module file.
       absl::Status scan = ScanPickle(bytes, size);
       if (!scan.ok()) return NotSaved(name, scan.message());
+      if (absl::EndsWith(name, ".debug_pkl")) {
+        TSB_RETURN_IF_ERROR(CheckDebugRanges(bytes, size, name));
+      }
     } else {
       TSB_RETURN_IF_ERROR(CheckSource(absl::string_view(bytes, size), name));
     }

@@ -10,10 +10,11 @@
 namespace tsb::runtime {
 
 // OK when every pickle of the archive (data.pkl, constants.pkl, the code's
-// .debug_pkl) passes ScanPickle and no class body of the code/ sources has
-// an assignment the importer would read as a typed constant without a type.
-// Sources that do not parse are left to the importer, which reports them.
-// Throws what PyTorchStreamReader throws for a file that is not an archive.
+// .debug_pkl) passes ScanPickle, every .debug_pkl holds the debug ranges
+// LibTorch's error reports read, and every code/ source parses with no class
+// body assignment the importer would read as a typed constant without a
+// type. Throws what PyTorchStreamReader throws for a file that is not an
+// archive.
 absl::Status ScanModuleArchive(const char* path);
 
 }  // namespace tsb::runtime

@@ -2,12 +2,27 @@
 # address and undefined) and one bounded run of each as a ctest test. The
 # seed corpora are written at build time by make_seeds.py.
 #
-# The ctest runs are deterministic: a fixed seed and a fixed number of runs
-# (10-30 s each here), so a CI failure replays locally; TSB_FUZZ_SECONDS
-# caps a slow machine. Longer, seeded-at-random runs are a local job
-# (docs/reliability.md).
+# The ctest runs are deterministic: a fixed seed, a fixed number of runs
+# (10-30 s each here) and no address randomization (setarch -R), because
+# Abseil's hash tables salt their hashes with addresses: with ASLR, two runs
+# of one binary cover different edges and take different paths. So a CI
+# failure replays locally, from a checkout at the same path.
+# TSB_FUZZ_SECONDS caps a slow machine. Longer, seeded-at-random runs are a
+# local job (docs/reliability.md).
 set(TSB_FUZZ_SECONDS 60 CACHE STRING "At most this long per fuzz target in ctest")
 set(TSB_FUZZ_SEED 1 CACHE STRING "libFuzzer seed of the ctest runs")
+set(TSB_FUZZ_LAUNCHER "")
+find_program(TSB_SETARCH setarch)
+if(TSB_SETARCH)
+  execute_process(COMMAND ${TSB_SETARCH} ${CMAKE_HOST_SYSTEM_PROCESSOR} -R true
+                  RESULT_VARIABLE setarch_failed OUTPUT_QUIET ERROR_QUIET)
+  if(NOT setarch_failed)
+    set(TSB_FUZZ_LAUNCHER ${TSB_SETARCH} ${CMAKE_HOST_SYSTEM_PROCESSOR} -R)
+  endif()
+endif()
+if(NOT TSB_FUZZ_LAUNCHER)
+  message(STATUS "tsbridge: setarch -R unavailable: fuzz runs in ctest vary with ASLR")
+endif()
 set(TSB_FUZZ_DIR ${CMAKE_CURRENT_BINARY_DIR}/fuzz)
 add_custom_command(
   OUTPUT ${TSB_FUZZ_DIR}/seeds/json/seed00
@@ -31,7 +46,7 @@ foreach(spec json:30000 type_string:20000 pickle:10000 abi_sequence:100000
   # test in regression_test.cc).
   file(MAKE_DIRECTORY ${TSB_FUZZ_DIR}/corpus/${name} ${TSB_FUZZ_DIR}/artifacts)
   add_test(NAME fuzz_${name}
-    COMMAND ${target} -seed=${TSB_FUZZ_SEED} -runs=${runs} -max_total_time=${TSB_FUZZ_SECONDS}
+    COMMAND ${TSB_FUZZ_LAUNCHER} $<TARGET_FILE:${target}> -seed=${TSB_FUZZ_SEED} -runs=${runs} -max_total_time=${TSB_FUZZ_SECONDS}
             -timeout=60 -print_final_stats=1
             -artifact_prefix=${TSB_FUZZ_DIR}/artifacts/${name}-
             ${TSB_FUZZ_DIR}/corpus/${name} ${TSB_FUZZ_DIR}/seeds/${name})

@@ -18,6 +18,7 @@ add_custom_target(tsbridge_runtime_fixtures DEPENDS ${TSB_RUNTIME_FIXTURES}/call
 
 add_executable(tsbridge_runtime_tests
   ${CMAKE_CURRENT_LIST_DIR}/module_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/module_scan_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/object_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/operators_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/op_cache_test.cc

@@ -62,14 +62,28 @@ size_t Live() {
   return n;
 }
 
+// tsb_module_load of `file` in kDir, which must refuse it.
+StatusText Refused(const std::string& file) {
+  tsb_module* m = nullptr;
+  StatusText s = Take(tsb_module_load((kDir + "/" + file).c_str(), &m));
+  EXPECT_EQ(m, nullptr) << file;
+  if (m != nullptr) tsb_module_free(m);
+  return s;
+}
+
+// tsb_module_load refuses `file` of kDir as invalid with exactly `message`.
+void ExpectInvalid(const std::string& file, const std::string& message) {
+  StatusText s = Refused(file);
+  EXPECT_EQ(s.code, TSB_ERR_INVALID_ARGUMENT) << s.message;
+  EXPECT_EQ(s.message, message);
+}
+
 class HostileModuleTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(HostileModuleTest, RefusedWithAClearStatusAndTheProcessGoesOn) {
   const size_t live = Live();
-  tsb_module* m = nullptr;
-  StatusText s = Take(tsb_module_load((kDir + "/" + GetParam()).c_str(), &m));
+  StatusText s = Refused(GetParam());
   EXPECT_NE(s.code, TSB_OK);
-  EXPECT_EQ(m, nullptr);
   EXPECT_GT(s.message.size(), 20u) << "an unhelpful message: " << s.message;
   EXPECT_EQ(Live(), live);
   StillWorks();
@@ -80,7 +94,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values("empty.pt", "truncated_half.pt", "truncated_tail.pt",
                       "truncated_head.pt", "wrong_magic.pt", "text.pt", "missing_code.pt",
                       "missing_class.pt", "huge_memo.pt", "constant_without_type.pt",
-                      "syntax_error.pt", "unbalanced_paren.pt", "tensor_not_module.pt",
+                      "syntax_error.pt", "unbalanced_paren.pt", "bad_debug_ranges.pt",
+                      "undefined_default.pt", "undefined_default_legacy.pt",
+                      "tensor_not_module.pt",
                       "no_such_file.pt", "."),
     [](const auto& info) {
       std::string name;
@@ -89,16 +105,14 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(HostileModuleTest, MissingClassNamesIt) {
-  tsb_module* m = nullptr;
-  StatusText s = Take(tsb_module_load((kDir + "/missing_class.pt").c_str(), &m));
+  StatusText s = Refused("missing_class.pt");
   EXPECT_NE(s.message.find("Nowhere"), std::string::npos) << s.message;
 }
 
 // LibTorch's importer reads freed memory on this file (a SIGSEGV or a stray
 // RuntimeError, as it happens): refused before the importer runs.
 TEST(HostileModuleTest, ClassConstantWithoutTypeIsRefusedBeforeTheImporter) {
-  tsb_module* m = nullptr;
-  StatusText s = Take(tsb_module_load((kDir + "/constant_without_type.pt").c_str(), &m));
+  StatusText s = Refused("constant_without_type.pt");
   EXPECT_EQ(s.code, TSB_ERR_INVALID_ARGUMENT) << s.message;
   EXPECT_NE(s.message.find("code/__torch__/tsb_hostile_good.py line 2: class attribute "
                            "'__pqrameters__' of Good has a value but no type annotation"),
@@ -110,20 +124,35 @@ TEST(HostileModuleTest, ClassConstantWithoutTypeIsRefusedBeforeTheImporter) {
 // through the archive's debug ranges, which can dereference null: a source
 // that does not parse is refused first, with the parser's message.
 TEST(HostileModuleTest, SourceThatDoesNotParseIsRefusedBeforeTheImporter) {
-  tsb_module* m = nullptr;
-  StatusText stray = Take(tsb_module_load((kDir + "/syntax_error.pt").c_str(), &m));
-  EXPECT_EQ(stray.code, TSB_ERR_INVALID_ARGUMENT) << stray.message;
-  EXPECT_EQ(stray.message,
-            "not a module torch.jit.save wrote: code/__torch__/tsb_hostile_good.py line 3: "
-            "expected a class or a def, got '__buffers__'");
-  StatusText paren = Take(tsb_module_load((kDir + "/unbalanced_paren.pt").c_str(), &m));
+  ExpectInvalid("syntax_error.pt",
+                "not a module torch.jit.save wrote: code/__torch__/tsb_hostile_good.py line 3: "
+                "expected a class or a def, got '__buffers__'");
+  StatusText paren = Refused("unbalanced_paren.pt");
   EXPECT_EQ(paren.code, TSB_ERR_INVALID_ARGUMENT) << paren.message;
   EXPECT_NE(paren.message.find("not a module torch.jit.save wrote: "
                                "code/__torch__/tsb_hostile_good.py line 8: does not parse: "),
             std::string::npos)
       << paren.message;
   EXPECT_EQ(paren.message.find('\n'), std::string::npos) << paren.message;
-  EXPECT_EQ(m, nullptr);
+}
+
+// LibTorch reads a source's debug ranges inside the noexcept what() of its
+// error report: malformed ones ended the process (std::terminate) when the
+// code had an error to report. Checked in full before the importer runs.
+TEST(HostileModuleTest, MalformedDebugRangesAreRefusedBeforeTheImporter) {
+  ExpectInvalid("bad_debug_ranges.pt",
+                "not a module torch.jit.save wrote: code/__torch__/tsb_hostile_good.py.debug_pkl: "
+                "the value: expected a tuple of 1 or more items, found int");
+  // Debug ranges the check lets through, in both of LibTorch's formats, are
+  // read by the importer's report of the same error: it says "Serialized"
+  // only when they gave it the range that generated the code.
+  for (const char* file : {"undefined_default.pt", "undefined_default_legacy.pt"}) {
+    StatusText read = Refused(file);
+    EXPECT_NE(read.message.find("undefined value nowhere"), std::string::npos) << read.message;
+    EXPECT_NE(read.message.find("Serialized   File \"code/__torch__/tsb_hostile_good"),
+              std::string::npos)
+        << read.message;
+  }
 }
 
 StatusText ReadJson(const std::string& json, const char* annotation) {

@@ -8,6 +8,7 @@ from it or from nothing, as its name says. Nothing binary is committed.
 """
 import io
 import os
+import pickle
 import sys
 import zipfile
 
@@ -34,9 +35,10 @@ class Good(torch.nn.Module):
 '''
 
 
-def good_module_bytes(work):
+def good_module_bytes(work, string_table=True):
     """torch.jit.save of Good (its classes come from a file: TorchScript
-    reads their source)."""
+    reads their source). string_table=False: the debug ranges in the format
+    before PyTorch 1.11's string table."""
     import importlib.util
     path = os.path.join(work, "tsb_hostile_good.py")
     with open(path, "w") as f:
@@ -46,7 +48,11 @@ def good_module_bytes(work):
     sys.modules["tsb_hostile_good"] = mod
     spec.loader.exec_module(mod)
     buf = io.BytesIO()
-    torch.jit.save(torch.jit.script(mod.Good()), buf)
+    torch._C._set_should_use_format_with_string_table(string_table)
+    try:
+        torch.jit.save(torch.jit.script(mod.Good()), buf)
+    finally:
+        torch._C._set_should_use_format_with_string_table(True)
     return buf.getvalue()
 
 
@@ -63,8 +69,9 @@ def rewrite(archive, edit):
     return out.getvalue()
 
 
-def hostile_files(good):
-    """{file name: bytes}: every malformed module file the tests try."""
+def hostile_files(good, good_legacy):
+    """{file name: bytes}: every malformed module file the tests try, from
+    Good saved with and without the debug ranges' string table."""
     tensor = io.BytesIO()
     torch.save(torch.ones(2), tensor)
 
@@ -91,6 +98,16 @@ def hostile_files(good):
             return data.replace(b"return torch.add(x, 1)", b"return torch.add(x, 1))", 1)
         return data
 
+    def undefined_default(name, data):  # its report reads the debug ranges
+        if "/code/" in name and name.endswith(".py"):  # Good's file may be mangled
+            return data.replace(b"x: Tensor) -> Tensor:", b"x: Tensor=nowhere) -> Tensor:", 1)
+        return data
+
+    def bad_debug_ranges(name, data):
+        if name.endswith(".debug_pkl"):
+            return pickle.dumps(1, protocol=2)
+        return undefined_default(name, data)
+
     def huge_pickle(name, data):  # a memo index far past the program's end
         return b"\x80\x02Nr\xff\xff\xff\x7f." if name.endswith("/data.pkl") else data
 
@@ -108,6 +125,9 @@ def hostile_files(good):
         "constant_without_type.pt": rewrite(good, constant_without_type),
         "syntax_error.pt": rewrite(good, syntax_error),
         "unbalanced_paren.pt": rewrite(good, unbalanced_paren),
+        "bad_debug_ranges.pt": rewrite(good, bad_debug_ranges),
+        "undefined_default.pt": rewrite(good, undefined_default),
+        "undefined_default_legacy.pt": rewrite(good_legacy, undefined_default),
         "tensor_not_module.pt": tensor.getvalue(),
     }
 
@@ -115,7 +135,9 @@ def hostile_files(good):
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    for name, data in hostile_files(good_module_bytes(out)).items():
+    good = good_module_bytes(out)
+    good_legacy = good_module_bytes(out, string_table=False)
+    for name, data in hostile_files(good, good_legacy).items():
         with open(os.path.join(out, name), "wb") as f:
             f.write(data)
 

@@ -24,14 +24,16 @@ CLI = os.environ.get("TSB_CLI")
 BAD_FILES = ["empty.pt", "truncated_half.pt", "truncated_tail.pt", "truncated_head.pt",
              "wrong_magic.pt", "text.pt", "missing_code.pt", "missing_class.pt",
              "huge_memo.pt", "constant_without_type.pt", "syntax_error.pt",
-             "unbalanced_paren.pt", "tensor_not_module.pt"]
+             "unbalanced_paren.pt", "bad_debug_ranges.pt", "undefined_default.pt",
+             "undefined_default_legacy.pt", "tensor_not_module.pt"]
 
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     out = tmp_path_factory.mktemp("hostile")
     good = make_hostile.good_module_bytes(str(out))
-    for name, data in make_hostile.hostile_files(good).items():
+    legacy = make_hostile.good_module_bytes(str(out), string_table=False)
+    for name, data in make_hostile.hostile_files(good, legacy).items():
         (out / name).write_bytes(data)
     return out
 
