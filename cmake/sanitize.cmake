@@ -48,8 +48,24 @@ if("address" IN_LIST TSB_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
   # LeakSanitizer's tracer then faults ("Tracer caught signal 11"). glibc
   # allocates those blocks with malloc and points at them from each thread's
   # DTV, so LeakSanitizer still finds what they point to.
+  # The symbolizer the runtime starts inherits LD_PRELOAD, and llvm-symbolizer
+  # 14 with the ASan runtime preloaded can hang at exit (glibc's locale lock,
+  # in libp11-kit's destructor), keeping the test's output open: ctest then
+  # waits until the test's timeout. The runtime starts this wrapper instead,
+  # which drops the preload. Its name must start with "llvm-symbolizer".
+  # (Without llvm-symbolizer the runtime falls back to addr2line.)
+  find_program(TSB_LLVM_SYMBOLIZER NAMES llvm-symbolizer llvm-symbolizer-14)
+  set(TSB_SANITIZER_SYMBOLIZER_OPTION "")
+  if(TSB_LLVM_SYMBOLIZER)
+    set(tsb_symbolizer ${CMAKE_BINARY_DIR}/symbolizer/llvm-symbolizer)
+    file(WRITE ${tsb_symbolizer}
+         "#!/bin/sh\nunset LD_PRELOAD\nexec ${TSB_LLVM_SYMBOLIZER} \"$@\"\n")
+    file(CHMOD ${tsb_symbolizer} PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE
+         GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+    set(TSB_SANITIZER_SYMBOLIZER_OPTION ":external_symbolizer_path=${tsb_symbolizer}")
+  endif()
   set(TSB_SANITIZER_PY_OPTIONS
     "PYTHONPATH=path_list_prepend:${tsb_supp}/python"
-    "ASAN_OPTIONS=string_append::intercept_tls_get_addr=0"
+    "ASAN_OPTIONS=string_append::intercept_tls_get_addr=0${TSB_SANITIZER_SYMBOLIZER_OPTION}"
     "LSAN_OPTIONS=set:suppressions=${CMAKE_BINARY_DIR}/python_lsan.supp:print_suppressions=1:leak_check_at_exit=0")
 endif()

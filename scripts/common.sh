@@ -15,7 +15,7 @@ TSB_PACKAGES=(
   pybind11-dev  # torch/csrc headers include it: the Python host's torch fast path
   r-base-dev r-cran-cpp11 r-cran-testthat r-cran-r6 r-cran-bench r-cran-bit64 r-cran-withr  # sdk/r
   python3-hypothesis python3-numpy  # the differential tests (tests/reliability/python)
-  clang libclang-rt-14-dev  # the sanitizer stage and libFuzzer (scripts/sanitize.sh)
+  clang libclang-rt-14-dev llvm-14  # the sanitizer stage, libFuzzer, llvm-symbolizer (scripts/sanitize.sh)
 )
 
 install_missing() {

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <sstream>
 
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include "absl/strings/str_cat.h"
@@ -39,10 +40,27 @@ struct Choice {
 struct OpTable {
   c10::Symbol symbol;
   size_t registered = 0;  // LibTorch's count when built; a change rebuilds
+  // The registration generation at which `registered` was last seen right.
+  mutable std::atomic<uint64_t> checked_at{0};
   std::vector<Overload> overloads;
   // Choices made so far, by CallKey. Insert-only; writers hold the mutex.
   mutable LockFreeMap<std::string, Choice, 64> choices;
   mutable std::mutex choices_mutex;
+};
+
+// Counts the operators LibTorch's dispatcher registers and removes (a
+// plugin's or an operator library's TORCH_LIBRARY, anything torch::Library
+// defines). The JIT registry learns of the same operators from the same
+// events, so while the count stands still no table can be stale.
+class RegistrationCounter final : public c10::OpRegistrationListener {
+ public:
+  explicit RegistrationCounter(std::atomic<uint64_t>* generation) : generation_(generation) {}
+  void onOperatorRegistered(const c10::OperatorHandle&) override { Bump(); }
+  void onOperatorDeregistered(const c10::OperatorHandle&) override { Bump(); }
+
+ private:
+  void Bump() { generation_->fetch_add(1, std::memory_order_acq_rel); }
+  std::atomic<uint64_t>* generation_;
 };
 
 class OpTables {
@@ -52,13 +70,21 @@ class OpTables {
     return *tables;
   }
 
-  // Lock-free when the table exists and LibTorch registered nothing new
-  // under the name since (a plugin's TORCH_LIBRARY may add overloads).
+  // Lock-free when the table exists and the dispatcher registered nothing
+  // since it was last checked. Otherwise LibTorch's registry is asked (it
+  // takes a mutex: once per registration, not once per call) whether the
+  // name gained or lost overloads, and the table is rebuilt if it did.
+  // Operators registered with torch::jit::RegisterOperators alone (no
+  // dispatcher schema) do not move the count: a table built before such a
+  // registration under the same name does not see it.
   absl::StatusOr<const OpTable*> Get(absl::string_view name) {
     std::atomic<const OpTable*>* const* slot = slots_.Find(name);
     if (slot != nullptr) {
       const OpTable* table = (*slot)->load(std::memory_order_acquire);
+      const uint64_t now = generation_.load(std::memory_order_acquire);
+      if (table->checked_at.load(std::memory_order_acquire) == now) return table;
       if (torch::jit::getAllOperatorsFor(table->symbol).size() == table->registered) {
+        table->checked_at.store(now, std::memory_order_release);
         return table;
       }
     }
@@ -66,6 +92,10 @@ class OpTables {
   }
 
  private:
+  OpTables()
+      : listening_(c10::Dispatcher::singleton().addRegistrationListener(
+            std::make_unique<RegistrationCounter>(&generation_))) {}
+
   absl::StatusOr<const OpTable*> Build(absl::string_view name) {
     size_t sep = name.find("::");
     if (sep == absl::string_view::npos || sep == 0 || sep + 2 == name.size()) {
@@ -74,6 +104,10 @@ class OpTables {
     }
     auto table = std::make_unique<OpTable>();
     table->symbol = c10::Symbol::fromQualString(std::string(name));
+    // Read before the registry: a registration in between leaves the table
+    // one generation behind, so the next Get checks it again.
+    table->checked_at.store(generation_.load(std::memory_order_acquire),
+                            std::memory_order_relaxed);
     const auto& ops = torch::jit::getAllOperatorsFor(table->symbol);
     if (ops.empty()) {
       std::string hint;  // torchvision::nms: name the library to load
@@ -106,6 +140,8 @@ class OpTables {
     return published;
   }
 
+  std::atomic<uint64_t> generation_{0};
+  c10::RegistrationHandleRAII listening_;  // never destroyed, like the tables
   std::mutex mutex_;
   LockFreeMap<std::string, std::atomic<const OpTable*>*> slots_;
   std::vector<std::unique_ptr<OpTable>> owned_;

@@ -49,7 +49,7 @@ if(TSB_SANITIZE)
   # own exit-time leak reports would fail the test.
   set_property(TEST r_host APPEND PROPERTY ENVIRONMENT ${tsb_preload})
   set_property(TEST r_host APPEND PROPERTY ENVIRONMENT_MODIFICATION
-               "ASAN_OPTIONS=string_append::detect_leaks=0:intercept_tls_get_addr=0")
+               "ASAN_OPTIONS=string_append::detect_leaks=0:intercept_tls_get_addr=0${TSB_SANITIZER_SYMBOLIZER_OPTION}")
   return()  # R CMD check and the example package: main stage only
 endif()
 
@@ -81,3 +81,13 @@ add_test(NAME train_deploy_r_to_pytorch
           ${TSB_R_WORK}/train_deploy)
 set_tests_properties(train_deploy_r_to_pytorch PROPERTIES FIXTURES_REQUIRED tsb_r_lib
   ENVIRONMENT "${TSB_R_ENV}" TIMEOUT 300)
+
+# The R host soak (tests/reliability/r/soak.R, docs/reliability.md, "The R
+# host soak"): module calls and conversions in a loop while plugins and
+# operator libraries load; RSS bounded after warm-up, no handle left alive.
+set(TSB_R_SOAK_OPS 20000 CACHE STRING "operations of the R soak in ctest (1M by hand)")
+add_test(NAME r_soak
+  COMMAND ${TSB_RSCRIPT} ${PROJECT_SOURCE_DIR}/tests/reliability/r/soak.R
+          --ops ${TSB_R_SOAK_OPS} --tolerance 0.05 ${TSB_SOAK_LOADS})
+set_tests_properties(r_soak PROPERTIES FIXTURES_REQUIRED tsb_r_lib
+  ENVIRONMENT "${TSB_R_ENV}" TIMEOUT 600)

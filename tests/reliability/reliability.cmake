@@ -52,6 +52,19 @@ gtest_discover_tests(tsbridge_hostile_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TI
 # a fixed seed, TSB_DIFF_EXAMPLES examples per property), its hostile inputs
 # (python/test_hostile.py, with the tsb command line when built) and a short
 # soak (python/soak.py; TSB_SOAK_OPS operations, 1M by hand).
+# What the Python and R soaks load while they run (python/soak.py, r/soak.R):
+# the good ones succeed once and are no-ops after; the bad ones must fail
+# every time.
+set(TSB_SOAK_LOADS
+    --plugin $<TARGET_FILE:tsbridge_plugin_sparse>
+    --bad-plugin $<TARGET_FILE:fixture_register_throws>
+    --bad-plugin $<TARGET_FILE:fixture_fails_halfway>
+    --bad-plugin $<TARGET_FILE:fixture_invalid_type>
+    --bad-plugin ${TSB_FIXTURE_DIR}/not_a_library/libfixture_not_a_library.so
+    --library torchvision --library $<TARGET_FILE:fixture_oplib>
+    --bad-library ${TSB_FIXTURE_DIR}/not_a_library/libfixture_not_a_library.so
+    --bad-library $<TARGET_FILE:fixture_unresolved_library>
+    --bad-library $<TARGET_FILE:fixture_good>)
 if(NOT TARGET tsbridge_python)
   return()
 endif()
@@ -79,16 +92,7 @@ if(TSB_SANITIZE)
 endif()
 add_test(NAME python_soak
   COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/python/soak.py --ops ${TSB_SOAK_OPS}
-          ${tsb_soak_bound}
-          --plugin $<TARGET_FILE:tsbridge_plugin_sparse>
-          --bad-plugin $<TARGET_FILE:fixture_register_throws>
-          --bad-plugin $<TARGET_FILE:fixture_fails_halfway>
-          --bad-plugin $<TARGET_FILE:fixture_invalid_type>
-          --bad-plugin ${TSB_FIXTURE_DIR}/not_a_library/libfixture_not_a_library.so
-          --library torchvision --library $<TARGET_FILE:fixture_oplib>
-          --bad-library ${TSB_FIXTURE_DIR}/not_a_library/libfixture_not_a_library.so
-          --bad-library $<TARGET_FILE:fixture_unresolved_library>
-          --bad-library $<TARGET_FILE:fixture_good>)
+          ${tsb_soak_bound} ${TSB_SOAK_LOADS})
 set_tests_properties(python_soak PROPERTIES ENVIRONMENT "${tsb_py_env}" TIMEOUT 600
                      LABELS python)
 tsb_python_sanitizer_env(python_differential python_hostile python_soak)

@@ -1,6 +1,7 @@
 // Operators by name: overload listing, the overload chosen by argument
 // types (aten::add, aten::max, and test operators registered with
 // TORCH_LIBRARY), keywords, defaults, named-tuple results and errors.
+#include <memory>
 #include <string>
 
 #include <ATen/ATen.h>
@@ -96,6 +97,32 @@ TEST_F(OperatorTest, AddChoosesTheOverloadByType) {
   size_t len = 0;
   TSB_ASSERT_OK(tsb_str_get(&text.get(), &data, &len));
   EXPECT_EQ(std::string(data, len), "abc");
+}
+
+// A library loaded after the first call (a plugin's TORCH_LIBRARY) adds an
+// overload under a name already looked up: the next call takes it. Its
+// unloading removes it again.
+TEST_F(OperatorTest, OverloadsRegisteredAfterTheFirstCallAreSeen) {
+  auto library = std::make_unique<torch::Library>(torch::Library::DEF, "tsb_late", c10::nullopt,
+                                                  __FILE__, __LINE__);
+  library->def("pick.int(int x) -> int", [](int64_t) -> int64_t { return 1; });
+  size_t n = 0;
+  TSB_ASSERT_OK(tsb_op_count_overloads("tsb_late::pick", &n));
+  EXPECT_EQ(n, 1u);
+  Value refused;
+  EXPECT_EQ(tsb_status_get_code(
+                Status(CallOp("tsb_late::pick", {tsb_any_borrowed_str("x")}, {}, refused.out()))
+                    .get()),
+            TSB_ERR_TYPE);
+  library->def("pick.str(str x) -> int", [](std::string) -> int64_t { return 2; });
+  TSB_ASSERT_OK(tsb_op_count_overloads("tsb_late::pick", &n));
+  EXPECT_EQ(n, 2u);
+  Value picked;
+  TSB_ASSERT_OK(CallOp("tsb_late::pick", {tsb_any_borrowed_str("x")}, {}, picked.out()));
+  EXPECT_EQ(picked.get().u.i, 2);
+  library.reset();
+  Status gone(tsb_op_count_overloads("tsb_late::pick", &n));
+  EXPECT_EQ(tsb_status_get_code(gone.get()), TSB_ERR_NOT_FOUND) << MessageOf(gone);
 }
 
 TEST_F(OperatorTest, NoOverloadListsTheCandidates) {
