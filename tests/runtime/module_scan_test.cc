@@ -3,6 +3,8 @@
 // pickler, as torch.jit.save writes it or with one thing wrong.
 #include "core/runtime/module_scan.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -23,7 +25,9 @@ using c10::ivalue::Tuple;
 // The status of scanning an archive whose only record is `debug_pkl`, named
 // as the importer looks for it.
 absl::Status Scan(const std::vector<char>& debug_pkl) {
-  const std::string path = ::testing::TempDir() + "/tsb_module_scan_test.pt";
+  // One file per process: ctest runs these tests side by side.
+  const std::string path =
+      absl::StrCat(::testing::TempDir(), "/tsb_module_scan_test_", getpid(), ".pt");
   {
     caffe2::serialize::PyTorchStreamWriter writer(path);
     writer.writeRecord("code/__torch__/m.py.debug_pkl", debug_pkl.data(), debug_pkl.size());
