@@ -221,6 +221,9 @@ absl::Status CheckDebugRanges(const char* bytes, size_t size, const std::string&
   c10::IValue root;
   try {
     root = jit::unpickle(bytes, size);
+  } catch (const c10::Error& e) {  // what() carries LibTorch's C++ backtrace
+    return NotSaved(record,
+                    absl::StrCat("debug ranges do not unpickle: ", e.what_without_backtrace()));
   } catch (const std::exception& e) {
     return NotSaved(record, absl::StrCat("debug ranges do not unpickle: ", e.what()));
   }

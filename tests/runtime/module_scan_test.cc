@@ -115,6 +115,7 @@ TEST(ModuleScanTest, DebugRangesThatDoNotUnpickleAreRefused) {
                               0),
             0u)
       << s.message();
+  EXPECT_EQ(s.message().find('\n'), absl::string_view::npos) << s.message();
 }
 
 }  // namespace
