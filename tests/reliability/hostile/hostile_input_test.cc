@@ -78,6 +78,14 @@ void ExpectInvalid(const std::string& file, const std::string& message) {
   EXPECT_EQ(s.message, message);
 }
 
+// The same with a message that contains `part`; the status, for more checks.
+StatusText ExpectInvalidContaining(const std::string& file, const std::string& part) {
+  StatusText s = Refused(file);
+  EXPECT_EQ(s.code, TSB_ERR_INVALID_ARGUMENT) << s.message;
+  EXPECT_NE(s.message.find(part), std::string::npos) << s.message;
+  return s;
+}
+
 class HostileModuleTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(HostileModuleTest, RefusedWithAClearStatusAndTheProcessGoesOn) {
@@ -112,12 +120,9 @@ TEST(HostileModuleTest, MissingClassNamesIt) {
 // LibTorch's importer reads freed memory on this file (a SIGSEGV or a stray
 // RuntimeError, as it happens): refused before the importer runs.
 TEST(HostileModuleTest, ClassConstantWithoutTypeIsRefusedBeforeTheImporter) {
-  StatusText s = Refused("constant_without_type.pt");
-  EXPECT_EQ(s.code, TSB_ERR_INVALID_ARGUMENT) << s.message;
-  EXPECT_NE(s.message.find("code/__torch__/tsb_hostile_good.py line 2: class attribute "
-                           "'__pqrameters__' of Good has a value but no type annotation"),
-            std::string::npos)
-      << s.message;
+  ExpectInvalidContaining("constant_without_type.pt",
+                          "code/__torch__/tsb_hostile_good.py line 2: class attribute "
+                          "'__pqrameters__' of Good has a value but no type annotation");
 }
 
 // LibTorch's importer reports a syntax error by highlighting the source
@@ -127,12 +132,10 @@ TEST(HostileModuleTest, SourceThatDoesNotParseIsRefusedBeforeTheImporter) {
   ExpectInvalid("syntax_error.pt",
                 "not a module torch.jit.save wrote: code/__torch__/tsb_hostile_good.py line 3: "
                 "expected a class or a def, got '__buffers__'");
-  StatusText paren = Refused("unbalanced_paren.pt");
-  EXPECT_EQ(paren.code, TSB_ERR_INVALID_ARGUMENT) << paren.message;
-  EXPECT_NE(paren.message.find("not a module torch.jit.save wrote: "
-                               "code/__torch__/tsb_hostile_good.py line 8: does not parse: "),
-            std::string::npos)
-      << paren.message;
+  StatusText paren = ExpectInvalidContaining(
+      "unbalanced_paren.pt",
+      "not a module torch.jit.save wrote: code/__torch__/tsb_hostile_good.py line 8: "
+      "does not parse: ");
   EXPECT_EQ(paren.message.find('\n'), std::string::npos) << paren.message;
 }
 

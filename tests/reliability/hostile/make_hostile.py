@@ -83,20 +83,20 @@ def hostile_files(good, good_legacy):
             return data.replace(b"Helper(", b"Nowhere(").replace(b".Helper", b".Nowhere")
         return data
 
-    def constant_without_type(name, data):  # read as a constant, typed by nothing
-        if name.endswith("/code/__torch__/tsb_hostile_good.py"):
-            return data.replace(b"__parameters__ = ", b"__pqrameters__ = ")
-        return data
+    def in_good_code(old, new, count=-1):
+        """An edit replacing `old` by `new` in Good's code record."""
+        def edit(name, data):
+            if name.endswith("/code/__torch__/tsb_hostile_good.py"):
+                return data.replace(old, new, count)
+            return data
+        return edit
 
-    def syntax_error(name, data):  # a class member outdented: the class ends, a stray line
-        if name.endswith("/code/__torch__/tsb_hostile_good.py"):
-            return data.replace(b"\n  __buffers__ = ", b"\n__buffers__ = ", 1)
-        return data
-
-    def unbalanced_paren(name, data):  # the parser itself refuses it
-        if name.endswith("/code/__torch__/tsb_hostile_good.py"):
-            return data.replace(b"return torch.add(x, 1)", b"return torch.add(x, 1))", 1)
-        return data
+    # read as a constant, typed by nothing
+    constant_without_type = in_good_code(b"__parameters__ = ", b"__pqrameters__ = ")
+    # a class member outdented: the class ends, a stray line
+    syntax_error = in_good_code(b"\n  __buffers__ = ", b"\n__buffers__ = ", 1)
+    # the parser itself refuses it
+    unbalanced_paren = in_good_code(b"return torch.add(x, 1)", b"return torch.add(x, 1))", 1)
 
     def undefined_default(name, data):  # its report reads the debug ranges
         if "/code/" in name and name.endswith(".py"):  # Good's file may be mangled
