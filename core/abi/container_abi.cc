@@ -1,4 +1,5 @@
 // Containers: access, bulk copies, builders and type-directed coercion.
+#include <algorithm>
 #include <iterator>
 #include <vector>
 
@@ -78,16 +79,30 @@ tsb_status* CopyList(const tsb_any* list, int32_t element, T* out, size_t n,
   });
 }
 
-// A new List from a host buffer, in one allocation.
-template <typename T, typename U>
-tsb_status* ListFrom(const U* data, size_t n, tsb_any* out) {
+// List[element], typed from the element's fixed index, not from a value.
+absl::StatusOr<const TypeInfo*> ListOf(int32_t element) {
+  TSB_ASSIGN_OR_RETURN(const TypeInfo* info, tsb::FindType(element));
+  return tsb::TypeRegistry::Global().InternOf(c10::TypeKind::ListType, {info});
+}
+
+// A new List[T] from a host buffer, in one allocation. c10::List has no
+// bulk constructor that skips push_back (an out-of-line call per element),
+// so it grows by cache-sized chunks that are then overwritten in place.
+template <typename T>
+tsb_status* ListFrom(const T* data, size_t n, int32_t element, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     if (n > 0) TSB_RETURN_IF_ERROR(CheckArg(data, "data"));
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, ListOf(element));
+    constexpr size_t kChunk = 4096;  // 64 KiB of IValues: still in cache when overwritten
     c10::List<T> list;
     list.reserve(n);
-    for (size_t i = 0; i < n; ++i) list.push_back(static_cast<T>(data[i]));
-    return tsb::ToBoundary(c10::IValue(std::move(list)), out);
+    for (size_t i = 0; i < n; i += kChunk) {
+      const size_t end = std::min(n, i + kChunk);
+      list.resize(end);
+      std::copy(data + i, data + end, list.begin() + i);
+    }
+    return type->codec->Encode(c10::IValue(std::move(list)), *type, out);
   });
 }
 
@@ -219,15 +234,15 @@ tsb_status* tsb_list_copy_bool(const tsb_any* list, size_t n, bool* out) {
 }
 
 tsb_status* tsb_list_new_int(const int64_t* data, size_t n, tsb_any* out) {
-  return ListFrom<int64_t>(data, n, out);
+  return ListFrom(data, n, TSB_TYPE_INT, out);
 }
 
 tsb_status* tsb_list_new_float(const double* data, size_t n, tsb_any* out) {
-  return ListFrom<double>(data, n, out);
+  return ListFrom(data, n, TSB_TYPE_FLOAT, out);
 }
 
 tsb_status* tsb_list_new_bool(const bool* data, size_t n, tsb_any* out) {
-  return ListFrom<bool>(data, n, out);
+  return ListFrom(data, n, TSB_TYPE_BOOL, out);
 }
 
 tsb_status* tsb_list_new(int32_t element_type, const tsb_any* items, size_t n,

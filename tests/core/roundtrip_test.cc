@@ -126,6 +126,37 @@ TEST_F(RoundTripTest, DictsOfEveryKeyKind) {
   ExpectRoundTrip(by_tensor, "Dict[Tensor, int]");
 }
 
+// The bulk builders fill the list in chunks of 4096: lengths on both sides of
+// a chunk boundary come back element for element, typed as the list they are.
+TEST_F(RoundTripTest, BulkBuiltListsAcrossChunkBoundaries) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{4095}, size_t{4096}, size_t{4097},
+                   size_t{2 * 4096 + 3}}) {
+    std::vector<int64_t> ints(n);
+    std::vector<double> floats(n);
+    std::unique_ptr<bool[]> bools(new bool[n + 1]);
+    for (size_t i = 0; i < n; ++i) {
+      ints[i] = static_cast<int64_t>(i) * 7 - 3;
+      floats[i] = static_cast<double>(i) + 0.5;
+      bools[i] = i % 3 == 1;
+    }
+    Value li, lf, lb;
+    TSB_ASSERT_OK(tsb_list_new_int(ints.data(), n, li.out()));
+    TSB_ASSERT_OK(tsb_list_new_float(floats.data(), n, lf.out()));
+    TSB_ASSERT_OK(tsb_list_new_bool(bools.get(), n, lb.out()));
+    EXPECT_EQ(li.get().type_index, TypeOf("List[int]")) << n;
+    EXPECT_EQ(lf.get().type_index, TypeOf("List[float]")) << n;
+    EXPECT_EQ(lb.get().type_index, TypeOf("List[bool]")) << n;
+    EXPECT_TRUE(SameValue(FromBoundary(li.get()), c10::List<int64_t>(ints))) << n;
+    EXPECT_TRUE(SameValue(FromBoundary(lf.get()), c10::List<double>(floats))) << n;
+    c10::List<bool> expected_bools;
+    for (size_t i = 0; i < n; ++i) expected_bools.push_back(bools[i]);
+    EXPECT_TRUE(SameValue(FromBoundary(lb.get()), expected_bools)) << n;
+    std::vector<int64_t> back(n, -1);
+    TSB_ASSERT_OK(tsb_list_copy_int(&li.get(), n, back.data()));
+    EXPECT_EQ(back, ints) << n;
+  }
+}
+
 TEST_F(RoundTripTest, NestedListOfDictOfListOfTensor) {
   c10::List<c10::Dict<int64_t, c10::List<at::Tensor>>> outer;
   for (int64_t d = 0; d < 3; ++d) {
