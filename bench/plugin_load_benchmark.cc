@@ -48,6 +48,12 @@
 //    of starting children, so these rows carry no vs= label, and
 //    bench/ratios.py leaves them out.
 //
+//  - plugin_load/bundled/{eager,deferred}/{none,tuple,tuple_optional}: a new
+//    process per iteration times tsb_plugin_load_bundled or
+//    tsb_plugin_defer_bundled followed by a tsb_type_parse that needs no
+//    bundled plugin, the tuple plugin, or tuple and optional (counters cpu_ms
+//    and wall_ms; no vs= label).
+//
 // Before timing, the binary checks that a loaded copy registered what it
 // should: 5 types and 12 functions under its own name.
 #include <dlfcn.h>
@@ -144,6 +150,19 @@ int ChildMain(const std::string& mode, const std::string& path) {
     cpu0 = ThreadCpuNs();
     wall0 = WallNs();
     tsb_status* s = tsb_plugin_load(path.c_str(), &id);
+    cpu1 = ThreadCpuNs();
+    wall1 = WallNs();
+    if (s != nullptr) {
+      std::fprintf(stderr, "child: %s\n", TakeMessage(s).c_str());
+      return 1;
+    }
+  } else if (mode == "eager" || mode == "deferred") {
+    // The bundled plugins, then a type that needs some, none or all of them
+    // (`path` is the type string here).
+    cpu0 = ThreadCpuNs();
+    wall0 = WallNs();
+    tsb_status* s = mode == "eager" ? tsb_plugin_load_bundled() : tsb_plugin_defer_bundled();
+    if (s == nullptr) s = tsb_type_parse(path.c_str(), &index);
     cpu1 = ThreadCpuNs();
     wall1 = WallNs();
     if (s != nullptr) {
@@ -269,6 +288,25 @@ void ProcessLoad(benchmark::State& state, std::string path) {
   state.counters["vs_goal"] = load_cpu / 1e6 / n / kGoalMs;
 }
 
+// The bundled plugins in a new process, loaded all at once or on first
+// need, followed by a tsb_type_parse of `type`: counters cpu_ms and wall_ms.
+void BundledLoad(benchmark::State& state, const char* mode, std::string type) {
+  double cpu = 0, wall = 0;
+  for (auto _ : state) {
+    ChildResult child = RunChild(mode, type);
+    if (!child.ok) {
+      state.SkipWithError(child.error.c_str());
+      return;
+    }
+    cpu += child.cpu_ns;
+    wall += child.wall_ns;
+    state.SetIterationTime(child.wall_ns / 1e9);
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["cpu_ms"] = cpu / 1e6 / n;
+  state.counters["wall_ms"] = wall / 1e6 / n;
+}
+
 // Whether dlclose really unmaps a copy of `source` (a library with
 // STB_GNU_UNIQUE symbols, or linked with -z nodelete, stays).
 bool UnloadsOnClose(const char* source, const char* prefix) {
@@ -387,6 +425,24 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond)
         ->Iterations(kProcessIterations)
         ->UseManualTime();
+  }
+
+  // What a process pays for the bundled plugins (tsb_plugin_load_bundled
+  // against tsb_plugin_defer_bundled), by what its values need.
+  const std::pair<const char*, const char*> needs[] = {
+      {"none", "Dict[str, List[int]]"},
+      {"tuple", "Tuple[int, str]"},
+      {"tuple_optional", "Tuple[int, Optional[str]]"},
+  };
+  for (const char* mode : {"eager", "deferred"}) {
+    for (const auto& [need, type] : needs) {
+      benchmark::RegisterBenchmark(
+          (std::string("plugin_load/bundled/") + mode + "/" + need).c_str(), BundledLoad, mode,
+          std::string(type))
+          ->Unit(benchmark::kMillisecond)
+          ->Iterations(kProcessIterations)
+          ->UseManualTime();
+    }
   }
 
   benchmark::RunSpecifiedBenchmarks();

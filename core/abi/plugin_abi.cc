@@ -6,6 +6,7 @@
 #include "absl/strings/str_split.h"
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
+#include "core/plugins/deferred_plugins.h"
 #include "core/plugins/function_registry.h"
 #include "core/plugins/plugin_loader.h"
 #include "core/runtime/runtime.h"
@@ -15,9 +16,18 @@ using tsb::abi::Guard;
 
 namespace {
 
-absl::StatusOr<const tsb::PluginFunction*> FindFunction(const char* name) {
+// A function by name; a deferred plugin that provides it is loaded first.
+absl::StatusOr<const tsb::PluginFunction*> FindFunctionOrNull(const char* name) {
   TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
   const tsb::PluginFunction* function = tsb::FunctionRegistry::Global().Find(name);
+  if (function != nullptr) return function;
+  absl::Status provided = tsb::DeferredPlugins::Global().ProvideNamesIn(name);
+  if (!provided.ok() && !absl::IsNotFound(provided)) return provided;
+  return tsb::FunctionRegistry::Global().Find(name);
+}
+
+absl::StatusOr<const tsb::PluginFunction*> FindFunction(const char* name) {
+  TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FindFunctionOrNull(name));
   if (function == nullptr) {
     return absl::NotFoundError(absl::StrCat("no function named '", name,
                                             "' (functions come from loaded plugins)"));
@@ -26,9 +36,9 @@ absl::StatusOr<const tsb::PluginFunction*> FindFunction(const char* name) {
 }
 
 // Not a plugin function, but a dispatcher or JIT operator of that name.
-bool IsOperatorOnly(const char* name) {
-  return name != nullptr && tsb::FunctionRegistry::Global().Find(name) == nullptr &&
-         tsb::runtime::NumOverloads(name).ok();
+absl::StatusOr<bool> IsOperatorOnly(const char* name) {
+  TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FindFunctionOrNull(name));
+  return function == nullptr && tsb::runtime::NumOverloads(name).ok();
 }
 
 }  // namespace
@@ -63,7 +73,14 @@ tsb_status* tsb_plugin_load_from_env(void) {
 
 tsb_status* tsb_plugin_load_bundled(void) {
   return Guard([&]() -> absl::Status {
-    return tsb::PluginLoader::Global().LoadDirectory(tsb::BundledPluginDir());
+    TSB_RETURN_IF_ERROR(tsb::DeferredPlugins::Global().Offer(tsb::BundledPluginDir()));
+    return tsb::DeferredPlugins::Global().LoadAll();
+  });
+}
+
+tsb_status* tsb_plugin_defer_bundled(void) {
+  return Guard([&]() -> absl::Status {
+    return tsb::DeferredPlugins::Global().Offer(tsb::BundledPluginDir());
   });
 }
 
@@ -111,7 +128,8 @@ tsb_status* tsb_function_call(const char* name, const tsb_call_args* args, tsb_a
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_ASSIGN_OR_RETURN(tsb::runtime::HostArgs host, tsb::abi::CallArgsArg(args));
     // An operator registered with TORCH_LIBRARY is called the same way.
-    if (IsOperatorOnly(name)) return tsb::runtime::CallOperator(name, host, out);
+    TSB_ASSIGN_OR_RETURN(bool operator_only, IsOperatorOnly(name));
+    if (operator_only) return tsb::runtime::CallOperator(name, host, out);
     TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FindFunction(name));
     return tsb::FunctionRegistry::Call(*function, host, out);
   });
@@ -119,7 +137,8 @@ tsb_status* tsb_function_call(const char* name, const tsb_call_args* args, tsb_a
 
 tsb_status* tsb_function_get_schema(const char* name, tsb_schema_info* out) {
   return Guard([&]() -> absl::Status {
-    if (IsOperatorOnly(name)) {
+    TSB_ASSIGN_OR_RETURN(bool operator_only, IsOperatorOnly(name));
+    if (operator_only) {
       TSB_ASSIGN_OR_RETURN(size_t overloads, tsb::runtime::NumOverloads(name));
       if (overloads != 1) {
         return absl::InvalidArgumentError(absl::StrCat(

@@ -74,8 +74,19 @@ const LoadedPlugin* PluginLoader::Get(int32_t id) const noexcept {
 }
 
 absl::StatusOr<int32_t> PluginLoader::Load(const std::string& path) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
   return LoadLocked(path);
+}
+
+bool PluginLoader::IsLoadedOrLoading(const std::string& path) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  char resolved[PATH_MAX];
+  if (realpath(path.c_str(), resolved) == nullptr) return false;
+  if (std::find(loading_.begin(), loading_.end(), resolved) != loading_.end()) return true;
+  for (int32_t id = 0; id < Count(); ++id) {
+    if (plugins_[id].load()->path == resolved) return true;
+  }
+  return false;
 }
 
 absl::StatusOr<int32_t> PluginLoader::LoadLocked(const std::string& path) {
@@ -89,6 +100,17 @@ absl::StatusOr<int32_t> PluginLoader::LoadLocked(const std::string& path) {
     if (plugins_[id].load()->path == canonical) return id;  // loading twice is a no-op
   }
   if (count == kMaxPlugins) return absl::ResourceExhaustedError("too many plugins");
+  // A plugin whose registration needs itself (through a deferred-plugin
+  // lookup on this thread) must not register twice.
+  if (std::find(loading_.begin(), loading_.end(), canonical) != loading_.end()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot load plugin '", path, "' while it is loading"));
+  }
+  loading_.push_back(canonical);
+  struct Done {
+    std::vector<std::string>& loading;
+    ~Done() { loading.pop_back(); }
+  } done{loading_};
 
   // A truncated file would fault inside dlopen (SIGBUS): checked first.
   if (absl::StatusOr<SharedObjectInfo> object = CheckSharedObject(canonical); !object.ok()) {
@@ -140,9 +162,12 @@ absl::StatusOr<int32_t> PluginLoader::LoadLocked(const std::string& path) {
   for (const auto& s : record->types) record->type_ptrs.push_back(s.c_str());
   for (const auto& s : record->functions) record->function_ptrs.push_back(s.c_str());
   library.release();  // its codecs and functions now live in the registries
-  plugins_[count].store(record.release(), std::memory_order_release);
-  count_.store(count + 1, std::memory_order_release);
-  return count;
+  // Read again: a deferred plugin this one needed may have taken a slot.
+  const int32_t id = Count();
+  if (id == kMaxPlugins) return absl::ResourceExhaustedError("too many plugins");
+  plugins_[id].store(record.release(), std::memory_order_release);
+  count_.store(id + 1, std::memory_order_release);
+  return id;
 }
 
 absl::Status PluginLoader::LoadDirectory(const std::string& dir) {

@@ -1,6 +1,8 @@
 // Loads plugins: checks a shared library's descriptor, lets it register into
 // a staging area, and publishes what it registered only if all of it is
-// valid. Loading is serialised; listing loaded plugins takes no lock.
+// valid. Loading is serialised; listing loaded plugins takes no lock. The
+// lock is recursive: a plugin's registration may need a deferred plugin
+// (deferred_plugins.h), loaded then on the same thread.
 #ifndef TSBRIDGE_CORE_PLUGINS_PLUGIN_LOADER_H_
 #define TSBRIDGE_CORE_PLUGINS_PLUGIN_LOADER_H_
 
@@ -35,11 +37,22 @@ class PluginLoader {
   int32_t Count() const noexcept { return count_.load(std::memory_order_acquire); }
   const LoadedPlugin* Get(int32_t id) const noexcept;
 
+  // Whether the plugin file at `path` is loaded or being loaded (a caller
+  // holds Lock()).
+  bool IsLoadedOrLoading(const std::string& path);
+
+  // Serialises loading; DeferredPlugins keeps its state under it too, so
+  // that the two never wait for each other in opposite orders.
+  std::unique_lock<std::recursive_mutex> Lock() {
+    return std::unique_lock<std::recursive_mutex>(mutex_);
+  }
+
  private:
   static constexpr int32_t kMaxPlugins = 1024;
   absl::StatusOr<int32_t> LoadLocked(const std::string& path);
 
-  std::mutex mutex_;
+  std::recursive_mutex mutex_;
+  std::vector<std::string> loading_;  // canonical paths, outermost first
   std::array<std::atomic<const LoadedPlugin*>, kMaxPlugins> plugins_{};
   std::atomic<int32_t> count_{0};
 };

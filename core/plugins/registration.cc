@@ -24,12 +24,6 @@ bool IsQualifiedName(absl::string_view name) {
   return true;
 }
 
-std::string KindName(c10::TypeKind kind) {
-  std::string name = c10::typeKindToString(kind);
-  if (absl::EndsWith(name, "Type")) name.resize(name.size() - 4);
-  return name;
-}
-
 // The slots of tsb_registrar: C entry points, each behind the guard.
 tsb_status* SlotAddKindCodec(void* txn, void* codec) {
   std::unique_ptr<KindCodec> owned(static_cast<KindCodec*>(codec));
@@ -100,6 +94,12 @@ absl::StatusOr<c10::IValue> DefaultOf(const char* function, const PluginParam& p
 }
 
 }  // namespace
+
+std::string KindName(c10::TypeKind kind) {
+  std::string name = c10::typeKindToString(kind);
+  if (absl::EndsWith(name, "Type")) name.resize(name.size() - 4);
+  return name;
+}
 
 Registration::Registration(std::string plugin) : plugin_(std::move(plugin)) {
   staged_types_ = [this](const std::string& name) -> c10::TypePtr {

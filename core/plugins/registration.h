@@ -16,6 +16,9 @@
 
 namespace tsb {
 
+// A kind as plugin records name it: "Tuple" for c10::TypeKind::TupleType.
+std::string KindName(c10::TypeKind kind);
+
 class Registration {
  public:
   explicit Registration(std::string plugin);

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/plugins/deferred_plugins.h"
 #include "core/plugins/library_loader.h"
 #include "core/runtime/module_scan.h"
 #include "core/runtime/module_state.h"
@@ -43,6 +44,13 @@ absl::Status Run(torch::jit::Function& fn, const Signature& sig, c10::IValue sel
   return WithCall(TakeResult(sig, binding, binding.stack, out), sig.display());
 }
 
+// The deferred plugins whose operators or classes `code` uses, loaded before
+// LibTorch's importer or compiler looks them up.
+absl::Status LoadDeferredPluginsFor(absl::string_view code) {
+  absl::Status provided = DeferredPlugins::Global().ProvideNamesIn(code);
+  return absl::IsNotFound(provided) ? absl::OkStatus() : provided;
+}
+
 }  // namespace
 
 std::unique_ptr<tsb_module> MakeModule(torch::jit::Module module) {
@@ -64,7 +72,9 @@ absl::StatusOr<tsb_module*> LoadModule(const char* path) {
   if (!std::ifstream(path).good()) {
     return absl::NotFoundError(absl::StrCat("cannot open module file \"", path, "\""));
   }
-  if (absl::Status scan = ScanModuleArchive(path); !scan.ok()) return scan;
+  if (absl::Status scan = ScanModuleArchive(path, LoadDeferredPluginsFor); !scan.ok()) {
+    return scan;
+  }
   try {
     return MakeModule(torch::jit::load(path)).release();
   } catch (const std::exception& e) {  // c10::Error, torch::jit::ErrorReport
@@ -80,6 +90,7 @@ absl::StatusOr<tsb_module*> LoadModule(const char* path) {
 absl::StatusOr<tsb_module*> CompileModule(const char* source) {
   // A real module type (not a bare CompilationUnit) so that the result can
   // be saved with tsb_module_save and loaded back like any .pt file.
+  TSB_RETURN_IF_ERROR(LoadDeferredPluginsFor(source));
   torch::jit::Module module(c10::QualifiedName("__torch__.tsb.Compiled"));
   // A compilation error is a torch::jit::ErrorReport: a TorchError too.
   absl::Status defined = CatchAll(

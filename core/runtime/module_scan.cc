@@ -234,7 +234,8 @@ absl::Status CheckDebugRanges(const char* bytes, size_t size, const std::string&
 
 }  // namespace
 
-absl::Status ScanModuleArchive(const char* path) {
+absl::Status ScanModuleArchive(
+    const char* path, const std::function<absl::Status(absl::string_view code)>& on_code) {
   caffe2::serialize::PyTorchStreamReader reader(path);
   for (const std::string& name : reader.getAllRecords()) {
     const bool pickle = absl::EndsWith(name, "pkl");
@@ -252,6 +253,7 @@ absl::Status ScanModuleArchive(const char* path) {
       }
     } else {
       TSB_RETURN_IF_ERROR(CheckSource(absl::string_view(bytes, size), name));
+      if (on_code) TSB_RETURN_IF_ERROR(on_code(absl::string_view(bytes, size)));
     }
   }
   return absl::OkStatus();

@@ -5,7 +5,10 @@
 #ifndef TSBRIDGE_CORE_RUNTIME_MODULE_SCAN_H_
 #define TSBRIDGE_CORE_RUNTIME_MODULE_SCAN_H_
 
+#include <functional>
+
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace tsb::runtime {
 
@@ -15,7 +18,11 @@ namespace tsb::runtime {
 // body assignment the importer would read as a typed constant without a
 // type. Throws what PyTorchStreamReader throws for a file that is not an
 // archive.
-absl::Status ScanModuleArchive(const char* path);
+// `on_code`, when given, sees each code/ source first (the runtime offers it
+// to deferred plugins, whose operators the importer will look up).
+absl::Status ScanModuleArchive(
+    const char* path,
+    const std::function<absl::Status(absl::string_view code)>& on_code = nullptr);
 
 }  // namespace tsb::runtime
 

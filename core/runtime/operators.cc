@@ -11,6 +11,7 @@
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include "absl/strings/str_cat.h"
+#include "core/plugins/deferred_plugins.h"
 #include "core/plugins/library_loader.h"
 #include "core/types/lock_free_map.h"
 #include "core/runtime/runtime.h"
@@ -108,7 +109,13 @@ class OpTables {
     // one generation behind, so the next Get checks it again.
     table->checked_at.store(generation_.load(std::memory_order_acquire),
                             std::memory_order_relaxed);
-    const auto& ops = torch::jit::getAllOperatorsFor(table->symbol);
+    auto ops = torch::jit::getAllOperatorsFor(table->symbol);
+    if (ops.empty()) {
+      // A deferred plugin whose TORCH_LIBRARY registers the namespace.
+      absl::Status provided = DeferredPlugins::Global().ProvideNamesIn(name);
+      if (!provided.ok() && !absl::IsNotFound(provided)) return provided;
+      if (provided.ok()) ops = torch::jit::getAllOperatorsFor(table->symbol);
+    }
     if (ops.empty()) {
       std::string hint;  // torchvision::nms: name the library to load
       if (LibraryForNamespace(name.substr(0, sep))) {

@@ -120,6 +120,12 @@ absl::StatusOr<c10::TypePtr> ParseType(absl::string_view text,
           "invalid TorchScript type: nested deeper than ", kMaxNesting, " levels"));
     }
   }
+  // Before the parse lock: a plugin offered for a name the text mentions
+  // parses its own types while it loads.
+  if (MissHandler* handler = TypeRegistry::Global().miss_handler()) {
+    absl::Status provided = handler->ProvideNamesIn(text);
+    if (!provided.ok() && !absl::IsNotFound(provided)) return provided;
+  }
   std::string source(text);
   std::string script_error;
   // LibTorch 1.13's frontend parsers share unsynchronised global tables

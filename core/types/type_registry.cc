@@ -113,6 +113,16 @@ absl::StatusOr<const TypeInfo*> TypeRegistry::Intern(const c10::TypePtr& type) {
   if (type == nullptr) return absl::InvalidArgumentError("null TorchScript type");
   const KindCodec* codec = CodecFor(type->kind());
   if (codec == nullptr) {
+    if (MissHandler* handler = miss_handler()) {
+      absl::Status provided = handler->ProvideKind(type->kind());
+      if (!provided.ok() && !absl::IsNotFound(provided)) {
+        return absl::Status(provided.code(), absl::StrCat("no codec for ", type->annotation_str(),
+                                                          ": ", provided.message()));
+      }
+      codec = CodecFor(type->kind());
+    }
+  }
+  if (codec == nullptr) {
     return absl::UnimplementedError(MissingCodecMessage(*type));
   }
   Key key{type->kind(), codec->InternName(*type), {}};

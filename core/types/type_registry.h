@@ -24,6 +24,20 @@
 
 namespace tsb {
 
+// Answers the registry's misses with plugins offered but not yet loaded
+// (tsb_plugin_defer_bundled; core/plugins/deferred_plugins.h). Each returns
+// OK when it loaded something the caller should look for again, NOT_FOUND
+// when nothing offered provides it, or why a plugin that does failed to load.
+class MissHandler {
+ public:
+  virtual ~MissHandler() = default;
+  // A kind with no codec (Tuple, Optional, Union).
+  virtual absl::Status ProvideKind(c10::TypeKind kind) = 0;
+  // Any named type, function, operator or class namespace that `text` (a type
+  // string, a module's code, an operator name) mentions.
+  virtual absl::Status ProvideNamesIn(absl::string_view text) = 0;
+};
+
 class TypeRegistry {
  public:
   // The process-wide registry, with the builtin codecs registered.
@@ -59,6 +73,14 @@ class TypeRegistry {
                              absl::string_view provider);
   const KindCodec* CodecFor(c10::TypeKind kind) const noexcept;
 
+  // Set once, by the first tsb_plugin_defer_bundled; never unset.
+  void SetMissHandler(MissHandler* handler) noexcept {
+    miss_handler_.store(handler, std::memory_order_release);
+  }
+  MissHandler* miss_handler() const noexcept {
+    return miss_handler_.load(std::memory_order_acquire);
+  }
+
  private:
   // Identity of an interned type: its LibTorch kind, its name (named types
   // only) and the indices of its contained types. Building it needs no string
@@ -92,6 +114,7 @@ class TypeRegistry {
   LockFreeMap<std::string, NamedType> named_types_;
   std::array<std::atomic<std::atomic<const TypeInfo*>*>, kMaxChunks> chunks_{};
   std::array<std::atomic<const KindCodec*>, kMaxTypeKinds> codecs_{};
+  std::atomic<MissHandler*> miss_handler_{nullptr};
 
   std::mutex mutex_;  // serialises registration; never held by lookups
   int32_t next_dynamic_ = TSB_TYPE_FIRST_DYNAMIC;

@@ -25,3 +25,11 @@ target_compile_definitions(tsbridge_loader_tests PRIVATE TSB_FIXTURE_DIR="${TSB_
 target_link_libraries(tsbridge_loader_tests PRIVATE tsbridge_internal tsb_test_main)
 add_dependencies(tsbridge_loader_tests ${tsb_fixture_targets})
 gtest_discover_tests(tsbridge_loader_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)
+
+# tsb_plugin_defer_bundled (deferred_test.cc): each test a new process, with
+# the bundled plugins and their index built.
+add_executable(tsbridge_deferred_plugin_tests plugins/deferred_test.cc testing/abi_test.cc)
+target_link_libraries(tsbridge_deferred_plugin_tests PRIVATE tsbridge_internal tsb_test_main)
+add_dependencies(tsbridge_deferred_plugin_tests tsbridge_plugin_index_json)
+add_dependencies(tsbridge_loader_tests tsbridge_plugin_index_json)
+gtest_discover_tests(tsbridge_deferred_plugin_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)

@@ -16,10 +16,11 @@ CHECK = """
 import os, sys, tsbridge
 here = os.path.dirname(tsbridge.__file__)
 assert here.startswith(sys.argv[1]), here
-plugin_dirs = {os.path.dirname(p.path) for p in tsbridge.plugins()}
-assert plugin_dirs == {os.path.join(here, '_lib', 'tsbridge', 'plugins')}, plugin_dirs
 m = tsbridge.compile('def f(self, x: List[int]) -> Tuple[int, str]:\\n    return sum(x), "ok"\\n')
 assert m.f([1, 2, 3]) == (6, 'ok')
+# The Tuple above loaded the bundled tuple plugin, from the package's copy.
+plugin_dirs = {os.path.dirname(p.path) for p in tsbridge.plugins()}
+assert plugin_dirs == {os.path.join(here, '_lib', 'tsbridge', 'plugins')}, plugin_dirs
 import glob
 if glob.glob(os.path.join(sys.argv[2], 'tsbridge', '_torch*.so')):  # built: installed too
     assert glob.glob(os.path.join(here, '_torch*.so')), 'the torch fast path was not installed'

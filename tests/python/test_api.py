@@ -3,6 +3,8 @@ plugins, and errors that carry the boundary path."""
 import inspect
 import os
 import pydoc
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -76,13 +78,29 @@ def test_trace_passes_the_function_error_through():
 
 
 def test_plugins():
+    # The bundled plugins load on first need: a Tuple and an Optional need them.
+    assert tsbridge.convert((1, None), "Tuple[int, Optional[int]]") == (1, None)
     names = [p.name for p in tsbridge.plugins()]
-    assert "tuple" in " ".join(names) and "optional" in " ".join(names)
+    assert "tuple" in names and "optional" in names
     again = tsbridge.load_plugin(tsbridge.plugins()[0].path)  # a no-op
     assert again.name == tsbridge.plugins()[0].name
     with pytest.raises(tsbridge.Error) as e:
         tsbridge.load_plugin("/nonexistent/plugin.so")
     assert "/nonexistent/plugin.so" in str(e.value)
+
+
+def test_bundled_plugins_load_on_first_need():
+    # A new interpreter: nothing loaded by the import, then only what a value needs.
+    script = (
+        "import tsbridge\n"
+        "print(sorted(p.name for p in tsbridge.plugins()))\n"
+        "tsbridge.convert((1, 2), 'Tuple[int, int]')\n"
+        "print(sorted(p.name for p in tsbridge.plugins()))\n"
+        "tsbridge.convert(None, 'Optional[int]')\n"
+        "print(sorted(p.name for p in tsbridge.plugins()))\n")
+    out = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True,
+                         text=True, env=dict(os.environ)).stdout.splitlines()
+    assert out == ["[]", "['tuple']", "['optional', 'tuple']"]
 
 
 def test_error_raised_by_torchscript(modules):

@@ -136,8 +136,8 @@ def make(plugin, tsb, out):
     t.check(check.returncode == 0, "a fresh Python process loads and runs both modules")
 
     # tsb run, with the bundled sparse plugin (and --plugin: loading twice is a no-op).
-    def run(module, method, args):
-        p = subprocess.run([tsb, "--plugin", plugin, "run", os.path.join(out, module), method,
+    def run(module, method, args, options=("--plugin", plugin)):
+        p = subprocess.run([tsb, *options, "run", os.path.join(out, module), method,
                             "--args", json.dumps(args)], capture_output=True, text=True)
         if p.returncode != 0:
             print(p.stdout, p.stderr, file=sys.stderr)
@@ -148,6 +148,12 @@ def make(plugin, tsb, out):
     t.check(got is not None and len(got) == 3 and
             all(torch.allclose(from_json(g), w, atol=1e-5) for g, w in zip(got, result)),
             "tsb run scripted.pt forward")
+    # Without --plugin: the module's code names torchsparse, so tsb's deferred
+    # bundled sparse plugin loads before LibTorch's importer reads it.
+    got = run("scripted.pt", "forward", [to_json(x)], options=())
+    t.check(got is not None and len(got) == 3 and
+            all(torch.allclose(from_json(g), w, atol=1e-5) for g, w in zip(got, result)),
+            "tsb run scripted.pt forward, the bundled sparse plugin loaded on first need")
     got = run("scripted.pt", "build", [to_json(row), to_json(col), to_json(value), to_json(x)])
     t.check(got is not None and torch.allclose(from_json(got), built, atol=1e-5),
             "tsb run scripted.pt build")

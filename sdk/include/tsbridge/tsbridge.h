@@ -521,6 +521,15 @@ TSB_API tsb_status* tsb_plugin_load_from_env(void);
 /* Loads the plugins installed next to libtsbridge.so, in
  * <libdir>/tsbridge/plugins/ (tuple, optional, ...). */
 TSB_API tsb_status* tsb_plugin_load_bundled(void);
+/* Offers the bundled plugins without loading them: each is loaded the first
+ * time something needs what it provides (a Tuple, Optional or Union value or
+ * type, a named type, function, operator or class it registers, a module
+ * whose code calls its operators), as its index in that directory lists
+ * (docs/plugins.md). A process that needs none loads none. Plugins in the
+ * directory that the index does not list, or all of them when there is no
+ * index, are loaded now. A plugin that fails to load when needed fails the
+ * call that needed it, with the reason. Added in 1.1. */
+TSB_API tsb_status* tsb_plugin_defer_bundled(void);
 /* The directory tsb_plugin_load_bundled reads; process lifetime. */
 TSB_API tsb_status* tsb_plugin_get_bundled_dir(const char** out);
 /* Number of loaded plugins; ids run from 0 to *out - 1. */

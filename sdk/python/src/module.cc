@@ -86,7 +86,8 @@ PyObject* Init(PyObject*, PyObject* args) {
     InitTypes(types);
     InitAutograd(types);
     InitTorch();
-    Raise(tsb_plugin_load_bundled());  // Tuple, NamedTuple, Optional, Union
+    // Tuple, NamedTuple, Optional, Union, sparse: each loaded on first need.
+    Raise(tsb_plugin_defer_bundled());
     Raise(tsb_plugin_load_from_env());
     Raise(tsb_library_load_from_env());  // TSB_LIBRARY_PATH
     return Py_NewRef(GetTorch().available ? Py_True : Py_False);

@@ -54,7 +54,8 @@ SEXP tsbr_init(SEXP integer64) {
                                   "built with (" + std::to_string(TSB_VERSION_MAJOR) + ")");
   }
   SetUseInteger64(Rf_asLogical(integer64) == TRUE);
-  CheckStatus(tsb_plugin_load_bundled());  // Tuple, NamedTuple, Optional, Union, sparse
+  // Tuple, NamedTuple, Optional, Union, sparse: each loaded on first need.
+  CheckStatus(tsb_plugin_defer_bundled());
   CheckStatus(tsb_plugin_load_from_env());
   return Utf8(tsb_version_get_string());
   TSB_END

@@ -86,7 +86,10 @@ test_that("tsb_trace records operators; $save() writes what PyTorch runs", {
   expect_identical(as.vector(r[[2]]), c(0, 1))
 })
 
-test_that("plugins: bundled ones are loaded; loading again is a no-op", {
+test_that("plugins: bundled ones load on first need; loading again is a no-op", {
+  # A Tuple and an Optional need the tuple and optional plugins.
+  expect_s3_class(tsb_convert(list(1L, "a"), "Tuple[int, str]"), "tsb_tuple")
+  expect_null(tsb_convert(NULL, "Optional[int]"))
   names <- vapply(tsb_plugins(), function(p) p$name, "")
   expect_true(all(c("tuple", "optional") %in% names))
   first <- tsb_plugins()[[1]]
