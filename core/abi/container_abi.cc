@@ -83,7 +83,8 @@ bool CrossesAsItself(const TypeInfo& have, const TypeInfo& element) {
     bool yes = false;
   };
   thread_local std::array<Answer, 64> answers;
-  Answer& a = answers[static_cast<uint32_t>(have.index * 31 + element.index) % answers.size()];
+  Answer& a = answers[(static_cast<uint32_t>(have.index) * 31u +
+                       static_cast<uint32_t>(element.index)) % answers.size()];
   if (a.have != have.index || a.element != element.index) {
     a = {have.index, element.index,
          element.codec->is_abstract() && have.type->isSubtypeOf(*element.type)};
@@ -95,6 +96,16 @@ bool CrossesAsItself(const TypeInfo& have, const TypeInfo& element) {
 // type, or crosses as itself under an abstract one (a Tensor for
 // Optional[Tensor], anything for Any); else converted by the element's codec.
 absl::StatusOr<c10::IValue> ItemAs(const tsb_any& item, const TypeInfo& element) {
+  // A well-formed item of the element's own index (a host that built it
+  // typed): its value as it is, with no lookup. Else checked below.
+  if (item.type_index == element.index) {
+    if (item.flags == TSB_FLAG_HANDLE && item.u.obj != nullptr &&
+        item.u.obj->type_index == item.type_index) {
+      return item.u.obj->value;
+    }
+    c10::IValue leaf;
+    if (item.flags == 0 && tsb::DecodeInlineLeaf(item, &leaf)) return leaf;
+  }
   BorrowedValue b;
   TSB_RETURN_IF_ERROR(tsb::Borrow(item, &b));
   if (b.type == &element || CrossesAsItself(*b.type, element)) return *b.value;

@@ -84,25 +84,27 @@ absl::Status Borrow(const tsb_any& value, BorrowedValue* out) {
     return absl::OkStatus();
   }
   out->value = &out->scratch;
-  // The core's inline leaves, as their codecs decode them (scalar_codecs.cc),
-  // without a virtual call: builders decode one per item.
+  if (DecodeInlineLeaf(value, &out->scratch)) return absl::OkStatus();
+  TSB_ASSIGN_OR_RETURN(out->scratch, out->type->codec->Decode(value));
+  return absl::OkStatus();
+}
+
+bool DecodeInlineLeaf(const tsb_any& value, c10::IValue* out) {
   switch (value.type_index) {
     case TSB_TYPE_NONE:
-      out->scratch = c10::IValue();
-      return absl::OkStatus();
+      *out = c10::IValue();
+      return true;
     case TSB_TYPE_BOOL:
-      out->scratch = c10::IValue(value.u.i != 0);
-      return absl::OkStatus();
+      *out = c10::IValue(value.u.i != 0);
+      return true;
     case TSB_TYPE_INT:
-      out->scratch = c10::IValue(value.u.i);
-      return absl::OkStatus();
+      *out = c10::IValue(value.u.i);
+      return true;
     case TSB_TYPE_FLOAT:
-      out->scratch = c10::IValue(value.u.d);
-      return absl::OkStatus();
-    default: {
-      TSB_ASSIGN_OR_RETURN(out->scratch, out->type->codec->Decode(value));
-      return absl::OkStatus();
-    }
+      *out = c10::IValue(value.u.d);
+      return true;
+    default:
+      return false;
   }
 }
 
