@@ -65,5 +65,30 @@ TEST_F(ItemsFastPathTest, ItemsCrossAsThemselvesPerPairOfTypes) {
                "[0]", "expected Optional[Tensor], got str \"s\"");
 }
 
+// The per-thread answers live in 64 slots chosen by the two indices
+// (container_abi.cc): an Optional whose index shares Optional[Tensor]'s slot
+// must still refuse a Tensor after Optional[Tensor] accepted one there.
+TEST_F(ItemsFastPathTest, ACachedAnswerIsNeverAnotherPairs) {
+  const int32_t accepting = TypeOf("Optional[Tensor]");
+  Value t(Boundary(c10::IValue(at::ones({2}))));
+  int32_t same_slot = -1;
+  for (int k = 1; k < 400 && same_slot < 0; ++k) {
+    std::string tuple = "Tuple[int";
+    for (int i = 1; i < k; ++i) tuple += ", int";
+    tuple += "]";
+    if (k % 2 == 1) TypeOf(("List[" + tuple + "]").c_str());  // steps of 2 and 3
+    const int32_t candidate = TypeOf(("Optional[" + tuple + "]").c_str());
+    if ((candidate - accepting) % 64 == 0) same_slot = candidate;
+  }
+  ASSERT_GE(same_slot, 0) << "no type found in Optional[Tensor]'s slot";
+  Value built;
+  TSB_ASSERT_OK(tsb_list_new(accepting, &t.get(), 1, built.out()));
+  Value refused;
+  Status s(tsb_list_new(same_slot, &t.get(), 1, refused.out()));
+  ASSERT_NE(s.get(), nullptr) << "a Tensor crossed as itself under " << InfoOf(same_slot).annotation;
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TYPE) << tsb_status_get_message(s.get());
+  EXPECT_STREQ(tsb_status_get_path(s.get()), "[0]");
+}
+
 }  // namespace
 }  // namespace tsb::testing
