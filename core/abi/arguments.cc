@@ -34,14 +34,25 @@ absl::Status BorrowArg(const tsb_any* value, const char* name, BorrowedValue* ou
   return Borrow(*value, out);
 }
 
+namespace {
+absl::Status CheckKind(const TypeInfo& type, const c10::IValue& value, tsb_kind kind) {
+  if (type.kind == kind) return absl::OkStatus();
+  const char* what = kind == TSB_KIND_DICT ? "a Dict" : "a List";
+  return TypeError(absl::StrCat("expected ", what, ", got ", DescribeValue(value)));
+}
+}  // namespace
+
 absl::StatusOr<TypedValue> ContainerArg(const tsb_any* value, tsb_kind kind,
                                         const char* name) {
   TSB_ASSIGN_OR_RETURN(TypedValue typed, TypedArg(value, name));
-  if (typed.type->kind != kind) {
-    const char* what = kind == TSB_KIND_DICT ? "a Dict" : "a List";
-    return TypeError(absl::StrCat("expected ", what, ", got ", DescribeValue(typed.value)));
-  }
+  TSB_RETURN_IF_ERROR(CheckKind(*typed.type, typed.value, kind));
   return typed;
+}
+
+absl::Status BorrowContainerArg(const tsb_any* value, tsb_kind kind, const char* name,
+                                BorrowedValue* out) {
+  TSB_RETURN_IF_ERROR(BorrowArg(value, name, out));
+  return CheckKind(*out->type, *out->value, kind);
 }
 
 absl::Status CheckCallArgs(const tsb_call_args* args) {

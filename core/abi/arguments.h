@@ -38,6 +38,9 @@ absl::StatusOr<TypedValue> ContainerArg(const tsb_any* value, tsb_kind kind,
 // A non-NULL, well-formed boundary value borrowed, not copied (a handle's
 // own IValue), with its type from one lookup: for accessors that only read.
 absl::Status BorrowArg(const tsb_any* value, const char* name, BorrowedValue* out);
+// The same, required to be of `kind`, as ContainerArg.
+absl::Status BorrowContainerArg(const tsb_any* value, tsb_kind kind, const char* name,
+                                BorrowedValue* out);
 
 // A call's arguments (NULL: none): the struct is at least as large as ABI
 // 1.0's, and each non-empty array is non-NULL.

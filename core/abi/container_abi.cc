@@ -1,5 +1,6 @@
 // Containers: access, bulk copies, builders and type-directed coercion.
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <vector>
 
@@ -15,6 +16,7 @@
 using tsb::TypeInfo;
 using tsb::BorrowedValue;
 using tsb::abi::BorrowArg;
+using tsb::abi::BorrowContainerArg;
 using tsb::abi::CheckArg;
 using tsb::abi::ContainerArg;
 using tsb::abi::Guard;
@@ -28,13 +30,14 @@ const TypeInfo& Contained(const TypeInfo& type, size_t i) {
   return *tsb::TypeRegistry::Global().Find(type.contained[i]);
 }
 
-// Writes one dict entry as two new references; leaks nothing on failure.
-absl::Status EntryOut(const TypeInfo& dict_type,
+// Writes one dict entry, of a dict whose key and value types are given, as
+// two new references; leaks nothing on failure.
+absl::Status EntryOut(const TypeInfo& key_type, const TypeInfo& value_type,
                       const c10::impl::GenericDict::iterator& entry,
                       tsb_any* key, tsb_any* value) {
   tsb_any k, v;
-  TSB_RETURN_IF_ERROR(tsb::ToBoundary(entry->key(), Contained(dict_type, 0), &k));
-  absl::Status status = tsb::ToBoundary(entry->value(), Contained(dict_type, 1), &v);
+  TSB_RETURN_IF_ERROR(tsb::ToBoundary(entry->key(), key_type, &k));
+  absl::Status status = tsb::ToBoundary(entry->value(), value_type, &v);
   if (!status.ok()) {
     tsb::Release(k);
     return status;
@@ -44,16 +47,69 @@ absl::Status EntryOut(const TypeInfo& dict_type,
   return absl::OkStatus();
 }
 
+// The elements of a List, or of a Tuple or NamedTuple whose arity is its
+// type's, with the type each one has there: kinds whose items are their
+// elements under the contained types, so an accessor can write them with
+// no virtual Item per element. Empty `elements` and false otherwise (then
+// the codec serves).
+struct Elements {
+  c10::ArrayRef<c10::IValue> values;
+  const TypeInfo* list_element = nullptr;  // a List's; else per field
+
+  const TypeInfo& TypeOf(const TypeInfo& container, size_t i) const {
+    return list_element != nullptr ? *list_element : Contained(container, i);
+  }
+};
+bool ElementsOf(const c10::IValue& value, const TypeInfo& type, Elements* out) {
+  if (type.kind == TSB_KIND_LIST && value.isList()) {
+    out->values = value.toListRef();
+    out->list_element = &Contained(type, 0);
+    return true;
+  }
+  if ((type.kind == TSB_KIND_TUPLE || type.kind == TSB_KIND_NAMEDTUPLE) && value.isTuple() &&
+      value.toTupleRef().size() == type.contained.size()) {
+    out->values = value.toTupleRef().elements().asArrayRef();
+    return true;
+  }
+  return false;
+}
+
+// Whether a value of type `have` is kept as it is under the abstract
+// `element` (a Tensor under Optional[Tensor]). A builder asks once per item
+// with the same two types, and LibTorch's isSubtypeOf is not cheap; types
+// never change once interned, so each thread keeps its last answers.
+bool CrossesAsItself(const TypeInfo& have, const TypeInfo& element) {
+  struct Answer {
+    int32_t have = TSB_TYPE_INVALID, element = TSB_TYPE_INVALID;
+    bool yes = false;
+  };
+  thread_local std::array<Answer, 64> answers;
+  Answer& a = answers[(static_cast<uint32_t>(have.index) * 31u +
+                       static_cast<uint32_t>(element.index)) % answers.size()];
+  if (a.have != have.index || a.element != element.index) {
+    a = {have.index, element.index,
+         element.codec->is_abstract() && have.type->isSubtypeOf(*element.type)};
+  }
+  return a.yes;
+}
+
 // A builder's item as `element` wants it: shared when it already has that
 // type, or crosses as itself under an abstract one (a Tensor for
 // Optional[Tensor], anything for Any); else converted by the element's codec.
 absl::StatusOr<c10::IValue> ItemAs(const tsb_any& item, const TypeInfo& element) {
+  // A well-formed item of the element's own index (a host that built it
+  // typed): its value as it is, with no lookup. Else checked below.
+  if (item.type_index == element.index) {
+    if (item.flags == TSB_FLAG_HANDLE && item.u.obj != nullptr &&
+        item.u.obj->type_index == item.type_index) {
+      return item.u.obj->value;
+    }
+    c10::IValue leaf;
+    if (item.flags == 0 && tsb::DecodeInlineLeaf(item, &leaf)) return leaf;
+  }
   BorrowedValue b;
   TSB_RETURN_IF_ERROR(tsb::Borrow(item, &b));
-  if (b.type == &element ||
-      (element.codec->is_abstract() && b.type->type->isSubtypeOf(*element.type))) {
-    return *b.value;
-  }
+  if (b.type == &element || CrossesAsItself(*b.type, element)) return *b.value;
   return tsb::CoerceTo(*b.value, element);
 }
 
@@ -115,6 +171,10 @@ tsb_status* tsb_any_len(const tsb_any* container, size_t* out) {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     BorrowedValue arg;
     TSB_RETURN_IF_ERROR(BorrowArg(container, "container", &arg));
+    if (Elements elements; ElementsOf(*arg.value, *arg.type, &elements)) {
+      *out = elements.values.size();
+      return absl::OkStatus();
+    }
     TSB_ASSIGN_OR_RETURN(*out, arg.type->codec->Length(*arg.value, *arg.type));
     return absl::OkStatus();
   });
@@ -135,7 +195,12 @@ tsb_status* tsb_list_get_items(const tsb_any* list, size_t n, tsb_any* out) {
     TSB_RETURN_IF_ERROR(BorrowArg(list, "list", &arg));
     const c10::IValue& iv = *arg.value;
     const TypeInfo* type = arg.type;
-    TSB_ASSIGN_OR_RETURN(size_t length, type->codec->Length(iv, *type));
+    Elements elements;
+    const bool direct = ElementsOf(iv, *type, &elements);
+    size_t length = elements.values.size();
+    if (!direct) {
+      TSB_ASSIGN_OR_RETURN(length, type->codec->Length(iv, *type));
+    }
     if (n != length) {
       return absl::OutOfRangeError(absl::StrCat("buffer holds ", n, " elements but ",
                                                 tsb::DescribeValue(iv), " has ", length));
@@ -144,7 +209,10 @@ tsb_status* tsb_list_get_items(const tsb_any* list, size_t n, tsb_any* out) {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     tsb::ReleaseOnError written(out, 0);
     for (size_t i = 0; i < n; ++i) {
-      TSB_RETURN_IF_ERROR(type->codec->Item(iv, *type, i, &out[i]));
+      // What ListCodec's and TupleCodec's Item write, with one lookup per field.
+      TSB_RETURN_IF_ERROR(direct ? tsb::ToBoundary(elements.values[i],
+                                                   elements.TypeOf(*type, i), &out[i])
+                                 : type->codec->Item(iv, *type, i, &out[i]));
       written.Grow();
     }
     written.Disarm();
@@ -173,26 +241,30 @@ tsb_status* tsb_dict_get_item(const tsb_any* dict, size_t i, tsb_any* key, tsb_a
       return absl::OutOfRangeError(absl::StrCat("index ", i, " out of range for ",
                                                 tsb::DescribeValue(typed.value)));
     }
-    return EntryOut(*typed.type, std::next(d.begin(), static_cast<ptrdiff_t>(i)), key,
-                    value);
+    return EntryOut(Contained(*typed.type, 0), Contained(*typed.type, 1),
+                    std::next(d.begin(), static_cast<ptrdiff_t>(i)), key, value);
   });
 }
 
 tsb_status* tsb_dict_get_items(const tsb_any* dict, size_t n, tsb_any* keys, tsb_any* values) {
   return Guard([&]() -> absl::Status {
-    TSB_ASSIGN_OR_RETURN(TypedValue typed, ContainerArg(dict, TSB_KIND_DICT, "dict"));
-    c10::impl::GenericDict d = typed.value.toGenericDict();
+    // Borrowed: the walk copies no IValue but the items it hands out.
+    BorrowedValue arg;
+    TSB_RETURN_IF_ERROR(BorrowContainerArg(dict, TSB_KIND_DICT, "dict", &arg));
+    c10::impl::GenericDict d = arg.value->toGenericDict();
     if (n > d.size()) {
       return absl::OutOfRangeError(absl::StrCat("asked for ", n, " items of ",
-                                                tsb::DescribeValue(typed.value)));
+                                                tsb::DescribeValue(*arg.value)));
     }
     if (n == 0) return absl::OkStatus();
     TSB_RETURN_IF_ERROR(CheckArg(keys, "keys"));
     TSB_RETURN_IF_ERROR(CheckArg(values, "values"));
+    const TypeInfo& key_type = Contained(*arg.type, 0);
+    const TypeInfo& value_type = Contained(*arg.type, 1);
     tsb::ReleaseOnError written_keys(keys, 0), written_values(values, 0);
     auto entry = d.begin();
     for (size_t i = 0; i < n; ++i, ++entry) {
-      TSB_RETURN_IF_ERROR(EntryOut(*typed.type, entry, &keys[i], &values[i]));
+      TSB_RETURN_IF_ERROR(EntryOut(key_type, value_type, entry, &keys[i], &values[i]));
       written_keys.Grow();
       written_values.Grow();
     }

@@ -23,6 +23,13 @@ absl::Status InternInto(const c10::TypePtr& type, int32_t* out) {
 extern "C" {
 
 tsb_status* tsb_type_get_kind(int32_t type_index, tsb_kind* out) {
+  // A host's walk asks once per value: a known index needs no guard.
+  if (out != nullptr) {
+    if (const tsb::TypeInfo* info = tsb::TypeRegistry::Global().Find(type_index)) {
+      *out = info->kind;
+      return nullptr;
+    }
+  }
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* info, tsb::FindType(type_index));

@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <string>
 
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
@@ -11,6 +12,17 @@
 using tsb::abi::CheckArg;
 using tsb::abi::Guard;
 using tsb::abi::ValueArgOfType;
+
+namespace {
+
+// A well-formed inline value of the fixed leaf type `type_index`: the
+// accessors below read its payload at once (a host's walk calls them once
+// per leaf); anything else takes the checked way, which says what is wrong.
+bool IsInlineOf(const tsb_any* v, int32_t type_index) {
+  return v != nullptr && v->type_index == type_index && v->flags == 0;
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -57,6 +69,10 @@ tsb_status* tsb_complex_new(double re, double im, tsb_any* out) {
 }
 
 tsb_status* tsb_bool_get(const tsb_any* v, bool* out) {
+  if (out != nullptr && IsInlineOf(v, TSB_TYPE_BOOL)) {
+    *out = v->u.i != 0;
+    return nullptr;
+  }
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArgOfType(v, TSB_TYPE_BOOL, "v"));
@@ -66,6 +82,10 @@ tsb_status* tsb_bool_get(const tsb_any* v, bool* out) {
 }
 
 tsb_status* tsb_int_get(const tsb_any* v, int64_t* out) {
+  if (out != nullptr && IsInlineOf(v, TSB_TYPE_INT)) {
+    *out = v->u.i;
+    return nullptr;
+  }
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArgOfType(v, TSB_TYPE_INT, "v"));
@@ -75,6 +95,10 @@ tsb_status* tsb_int_get(const tsb_any* v, int64_t* out) {
 }
 
 tsb_status* tsb_float_get(const tsb_any* v, double* out) {
+  if (out != nullptr && IsInlineOf(v, TSB_TYPE_FLOAT)) {
+    *out = v->u.d;
+    return nullptr;
+  }
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArgOfType(v, TSB_TYPE_FLOAT, "v"));
@@ -96,6 +120,15 @@ tsb_status* tsb_complex_get(const tsb_any* v, double* re, double* im) {
 }
 
 tsb_status* tsb_str_get(const tsb_any* v, const char** data, size_t* len) {
+  // A well-formed str handle: its own string, without a copy of the IValue.
+  if (data != nullptr && len != nullptr && v != nullptr && v->type_index == TSB_TYPE_STR &&
+      v->flags == TSB_FLAG_HANDLE && v->u.obj != nullptr &&
+      v->u.obj->type_index == TSB_TYPE_STR && v->u.obj->value.isString()) {
+    const std::string& s = v->u.obj->value.toStringRef();
+    *data = s.data();
+    *len = s.size();
+    return nullptr;
+  }
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(data, "data"));
     TSB_RETURN_IF_ERROR(CheckArg(len, "len"));

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/codecs/builtin_codecs.h"  // SetInline
 #include "core/types/type_registry.h"
 #include "core/value/object.h"
 #include "core/value/untyped.h"
@@ -67,9 +68,12 @@ absl::StatusOr<const TypeInfo*> CheckedType(const tsb_any& value) {
 }  // namespace
 
 absl::StatusOr<TypedValue> Decode(const tsb_any& value) {
-  TSB_ASSIGN_OR_RETURN(const TypeInfo* info, CheckedType(value));
-  TSB_ASSIGN_OR_RETURN(c10::IValue decoded, info->codec->Decode(value));
-  return TypedValue{std::move(decoded), info};
+  BorrowedValue borrowed;
+  TSB_RETURN_IF_ERROR(Borrow(value, &borrowed));
+  if (borrowed.value == &borrowed.scratch) {
+    return TypedValue{std::move(borrowed.scratch), borrowed.type};
+  }
+  return TypedValue{*borrowed.value, borrowed.type};
 }
 
 absl::Status Borrow(const tsb_any& value, BorrowedValue* out) {
@@ -79,13 +83,79 @@ absl::Status Borrow(const tsb_any& value, BorrowedValue* out) {
     out->value = &value.u.obj->value;
     return absl::OkStatus();
   }
-  TSB_ASSIGN_OR_RETURN(out->scratch, out->type->codec->Decode(value));
   out->value = &out->scratch;
+  if (DecodeInlineLeaf(value, &out->scratch)) return absl::OkStatus();
+  TSB_ASSIGN_OR_RETURN(out->scratch, out->type->codec->Decode(value));
   return absl::OkStatus();
 }
 
+bool DecodeInlineLeaf(const tsb_any& value, c10::IValue* out) {
+  switch (value.type_index) {
+    case TSB_TYPE_NONE:
+      *out = c10::IValue();
+      return true;
+    case TSB_TYPE_BOOL:
+      *out = c10::IValue(value.u.i != 0);
+      return true;
+    case TSB_TYPE_INT:
+      *out = c10::IValue(value.u.i);
+      return true;
+    case TSB_TYPE_FLOAT:
+      *out = c10::IValue(value.u.d);
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+// The fixed index of a value of a leaf type ToBoundary writes itself, else
+// TSB_TYPE_INVALID. The tags are disjoint, so the order does not matter.
+int32_t LeafIndex(const c10::IValue& value) {
+  if (value.isTensor()) return TSB_TYPE_TENSOR;
+  if (value.isNone()) return TSB_TYPE_NONE;
+  if (value.isInt()) return TSB_TYPE_INT;
+  if (value.isDouble()) return TSB_TYPE_FLOAT;
+  if (value.isBool()) return TSB_TYPE_BOOL;
+  if (value.isString()) return TSB_TYPE_STR;
+  return TSB_TYPE_INVALID;
+}
+
+// What the core's leaf codecs encode (scalar_codecs.cc inline, str and
+// Tensor as a handle), without a registry lookup and a virtual call per
+// value: containers write one per item. The fixed indices are the core's
+// own codecs; no plugin can take their kinds. convert_fast_path_test.cc
+// checks that both ways agree.
+void EncodeLeaf(int32_t leaf, c10::IValue value, tsb_any* out) {
+  switch (leaf) {
+    case TSB_TYPE_NONE:
+      SetInline(leaf, 0, out);
+      return;
+    case TSB_TYPE_BOOL:
+      SetInline(leaf, value.toBool() ? 1 : 0, out);
+      return;
+    case TSB_TYPE_INT:
+      SetInline(leaf, value.toInt(), out);
+      return;
+    case TSB_TYPE_FLOAT:
+      out->type_index = leaf;
+      out->flags = 0;
+      out->u.d = value.toDouble();
+      return;
+    default:  // str, Tensor
+      *out = MakeHandle(leaf, std::move(value));
+  }
+}
+
+}  // namespace
+
 absl::Status ToBoundary(c10::IValue value, const TypeInfo& static_type,
                         tsb_any* out) {
+  if (static_type.index < TSB_TYPE_FIRST_DYNAMIC && LeafIndex(value) == static_type.index) {
+    EncodeLeaf(static_type.index, std::move(value), out);  // a leaf under its own type
+    return absl::OkStatus();
+  }
   if (!static_type.codec->is_abstract()) {
     return static_type.codec->Encode(std::move(value), static_type, out);
   }
@@ -93,12 +163,17 @@ absl::Status ToBoundary(c10::IValue value, const TypeInfo& static_type,
 }
 
 absl::Status ToBoundary(c10::IValue value, tsb_any* out) {
+  if (const int32_t leaf = LeafIndex(value); leaf != TSB_TYPE_INVALID) {
+    EncodeLeaf(leaf, std::move(value), out);
+    return absl::OkStatus();
+  }
   TSB_ASSIGN_OR_RETURN(const TypeInfo* type, TypeOfValue(value));
   return type->codec->Encode(std::move(value), *type, out);
 }
 
 absl::StatusOr<c10::IValue> CoerceTo(const c10::IValue& value,
                                      const TypeInfo& expected) {
+  if (IsLeafOfType(value, expected)) return value;  // no virtual call
   // A host's untyped value (JSON) reads itself as `expected`, handing what
   // it has no form for to the expected type's codec.
   if (value.isCapsule()) {

@@ -35,6 +35,11 @@ struct BorrowedValue {
 };
 absl::Status Borrow(const tsb_any& value, BorrowedValue* out);
 
+// An inline None, bool, int or float, as their codecs decode it
+// (scalar_codecs.cc), with no virtual call: builders decode one per item.
+// False for any other type index; the caller has checked the flags.
+bool DecodeInlineLeaf(const tsb_any& value, c10::IValue* out);
+
 // The path segment of a dict key: key "b", key 3, key Tensor float32 [2].
 std::string KeySegmentOf(const c10::IValue& key);
 

@@ -188,6 +188,10 @@ absl::StatusOr<c10::IValue> TupleCodec::Coerce(const c10::IValue& value,
   bool changed = false;
   for (size_t i = 0; i < n; ++i) {
     TSB_ASSIGN_OR_RETURN(const TypeInfo* element, FindType(expected.contained[i]));
+    if (IsLeafOfType(elements[i], *element)) {  // kept as it is: no copy to compare
+      if (changed) coerced.push_back(elements[i]);
+      continue;
+    }
     absl::StatusOr<c10::IValue> item = CoerceTo(elements[i], *element);
     if (!item.ok()) return WithPath(item.status(), Segment(expected, i));
     if (!changed && !item->isSameIdentity(elements[i])) {

@@ -91,6 +91,23 @@ TEST_F(HanaBoundary, CrossesAsTheRegisteredNamedTuple) {
   tsb_any_release(&boundary);
 }
 
+// ToIValueAs builds a struct as the registered record itself, so a coerce
+// to that record finds its own type instead of comparing an equal one.
+TEST_F(HanaBoundary, BuiltAsTheRegisteredRecord) {
+  absl::StatusOr<const TypeInfo*> registered = FindType(TypeIndexOf("tsb_test.geo.Point"));
+  ASSERT_TRUE(registered.ok());
+  // The plugin registered its own copy of the type; else this proves nothing.
+  ASSERT_NE(Codec<Point>::type().get(), (*registered)->type.get());
+  c10::IValue built = ToIValueAs(Point{2.5, 7}, &(*registered)->type);
+  EXPECT_EQ(built.toTupleRef().type().get(), (*registered)->type.get());
+  absl::StatusOr<c10::IValue> coerced = CoerceTo(built, **registered);
+  ASSERT_TRUE(coerced.ok()) << coerced.status();
+  EXPECT_TRUE(coerced->isSameIdentity(built));
+  EXPECT_EQ(*Codec<Point>::FromIValue(*coerced), (Point{2.5, 7}));
+  // Without a record, its own type, as before.
+  EXPECT_EQ(ToIValueAs(Point{}, nullptr).toTupleRef().type().get(), Codec<Point>::type().get());
+}
+
 // ------------------------------------------------ a plugin written with the SDK
 
 // Calls `name` with C++ arguments; the result, or the error message.

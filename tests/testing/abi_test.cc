@@ -185,4 +185,24 @@ tsb_any HostRebuild(const tsb_any& value) {
   return ::testing::AssertionFailure() << a << " vs " << b;
 }
 
+void ExpectItemsAsListGet(const tsb_any& container, size_t n) {
+  size_t length = 0;
+  TSB_ASSERT_OK(tsb_any_len(&container, &length));
+  ASSERT_EQ(length, n);
+  std::vector<tsb_any> items(n);
+  TSB_ASSERT_OK(tsb_list_get_items(&container, n, items.data()));
+  for (size_t i = 0; i < n; ++i) {
+    SCOPED_TRACE(i);
+    Value item(items[i]), one;
+    TSB_ASSERT_OK(tsb_list_get(&container, i, one.out()));
+    EXPECT_EQ(item.get().type_index, one.get().type_index);
+    EXPECT_EQ(item.get().flags, one.get().flags);
+    if ((item.get().flags & TSB_FLAG_HANDLE) != 0) {
+      EXPECT_TRUE(SameValue(FromBoundary(item.get()), FromBoundary(one.get())));
+    } else {
+      EXPECT_EQ(item.get().u.i, one.get().u.i);
+    }
+  }
+}
+
 }  // namespace tsb::testing

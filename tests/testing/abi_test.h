@@ -84,6 +84,11 @@ tsb_any HostRebuild(const tsb_any& value);
 // (for tensors) shared storage.
 ::testing::AssertionResult SameValue(const c10::IValue& a, const c10::IValue& b);
 
+// A list's or a tuple's items from one tsb_list_get_items call are the
+// same, one by one, as tsb_list_get's (inline payloads equal, handles of the
+// same type holding the same value); also checks tsb_any_len.
+void ExpectItemsAsListGet(const tsb_any& container, size_t n);
+
 }  // namespace tsb::testing
 
 #endif  // TSBRIDGE_TESTS_TESTING_ABI_TEST_H_

@@ -118,6 +118,23 @@ absl::Status ToBoundary(c10::IValue value, tsb_any* out);
 absl::StatusOr<c10::IValue> CoerceTo(const c10::IValue& value,
                                      const TypeInfo& expected);
 
+// True when `value` already has `type`, one of the core's leaf types at its
+// fixed index (None, bool, int, float, str, Tensor), so that CoerceTo would
+// return it unchanged. A container checks such items with it and keeps
+// them, with no registry lookup, virtual call or copy; false for every
+// other type (then call CoerceTo).
+inline bool IsLeafOfType(const c10::IValue& value, const TypeInfo& type) noexcept {
+  switch (type.index) {
+    case TSB_TYPE_NONE: return value.isNone();
+    case TSB_TYPE_BOOL: return value.isBool();
+    case TSB_TYPE_INT: return value.isInt();
+    case TSB_TYPE_FLOAT: return value.isDouble();
+    case TSB_TYPE_STR: return value.isString();
+    case TSB_TYPE_TENSOR: return value.isTensor();
+    default: return false;
+  }
+}
+
 // "str \"x\"", "int 3", "List[int] of length 3": what an error says it found.
 std::string DescribeValue(const c10::IValue& value);
 // "expected int, got str \"x\"" as a type error.

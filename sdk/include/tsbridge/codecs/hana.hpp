@@ -145,10 +145,18 @@ struct HanaCodec<T, std::index_sequence<I...>> {
     return value.isTuple() && value.toTupleRef().elements().size() == sizeof...(I);
   }
 
-  static c10::IValue ToIValue(const T& value) {
-    std::vector<c10::IValue> elements{
-        Codec<typename Fields::template Type<I>>::ToIValue(Fields::template Get<I>(value))...};
-    return c10::IValue(c10::ivalue::Tuple::createNamed(std::move(elements), type()));
+  static c10::IValue ToIValue(const T& value) { return ToIValue(value, type()); }
+
+  // Built as `as`, the record registered for T (tsb::ToIValueAs): a coerce
+  // to it then finds its own type, not an equal one to compare field by field.
+  static c10::IValue ToIValue([[maybe_unused]] const T& value, const c10::TypePtr& as) {
+    // Moved in, not copied from an initializer list.
+    std::vector<c10::IValue> elements;
+    elements.reserve(sizeof...(I));
+    (elements.push_back(
+         Codec<typename Fields::template Type<I>>::ToIValue(Fields::template Get<I>(value))),
+     ...);
+    return c10::IValue(c10::ivalue::Tuple::createNamed(std::move(elements), as));
   }
 
   // Any tuple of the right arity converts, named or not: the core has

@@ -53,9 +53,11 @@ struct TupleCodec {
     return ToIValueImpl(value, type(), seq);
   }
   template <std::size_t... I>
-  static c10::IValue ToIValueImpl(const Cpp& value, const c10::TypePtr& as,
+  static c10::IValue ToIValueImpl([[maybe_unused]] const Cpp& value, const c10::TypePtr& as,
                                   std::index_sequence<I...>) {
-    std::vector<c10::IValue> elements{Codec<Ts>::ToIValue(std::get<I>(value))...};
+    std::vector<c10::IValue> elements;  // moved in, not copied from an initializer list
+    elements.reserve(sizeof...(Ts));
+    (elements.push_back(Codec<Ts>::ToIValue(std::get<I>(value))), ...);
     return c10::IValue(c10::ivalue::Tuple::createNamed(std::move(elements), as));
   }
 };
