@@ -30,7 +30,6 @@ UNGUARDED = {
     "tsb_any_release": "an atomic decrement and a delete; destructors do not throw",
     "tsb_handle_count": "an atomic load",
     "tsb_string_free": "free()",
-    "tsb_type_get_kind": "catches everything itself",
     "tsb_plugin_count": "catches everything itself",
     "tsb_plugin_get_bundled_dir": "catches everything itself",
     "tsb_module_free": "a delete; destructors do not throw",
