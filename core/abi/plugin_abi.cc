@@ -109,10 +109,19 @@ tsb_status* tsb_plugin_get_info(int32_t id, tsb_plugin_info* out) {
 tsb_status* tsb_function_call(const char* name, const tsb_call_args* args, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(tsb::runtime::HostArgs host, tsb::abi::CallArgsArg(args));
-    // An operator registered with TORCH_LIBRARY is called the same way.
-    if (IsOperatorOnly(name)) return tsb::runtime::CallOperator(name, host, out);
-    TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FindFunction(name));
+    tsb::runtime::HostArgs host;
+    TSB_RETURN_IF_ERROR(tsb::abi::CallArgsArg(args, &host));
+    // One registry lookup: IsOperatorOnly and FindFunction would each hash
+    // the name again.
+    const tsb::PluginFunction* function =
+        name != nullptr ? tsb::FunctionRegistry::Global().Find(name) : nullptr;
+    if (function == nullptr) {
+      // An operator registered with TORCH_LIBRARY is called the same way.
+      if (name != nullptr && tsb::runtime::NumOverloads(name).ok()) {
+        return tsb::runtime::CallOperator(name, host, out);
+      }
+      TSB_ASSIGN_OR_RETURN(function, FindFunction(name));
+    }
     return tsb::FunctionRegistry::Call(*function, host, out);
   });
 }

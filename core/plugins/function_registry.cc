@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/errors/status.h"
 #include "core/types/type_registry.h"
+#include "core/value/convert.h"
 
 namespace tsb {
 namespace {
@@ -71,10 +72,13 @@ absl::Status FunctionRegistry::Call(const PluginFunction& function,
                     function.name);
   }
   // The declared type, not the value's own: a plain tuple becomes the record
-  // the function was registered to return (a no-op when already typed).
-  absl::StatusOr<c10::IValue> typed = CoerceTo(stack.back(), *binding.result);
-  if (!typed.ok()) return WithCall(WithPath(typed.status(), "result"), function.name);
-  stack.back() = *std::move(typed);
+  // the function was registered to return. A leaf of exactly the declared
+  // type (a Tensor for Tensor) is already typed: the coerce would only copy it.
+  if (LeafTypeIndex(stack.back()) != binding.result->index) {
+    absl::StatusOr<c10::IValue> typed = CoerceTo(stack.back(), *binding.result);
+    if (!typed.ok()) return WithCall(WithPath(typed.status(), "result"), function.name);
+    stack.back() = *std::move(typed);
+  }
   return WithCall(runtime::TakeResult(sig, binding, stack, out), function.name);
 }
 

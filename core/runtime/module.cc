@@ -35,6 +35,7 @@ absl::Status UnknownMethod(const c10::ClassType& type, absl::string_view method)
 absl::Status Run(torch::jit::Function& fn, const Signature& sig, c10::IValue self,
                  const HostArgs& args, tsb_any* out) {
   Binding binding;
+  binding.stack.reserve(1 + sig.params().size());  // one buffer: self, then the rest
   binding.stack.push_back(std::move(self));
   TSB_RETURN_IF_ERROR(WithCall(Bind(sig, args, &binding), sig.display()));
   // Checked before running: a result no codec serves would be lost work.

@@ -21,17 +21,21 @@ absl::StatusOr<const TypeInfo*> FindType(int32_t index) {
   return info;
 }
 
+int32_t LeafTypeIndex(const c10::IValue& value) {
+  return value.isNone()            ? TSB_TYPE_NONE
+         : value.isBool()          ? TSB_TYPE_BOOL
+         : value.isInt()           ? TSB_TYPE_INT
+         : value.isDouble()        ? TSB_TYPE_FLOAT
+         : value.isComplexDouble() ? TSB_TYPE_COMPLEX
+         : value.isString()        ? TSB_TYPE_STR
+         : value.isTensor()        ? TSB_TYPE_TENSOR
+         : value.isDevice()        ? TSB_TYPE_DEVICE
+                                   : TSB_TYPE_INVALID;
+}
+
 absl::StatusOr<const TypeInfo*> TypeOfValue(const c10::IValue& value) {
   // Leaf values map straight to their fixed indices: no type object is built.
-  int32_t leaf = value.isNone()            ? TSB_TYPE_NONE
-                 : value.isBool()          ? TSB_TYPE_BOOL
-                 : value.isInt()           ? TSB_TYPE_INT
-                 : value.isDouble()        ? TSB_TYPE_FLOAT
-                 : value.isComplexDouble() ? TSB_TYPE_COMPLEX
-                 : value.isString()        ? TSB_TYPE_STR
-                 : value.isTensor()        ? TSB_TYPE_TENSOR
-                 : value.isDevice()        ? TSB_TYPE_DEVICE
-                                           : TSB_TYPE_INVALID;
+  int32_t leaf = LeafTypeIndex(value);
   if (leaf != TSB_TYPE_INVALID) return FindType(leaf);
   if (const UntypedValue* untyped = AsUntyped(value)) {
     return TypeError(absl::StrCat(untyped->Describe(), " has no type until it is read as one"));
