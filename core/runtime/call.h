@@ -139,13 +139,6 @@ absl::Status Bind(const Signature& sig, const HostArgs& args, Binding* out);
 absl::Status TakeResult(const Signature& sig, const Binding& binding,
                         torch::jit::Stack& stack, tsb_any* out);
 
-// Runs a callee LibTorch executes (a method, an operator, a plugin
-// function): whatever it throws becomes a TorchError named by the call.
-template <typename Body>
-absl::Status RunCallee(absl::string_view display, Body&& body) {
-  return WithCall(CatchAll(std::forward<Body>(body), /*from_torch=*/true), display);
-}
-
 }  // namespace tsb::runtime
 
 #endif  // TSBRIDGE_CORE_RUNTIME_CALL_H_

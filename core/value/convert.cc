@@ -52,8 +52,10 @@ namespace {
 
 // The type a well-formed value carries: flags that fit its type, and a
 // handle whose own type index is the value's.
-absl::StatusOr<const TypeInfo*> CheckedType(const tsb_any& value) {
-  TSB_ASSIGN_OR_RETURN(const TypeInfo* info, FindType(value.type_index));
+// No StatusOr on the way: every call decodes each argument through here.
+absl::Status CheckedType(const tsb_any& value, const TypeInfo** out) {
+  const TypeInfo* info = TypeRegistry::Global().Find(value.type_index);
+  if (info == nullptr) return FindType(value.type_index).status();
   if ((value.flags & ~(TSB_FLAG_HANDLE | TSB_FLAG_BORROWED_STR)) != 0 ||
       ((value.flags & TSB_FLAG_BORROWED_STR) != 0 &&
        (value.type_index != TSB_TYPE_STR || (value.flags & TSB_FLAG_HANDLE) != 0))) {
@@ -65,19 +67,21 @@ absl::StatusOr<const TypeInfo*> CheckedType(const tsb_any& value) {
         "malformed value: type_index ", value.type_index,
         " does not match its handle's type index ", value.u.obj->type_index));
   }
-  return info;
+  *out = info;
+  return absl::OkStatus();
 }
 
 }  // namespace
 
 absl::StatusOr<TypedValue> Decode(const tsb_any& value) {
-  TSB_ASSIGN_OR_RETURN(const TypeInfo* info, CheckedType(value));
+  const TypeInfo* info = nullptr;
+  TSB_RETURN_IF_ERROR(CheckedType(value, &info));
   TSB_ASSIGN_OR_RETURN(c10::IValue decoded, info->codec->Decode(value));
   return TypedValue{std::move(decoded), info};
 }
 
 absl::Status Borrow(const tsb_any& value, BorrowedValue* out) {
-  TSB_ASSIGN_OR_RETURN(out->type, CheckedType(value));
+  TSB_RETURN_IF_ERROR(CheckedType(value, &out->type));
   // Every handle decodes to its own IValue (KindCodec::Decode): borrow it.
   if (IsHandle(value)) {
     out->value = &value.u.obj->value;

@@ -118,7 +118,7 @@ TEST(FunctionResultTest, LeafOfAnotherTypeIsStillCoerced) {
   Value as_float, as_dtype, as_int;
   CallReturning("call_test::int_as_float", c10::FloatType::get(), &three, as_float.out());
   EXPECT_EQ(as_float.get().type_index, TSB_TYPE_FLOAT);
-  EXPECT_EQ(as_float.get().u.f, 3.0);
+  EXPECT_EQ(as_float.get().u.d, 3.0);
   CallReturning("call_test::int_as_dtype", c10::getTypePtr<c10::ScalarType>(), &six,
                 as_dtype.out());
   EXPECT_EQ(as_dtype.get().type_index, TSB_TYPE_DTYPE);
@@ -135,8 +135,8 @@ TEST(FunctionResultTest, WrongLeafIsRefused) {
   absl::Status called = FunctionRegistry::Call(
       *FunctionRegistry::Global().Find("call_test::str_as_tensor"), runtime::HostArgs(), &out);
   EXPECT_FALSE(called.ok());
-  EXPECT_EQ(called.message(),
-            "call_test::str_as_tensor(): result: expected Tensor, got str \"x\"");
+  EXPECT_EQ(called.message(), "expected Tensor, got str \"x\"");
+  EXPECT_EQ(PathOf(called), "call_test::str_as_tensor(): result");
 }
 
 }  // namespace

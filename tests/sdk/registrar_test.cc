@@ -114,7 +114,8 @@ void Record(int32_t x) { last_seen = x; }
 tsb_test::geo::Point Move(tsb_test::geo::Point p, double dx) { return {p.x + dx, p.label}; }
 // How many references its arguments have while it runs.
 at::Tensor UseCounts(const at::Tensor& a, const at::Tensor& b) {
-  return torch::tensor({a.use_count(), b.use_count()});
+  return torch::tensor(
+      {static_cast<int64_t>(a.use_count()), static_cast<int64_t>(b.use_count())});
 }
 int last_borrowed_calls = 0;
 void Touch(const at::Tensor&) { ++last_borrowed_calls; }
@@ -153,7 +154,7 @@ TEST_F(RegistrarTest, TensorReferencesBorrowTheStacksTensors) {
   Status status = Call(stack);
   ASSERT_EQ(status.get(), nullptr) << tsb_status_get_message(status.get());
   ASSERT_EQ(stack.size(), 1u);
-  EXPECT_TRUE(stack[0].toTensor().equal(torch::tensor({2, 2})));
+  EXPECT_TRUE(stack[0].toTensor().equal(torch::tensor({int64_t{2}, int64_t{2}})));
   EXPECT_EQ(a.use_count(), 1);  // the stack's reference is gone
 }
 
