@@ -70,11 +70,11 @@ absl::Status CheckCallArgs(const tsb_call_args* args) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<runtime::HostArgs> CallArgsArg(const tsb_call_args* args) {
+absl::Status CallArgsArg(const tsb_call_args* args, runtime::HostArgs* out) {
   TSB_RETURN_IF_ERROR(CheckCallArgs(args));
-  if (args == nullptr) return runtime::HostArgs{};
+  if (args == nullptr) return absl::OkStatus();
   return runtime::DecodeArgs(args->args, args->num_args, args->kw_names, args->kw_values,
-                             args->num_kwargs);
+                             args->num_kwargs, out);
 }
 
 }  // namespace tsb::abi

@@ -45,8 +45,9 @@ absl::Status BorrowContainerArg(const tsb_any* value, tsb_kind kind, const char*
 // A call's arguments (NULL: none): the struct is at least as large as ABI
 // 1.0's, and each non-empty array is non-NULL.
 absl::Status CheckCallArgs(const tsb_call_args* args);
-// The checked arguments of a call, decoded for the binder.
-absl::StatusOr<runtime::HostArgs> CallArgsArg(const tsb_call_args* args);
+// The checked arguments of a call, decoded for the binder into *out (empty
+// for NULL args).
+absl::Status CallArgsArg(const tsb_call_args* args, runtime::HostArgs* out);
 
 // Fills a host's versioned struct (one that starts with struct_size): checks
 // the size the host set, lets `describe` fill a whole struct, and copies only

@@ -126,11 +126,17 @@ tsb_status* tsb_plugin_get_info(int32_t id, tsb_plugin_info* out) {
 tsb_status* tsb_function_call(const char* name, const tsb_call_args* args, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(tsb::runtime::HostArgs host, tsb::abi::CallArgsArg(args));
-    // An operator registered with TORCH_LIBRARY is called the same way.
-    TSB_ASSIGN_OR_RETURN(bool operator_only, IsOperatorOnly(name));
-    if (operator_only) return tsb::runtime::CallOperator(name, host, out);
-    TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FindFunction(name));
+    tsb::runtime::HostArgs host;
+    TSB_RETURN_IF_ERROR(tsb::abi::CallArgsArg(args, &host));
+    // One lookup (a deferred plugin that provides the name loads first).
+    TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FindFunctionOrNull(name));
+    if (function == nullptr) {
+      // An operator registered with TORCH_LIBRARY is called the same way.
+      if (tsb::runtime::NumOverloads(name).ok()) {
+        return tsb::runtime::CallOperator(name, host, out);
+      }
+      TSB_ASSIGN_OR_RETURN(function, FindFunction(name));
+    }
     return tsb::FunctionRegistry::Call(*function, host, out);
   });
 }

@@ -72,7 +72,8 @@ tsb_status* tsb_module_call(tsb_module* module, const char* method, const tsb_ca
     TSB_RETURN_IF_ERROR(CheckArg(module, "module"));
     TSB_RETURN_IF_ERROR(CheckArg(method, "method"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(rt::HostArgs host, tsb::abi::CallArgsArg(args));
+    rt::HostArgs host;
+    TSB_RETURN_IF_ERROR(tsb::abi::CallArgsArg(args, &host));
     return rt::CallMethod(*module, method, host, out);
   });
 }
@@ -83,7 +84,8 @@ tsb_status* tsb_object_call(const tsb_any* object, const char* method, const tsb
     TSB_ASSIGN_OR_RETURN(c10::IValue self, tsb::abi::ValueArg(object, "object"));
     TSB_RETURN_IF_ERROR(CheckArg(method, "method"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(rt::HostArgs host, tsb::abi::CallArgsArg(args));
+    rt::HostArgs host;
+    TSB_RETURN_IF_ERROR(tsb::abi::CallArgsArg(args, &host));
     return rt::CallObjectMethod(self, method, host, out);
   });
 }
@@ -110,7 +112,8 @@ tsb_status* tsb_op_call(const char* name, const tsb_call_args* args, tsb_any* ou
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(rt::HostArgs host, tsb::abi::CallArgsArg(args));
+    rt::HostArgs host;
+    TSB_RETURN_IF_ERROR(tsb::abi::CallArgsArg(args, &host));
     return rt::CallOperator(name, host, out);
   });
 }

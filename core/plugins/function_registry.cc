@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/errors/status.h"
 #include "core/types/type_registry.h"
+#include "core/value/convert.h"
 
 namespace tsb {
 namespace {
@@ -57,25 +58,33 @@ absl::Status FunctionRegistry::Register(PluginFunction function) {
 
 absl::Status FunctionRegistry::Call(const PluginFunction& function,
                                     const runtime::HostArgs& args, tsb_any* out) {
-  const runtime::Signature& sig = *function.signature;
   runtime::Binding binding;
-  TSB_RETURN_IF_ERROR(WithCall(runtime::Bind(sig, args, &binding), function.name));
-  TSB_RETURN_IF_ERROR(WithCall(binding.result_status, function.name));
+  // Named by the call once, at the end: WithCall is out of line.
+  return WithCall(Run(function, args, binding, out), function.name);
+}
+
+absl::Status FunctionRegistry::Run(const PluginFunction& function,
+                                   const runtime::HostArgs& args, runtime::Binding& binding,
+                                   tsb_any* out) {
+  const runtime::Signature& sig = *function.signature;
+  TSB_RETURN_IF_ERROR(runtime::Bind(sig, args, &binding));
+  TSB_RETURN_IF_ERROR(binding.result_status);
   torch::jit::Stack& stack = binding.stack;
   // A function written without the SDK may still throw: name it all the same.
-  TSB_RETURN_IF_ERROR(WithCall(
-      CatchAll([&] { return TakeStatus(function.fn(function.data, &stack)); }), function.name));
+  TSB_RETURN_IF_ERROR(CatchAll([&] { return TakeStatus(function.fn(function.data, &stack)); }));
   if (stack.size() != 1) {
-    return WithCall(absl::InternalError(absl::StrCat(
-                        "left ", stack.size(), " values on the stack instead of 1")),
-                    function.name);
+    return absl::InternalError(
+        absl::StrCat("left ", stack.size(), " values on the stack instead of 1"));
   }
   // The declared type, not the value's own: a plain tuple becomes the record
-  // the function was registered to return (a no-op when already typed).
-  absl::StatusOr<c10::IValue> typed = CoerceTo(stack.back(), *binding.result);
-  if (!typed.ok()) return WithCall(WithPath(typed.status(), "result"), function.name);
-  stack.back() = *std::move(typed);
-  return WithCall(runtime::TakeResult(sig, binding, stack, out), function.name);
+  // the function was registered to return. A leaf of exactly the declared
+  // type (a Tensor for Tensor) is already typed: the coerce would only copy it.
+  if (LeafTypeIndex(stack.back()) != binding.result->index) {
+    absl::StatusOr<c10::IValue> typed = CoerceTo(stack.back(), *binding.result);
+    if (!typed.ok()) return WithPath(typed.status(), "result");
+    stack.back() = *std::move(typed);
+  }
+  return runtime::TakeResult(sig, binding, stack, out);
 }
 
 }  // namespace tsb

@@ -52,6 +52,10 @@ class FunctionRegistry {
                            tsb_any* out);
 
  private:
+  // Call's steps; their errors are not yet named by the call.
+  static absl::Status Run(const PluginFunction& function, const runtime::HostArgs& args,
+                          runtime::Binding& binding, tsb_any* out);
+
   std::mutex mutex_;
   LockFreeMap<std::string, PluginFunction, 1024> functions_;
 };

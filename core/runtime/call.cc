@@ -217,16 +217,15 @@ absl::Status DecodeArg(const tsb_any& value, HostArg* out) {
 
 }  // namespace
 
-absl::StatusOr<HostArgs> DecodeArgs(const tsb_any* args, size_t num_args,
-                                    const char* const* kw_names,
-                                    const tsb_any* kw_values, size_t num_kwargs) {
-  HostArgs out;  // the arrays are checked (tsb::abi::CheckCallArgs)
-  out.positional.resize(num_args);
+absl::Status DecodeArgs(const tsb_any* args, size_t num_args, const char* const* kw_names,
+                        const tsb_any* kw_values, size_t num_kwargs, HostArgs* out) {
+  // The arrays are checked (tsb::abi::CheckCallArgs).
+  out->positional.resize(num_args);
   for (size_t i = 0; i < num_args; ++i) {
-    absl::Status status = DecodeArg(args[i], &out.positional[i]);
+    absl::Status status = DecodeArg(args[i], &out->positional[i]);
     if (!status.ok()) return WithPath(status, absl::StrCat("args[", i, "]"));
   }
-  out.keywords.reserve(num_kwargs);
+  out->keywords.reserve(num_kwargs);
   for (size_t i = 0; i < num_kwargs; ++i) {
     if (kw_names[i] == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat("kw_names[", i, "] is NULL"));
@@ -234,9 +233,9 @@ absl::StatusOr<HostArgs> DecodeArgs(const tsb_any* args, size_t num_args,
     HostArg arg;
     absl::Status status = DecodeArg(kw_values[i], &arg);
     if (!status.ok()) return WithPath(status, absl::StrCat("keyword '", kw_names[i], "'"));
-    out.keywords.emplace_back(kw_names[i], std::move(arg));
+    out->keywords.emplace_back(kw_names[i], std::move(arg));
   }
-  return out;
+  return absl::OkStatus();
 }
 
 std::string DescribeArgs(const HostArgs& args) {
@@ -246,6 +245,43 @@ std::string DescribeArgs(const HostArgs& args) {
     parts.push_back(absl::StrCat(name, "=", a.type->annotation));
   }
   return absl::StrCat("(", absl::StrJoin(parts, ", "), ")");
+}
+
+namespace {
+
+// Larger stacks are not kept: a thread holds at most this many IValues' worth.
+constexpr size_t kMaxSpareStack = 64;
+
+// One spare stack buffer per thread, always empty. Only one Binding holds it
+// at a time: a nested call (a plugin function calling an operator) or a
+// second Binding alive at once (choosing an overload) allocates its own.
+struct SpareStack {
+  torch::jit::Stack stack;
+  ~SpareStack();
+};
+// Trivially destructible, so still readable after the thread's SpareStack is
+// gone (another thread_local's destructor may still make calls).
+thread_local bool t_spare_gone = false;
+SpareStack::~SpareStack() { t_spare_gone = true; }
+
+torch::jit::Stack* Spare() {
+  if (t_spare_gone) return nullptr;
+  thread_local SpareStack spare;
+  return &spare.stack;
+}
+
+}  // namespace
+
+Binding::Binding() {
+  if (torch::jit::Stack* spare = Spare()) stack.swap(*spare);
+}
+
+Binding::~Binding() {
+  if (stack.capacity() == 0 || stack.capacity() > kMaxSpareStack) return;
+  // Cleared first: releasing a value may run code that binds a call too.
+  stack.clear();
+  torch::jit::Stack* spare = Spare();
+  if (spare != nullptr && spare->capacity() == 0) stack.swap(*spare);
 }
 
 absl::Status Bind(const Signature& sig, const HostArgs& args, Binding* out) {

@@ -98,15 +98,23 @@ struct HostArgs {
   absl::InlinedVector<HostArg, 6> positional;
   std::vector<std::pair<absl::string_view, HostArg>> keywords;
 };
-absl::StatusOr<HostArgs> DecodeArgs(const tsb_any* args, size_t num_args,
-                                    const char* const* kw_names,
-                                    const tsb_any* kw_values, size_t num_kwargs);
+// Decodes into *out in place: HostArgs keeps its arguments inline, so
+// returning one by value would move (and destroy) each of them again.
+absl::Status DecodeArgs(const tsb_any* args, size_t num_args, const char* const* kw_names,
+                        const tsb_any* kw_values, size_t num_kwargs, HostArgs* out);
 
 // "(Tensor, str, alpha=int)": what an overload error says it was given.
 std::string DescribeArgs(const HostArgs& args);
 
 // The arguments bound to one signature, ready to run.
 struct Binding {
+  // The stack's buffer is the thread's spare one when free (left by the
+  // thread's last call), and goes back to it: a call allocates no stack.
+  Binding();
+  ~Binding();
+  Binding(Binding&&) = default;
+  Binding& operator=(Binding&&) = default;
+
   torch::jit::Stack stack;         // self (if any), then every parameter
   int cost = 0;                    // 0 per exact type, 1 per subtype, 2 per conversion
   int defaults = 0;                // parameters filled by their default
@@ -130,13 +138,6 @@ absl::Status Bind(const Signature& sig, const HostArgs& args, Binding* out);
 // become one Tuple / NamedTuple). A new reference in *out.
 absl::Status TakeResult(const Signature& sig, const Binding& binding,
                         torch::jit::Stack& stack, tsb_any* out);
-
-// Runs a callee LibTorch executes (a method, an operator, a plugin
-// function): whatever it throws becomes a TorchError named by the call.
-template <typename Body>
-absl::Status RunCallee(absl::string_view display, Body&& body) {
-  return WithCall(CatchAll(std::forward<Body>(body), /*from_torch=*/true), display);
-}
 
 }  // namespace tsb::runtime
 

@@ -36,12 +36,15 @@ absl::Status UnknownMethod(const c10::ClassType& type, absl::string_view method)
 absl::Status Run(torch::jit::Function& fn, const Signature& sig, c10::IValue self,
                  const HostArgs& args, tsb_any* out) {
   Binding binding;
+  binding.stack.reserve(1 + sig.params().size());  // one buffer: self, then the rest
   binding.stack.push_back(std::move(self));
-  TSB_RETURN_IF_ERROR(WithCall(Bind(sig, args, &binding), sig.display()));
+  // Named by the call once, at the end: WithCall is out of line.
+  absl::Status status = Bind(sig, args, &binding);
   // Checked before running: a result no codec serves would be lost work.
-  TSB_RETURN_IF_ERROR(WithCall(binding.result_status, sig.display()));
-  TSB_RETURN_IF_ERROR(RunCallee(sig.display(), [&] { fn.run(binding.stack); }));
-  return WithCall(TakeResult(sig, binding, binding.stack, out), sig.display());
+  if (status.ok()) status = binding.result_status;
+  if (status.ok()) status = CatchAll([&] { fn.run(binding.stack); }, /*from_torch=*/true);
+  if (status.ok()) status = TakeResult(sig, binding, binding.stack, out);
+  return WithCall(std::move(status), sig.display());
 }
 
 // The deferred plugins whose operators or classes `code` uses, loaded before

@@ -292,12 +292,14 @@ absl::Status CallOperator(absl::string_view name, const HostArgs& args, tsb_any*
     }
   }
   const Overload& best = table->overloads[chosen];
-  const std::string& display = best.signature->display();
-  TSB_RETURN_IF_ERROR(WithCall(binding.result_status, display));
   // C10 operators go through the dispatcher, so the tracer records them
-  // while tsb_module_trace runs.
-  TSB_RETURN_IF_ERROR(RunCallee(display, [&] { best.operation(binding.stack); }));
-  return WithCall(TakeResult(*best.signature, binding, binding.stack, out), display);
+  // while tsb_module_trace runs. Named by the call once, at the end.
+  absl::Status status = binding.result_status;
+  if (status.ok()) {
+    status = CatchAll([&] { best.operation(binding.stack); }, /*from_torch=*/true);
+  }
+  if (status.ok()) status = TakeResult(*best.signature, binding, binding.stack, out);
+  return WithCall(std::move(status), best.signature->display());
 }
 
 }  // namespace tsb::runtime

@@ -22,17 +22,21 @@ absl::StatusOr<const TypeInfo*> FindType(int32_t index) {
   return info;
 }
 
+int32_t LeafTypeIndex(const c10::IValue& value) {
+  return value.isNone()            ? TSB_TYPE_NONE
+         : value.isBool()          ? TSB_TYPE_BOOL
+         : value.isInt()           ? TSB_TYPE_INT
+         : value.isDouble()        ? TSB_TYPE_FLOAT
+         : value.isComplexDouble() ? TSB_TYPE_COMPLEX
+         : value.isString()        ? TSB_TYPE_STR
+         : value.isTensor()        ? TSB_TYPE_TENSOR
+         : value.isDevice()        ? TSB_TYPE_DEVICE
+                                   : TSB_TYPE_INVALID;
+}
+
 absl::StatusOr<const TypeInfo*> TypeOfValue(const c10::IValue& value) {
   // Leaf values map straight to their fixed indices: no type object is built.
-  int32_t leaf = value.isNone()            ? TSB_TYPE_NONE
-                 : value.isBool()          ? TSB_TYPE_BOOL
-                 : value.isInt()           ? TSB_TYPE_INT
-                 : value.isDouble()        ? TSB_TYPE_FLOAT
-                 : value.isComplexDouble() ? TSB_TYPE_COMPLEX
-                 : value.isString()        ? TSB_TYPE_STR
-                 : value.isTensor()        ? TSB_TYPE_TENSOR
-                 : value.isDevice()        ? TSB_TYPE_DEVICE
-                                           : TSB_TYPE_INVALID;
+  int32_t leaf = LeafTypeIndex(value);
   if (leaf != TSB_TYPE_INVALID) return FindType(leaf);
   if (const UntypedValue* untyped = AsUntyped(value)) {
     return TypeError(absl::StrCat(untyped->Describe(), " has no type until it is read as one"));
@@ -49,8 +53,10 @@ namespace {
 
 // The type a well-formed value carries: flags that fit its type, and a
 // handle whose own type index is the value's.
-absl::StatusOr<const TypeInfo*> CheckedType(const tsb_any& value) {
-  TSB_ASSIGN_OR_RETURN(const TypeInfo* info, FindType(value.type_index));
+// No StatusOr on the way: every call decodes each argument through here.
+absl::Status CheckedType(const tsb_any& value, const TypeInfo** out) {
+  const TypeInfo* info = TypeRegistry::Global().Find(value.type_index);
+  if (info == nullptr) return FindType(value.type_index).status();
   if ((value.flags & ~(TSB_FLAG_HANDLE | TSB_FLAG_BORROWED_STR)) != 0 ||
       ((value.flags & TSB_FLAG_BORROWED_STR) != 0 &&
        (value.type_index != TSB_TYPE_STR || (value.flags & TSB_FLAG_HANDLE) != 0))) {
@@ -62,7 +68,8 @@ absl::StatusOr<const TypeInfo*> CheckedType(const tsb_any& value) {
         "malformed value: type_index ", value.type_index,
         " does not match its handle's type index ", value.u.obj->type_index));
   }
-  return info;
+  *out = info;
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -77,7 +84,7 @@ absl::StatusOr<TypedValue> Decode(const tsb_any& value) {
 }
 
 absl::Status Borrow(const tsb_any& value, BorrowedValue* out) {
-  TSB_ASSIGN_OR_RETURN(out->type, CheckedType(value));
+  TSB_RETURN_IF_ERROR(CheckedType(value, &out->type));
   // Every handle decodes to its own IValue (KindCodec::Decode): borrow it.
   if (IsHandle(value)) {
     out->value = &value.u.obj->value;
@@ -111,15 +118,10 @@ bool DecodeInlineLeaf(const tsb_any& value, c10::IValue* out) {
 namespace {
 
 // The fixed index of a value of a leaf type ToBoundary writes itself, else
-// TSB_TYPE_INVALID. The tags are disjoint, so the order does not matter.
+// TSB_TYPE_INVALID: those of LeafTypeIndex but complex and Device.
 int32_t LeafIndex(const c10::IValue& value) {
-  if (value.isTensor()) return TSB_TYPE_TENSOR;
-  if (value.isNone()) return TSB_TYPE_NONE;
-  if (value.isInt()) return TSB_TYPE_INT;
-  if (value.isDouble()) return TSB_TYPE_FLOAT;
-  if (value.isBool()) return TSB_TYPE_BOOL;
-  if (value.isString()) return TSB_TYPE_STR;
-  return TSB_TYPE_INVALID;
+  const int32_t leaf = LeafTypeIndex(value);
+  return leaf == TSB_TYPE_COMPLEX || leaf == TSB_TYPE_DEVICE ? TSB_TYPE_INVALID : leaf;
 }
 
 // What the core's leaf codecs encode (scalar_codecs.cc inline, str and

@@ -17,6 +17,11 @@ namespace tsb {
 // more: type checks are Coerce's job.
 absl::StatusOr<c10::IValue> ToIValue(const tsb_any& value);
 
+// The fixed type index of a leaf value (None, bool, int, float, complex,
+// str, Tensor, Device), as TypeOfValue finds it; TSB_TYPE_INVALID for any
+// other value. A dtype is an int here: its IValue is one.
+int32_t LeafTypeIndex(const c10::IValue& value);
+
 // A decoded boundary value and the type it carries at the boundary (a dtype
 // stays a dtype, though its IValue is an int): one lookup, not two.
 struct TypedValue {

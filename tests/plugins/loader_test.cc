@@ -167,6 +167,26 @@ TEST_F(GoodPluginTest, FunctionErrorsNameTheFunction) {
                "no function named 'fixture::nope' (functions come from loaded plugins)");
 }
 
+// tsb_function_call looks the name up once: a plugin function first, then
+// an operator of that name, then the same errors as before.
+TEST_F(GoodPluginTest, FunctionCallFallsBackToOperators) {
+  tsb_any args[] = {tsb_any_int(6), tsb_any_int(7)};
+  Value product;
+  TSB_ASSERT_OK(tsb_function_call("aten::mul", ::tsb::CallArgs(args, 2).get(), product.out()));
+  EXPECT_EQ(product.get().type_index, TSB_TYPE_INT);
+  EXPECT_EQ(product.get().u.i, 42);
+  Value sum;
+  TSB_ASSERT_OK(tsb_function_call("fixture::add", ::tsb::CallArgs(args, 2).get(), sum.out()));
+  EXPECT_EQ(sum.get().u.i, 13);
+  Value out;
+  Status unnamed(tsb_function_call(nullptr, ::tsb::CallArgs(args, 2).get(), out.out()));
+  EXPECT_EQ(tsb_status_get_code(unnamed.get()), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(tsb_status_get_message(unnamed.get()), "argument 'name' is NULL");
+  Status unknown(tsb_function_call("fixture_ops::nope", nullptr, out.out()));
+  EXPECT_STREQ(tsb_status_get_message(unknown.get()),
+               "no function named 'fixture_ops::nope' (functions come from loaded plugins)");
+}
+
 TEST_F(GoodPluginTest, NamedTypesParseByName) {
   int32_t index = 0;
   Status s(tsb_type_parse("List[fixture.point]", &index));

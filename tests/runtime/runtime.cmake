@@ -17,6 +17,7 @@ add_custom_command(
 add_custom_target(tsbridge_runtime_fixtures DEPENDS ${TSB_RUNTIME_FIXTURES}/calls.pt)
 
 add_executable(tsbridge_runtime_tests
+  ${CMAKE_CURRENT_LIST_DIR}/call_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/module_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/module_scan_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/object_test.cc

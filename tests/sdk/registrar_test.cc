@@ -112,6 +112,13 @@ int64_t TorchFails(int64_t x) {
 int last_seen = 0;
 void Record(int32_t x) { last_seen = x; }
 tsb_test::geo::Point Move(tsb_test::geo::Point p, double dx) { return {p.x + dx, p.label}; }
+// How many references its arguments have while it runs.
+at::Tensor UseCounts(const at::Tensor& a, const at::Tensor& b) {
+  return torch::tensor(
+      {static_cast<int64_t>(a.use_count()), static_cast<int64_t>(b.use_count())});
+}
+int last_borrowed_calls = 0;
+void Touch(const at::Tensor&) { ++last_borrowed_calls; }
 
 TEST_F(RegistrarTest, FunctionDeclaresTorchScriptTypes) {
   Registrar r(&table_);
@@ -134,6 +141,43 @@ TEST_F(RegistrarTest, TrampolineConvertsCallsAndPushesTheResult) {
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_TRUE(std::get<0>(*result).equal(torch::full({2}, 3.0)));
   EXPECT_TRUE(std::get<1>(*result).equal(torch::tensor({4, 5, 6})));
+}
+
+// Parameters that are all `const at::Tensor&` read the stack's own tensors:
+// the stack's reference is the only one the call adds (a copy would add
+// another).
+TEST_F(RegistrarTest, TensorReferencesBorrowTheStacksTensors) {
+  Registrar r(&table_);
+  r.function("test::use_counts", &UseCounts, {"a", "b"});
+  at::Tensor a = torch::zeros({2}), b = torch::ones({2});
+  torch::jit::Stack stack{a, b};
+  Status status = Call(stack);
+  ASSERT_EQ(status.get(), nullptr) << tsb_status_get_message(status.get());
+  ASSERT_EQ(stack.size(), 1u);
+  EXPECT_TRUE(stack[0].toTensor().equal(torch::tensor({int64_t{2}, int64_t{2}})));
+  EXPECT_EQ(a.use_count(), 1);  // the stack's reference is gone
+}
+
+// A value that is not a Tensor takes the general path, and its words.
+TEST_F(RegistrarTest, TensorReferenceGivenAnotherValueIsRefused) {
+  Registrar r(&table_);
+  r.function("test::use_counts", &UseCounts, {"a", "b"});
+  torch::jit::Stack stack{torch::zeros({2}), int64_t{3}};
+  Status status = Call(stack);
+  EXPECT_EQ(tsb_status_get_code(status.get()), TSB_ERR_TYPE);
+  EXPECT_STREQ(tsb_status_get_message(status.get()), "argument 'b': expected Tensor, got int 3");
+}
+
+TEST_F(RegistrarTest, VoidFunctionOfTensorReferencesReturnsNone) {
+  Registrar r(&table_);
+  r.function("test::touch", &Touch, {"t"});
+  torch::jit::Stack stack{torch::zeros({1})};
+  last_borrowed_calls = 0;
+  Status status = Call(stack);
+  ASSERT_EQ(status.get(), nullptr) << tsb_status_get_message(status.get());
+  EXPECT_EQ(last_borrowed_calls, 1);
+  ASSERT_EQ(stack.size(), 1u);
+  EXPECT_TRUE(stack[0].isNone());
 }
 
 TEST_F(RegistrarTest, VoidFunctionReturnsNone) {

@@ -78,12 +78,14 @@ struct RegisteredFunction {
                                    " values on the stack for " +
                                    std::to_string(sizeof...(Args)) + " arguments");
       }
-      absl::StatusOr<std::tuple<std::decay_t<Args>...>> args =
-          FromIValues<std::decay_t<Args>...>(
-              values, [&self](size_t i) { return ArgumentSegment(self.arg_names[i]); });
-      if (!args.ok()) return args.status();
-      c10::IValue result =
-          Invoke(self.fn, *args, self.RecordType(), std::index_sequence_for<Args...>());
+      c10::IValue result;
+      if (!InvokeBorrowed(self, values, &result, std::index_sequence_for<Args...>())) {
+        absl::StatusOr<std::tuple<std::decay_t<Args>...>> args =
+            FromIValues<std::decay_t<Args>...>(
+                values, [&self](size_t i) { return ArgumentSegment(self.arg_names[i]); });
+        if (!args.ok()) return args.status();
+        result = Invoke(self.fn, *args, self.RecordType(), std::index_sequence_for<Args...>());
+      }
       values.clear();
       values.push_back(std::move(result));
       return absl::OkStatus();
@@ -96,13 +98,36 @@ struct RegisteredFunction {
   // that was never deduced.
   template <std::size_t... I>
   static c10::IValue Invoke(R (*fn)(Args...), std::tuple<std::decay_t<Args>...>& args,
-                            [[maybe_unused]] const c10::TypePtr* record,
-                            std::index_sequence<I...>) {
+                            const c10::TypePtr* record, std::index_sequence<I...>) {
+    return Finish(fn, record, static_cast<Args&&>(std::get<I>(args))...);
+  }
+
+  // When every parameter is a `const at::Tensor&` and every value a Tensor,
+  // fn reads the stack's own tensors: no copy in and out of a tuple, and no
+  // reference-count traffic. Otherwise false, and Call converts (and words
+  // any error) as for any other signature.
+  template <std::size_t... I>
+  static bool InvokeBorrowed(const RegisteredFunction& self,
+                             [[maybe_unused]] const torch::jit::Stack& values,
+                             [[maybe_unused]] c10::IValue* result, std::index_sequence<I...>) {
+    if constexpr (sizeof...(Args) > 0 && (std::is_same_v<Args, const at::Tensor&> && ...)) {
+      if (!(values[I].isTensor() && ...)) return false;
+      *result = Finish(self.fn, self.RecordType(), values[I].toTensor()...);
+      return true;
+    } else {
+      return false;
+    }
+  }
+
+  // fn's result as an IValue (None for void), built as `record` when given.
+  template <typename... Xs>
+  static c10::IValue Finish(R (*fn)(Args...), [[maybe_unused]] const c10::TypePtr* record,
+                            Xs&&... args) {
     if constexpr (std::is_void_v<R>) {
-      fn(static_cast<Args&&>(std::get<I>(args))...);
+      fn(std::forward<Xs>(args)...);
       return c10::IValue();
     } else {
-      return ToIValueAs<std::decay_t<R>>(fn(static_cast<Args&&>(std::get<I>(args))...), record);
+      return ToIValueAs<std::decay_t<R>>(fn(std::forward<Xs>(args)...), record);
     }
   }
 };
