@@ -21,24 +21,17 @@ absl::StatusOr<const tsb::PluginFunction*> FindFunctionOrNull(const char* name) 
   TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
   const tsb::PluginFunction* function = tsb::FunctionRegistry::Global().Find(name);
   if (function != nullptr) return function;
-  absl::Status provided = tsb::DeferredPlugins::Global().ProvideNamesIn(name);
-  if (!provided.ok() && !absl::IsNotFound(provided)) return provided;
-  return tsb::FunctionRegistry::Global().Find(name);
+  TSB_ASSIGN_OR_RETURN(bool loaded, tsb::DeferredPlugins::Global().ProvideNamesIn(name));
+  return loaded ? tsb::FunctionRegistry::Global().Find(name) : nullptr;
 }
 
-absl::StatusOr<const tsb::PluginFunction*> FindFunction(const char* name) {
+// What a name calls: a plugin function, else (nullptr) a dispatcher or JIT
+// operator of that name; NOT_FOUND when neither. One lookup of each.
+absl::StatusOr<const tsb::PluginFunction*> FunctionOrOperator(const char* name) {
   TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FindFunctionOrNull(name));
-  if (function == nullptr) {
-    return absl::NotFoundError(absl::StrCat("no function named '", name,
-                                            "' (functions come from loaded plugins)"));
-  }
-  return function;
-}
-
-// Not a plugin function, but a dispatcher or JIT operator of that name.
-absl::StatusOr<bool> IsOperatorOnly(const char* name) {
-  TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FindFunctionOrNull(name));
-  return function == nullptr && tsb::runtime::NumOverloads(name).ok();
+  if (function != nullptr || tsb::runtime::NumOverloads(name).ok()) return function;
+  return absl::NotFoundError(
+      absl::StrCat("no function named '", name, "' (functions come from loaded plugins)"));
 }
 
 }  // namespace
@@ -128,23 +121,17 @@ tsb_status* tsb_function_call(const char* name, const tsb_call_args* args, tsb_a
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     tsb::runtime::HostArgs host;
     TSB_RETURN_IF_ERROR(tsb::abi::CallArgsArg(args, &host));
-    // One lookup (a deferred plugin that provides the name loads first).
-    TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FindFunctionOrNull(name));
-    if (function == nullptr) {
-      // An operator registered with TORCH_LIBRARY is called the same way.
-      if (tsb::runtime::NumOverloads(name).ok()) {
-        return tsb::runtime::CallOperator(name, host, out);
-      }
-      TSB_ASSIGN_OR_RETURN(function, FindFunction(name));
-    }
+    TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FunctionOrOperator(name));
+    // An operator registered with TORCH_LIBRARY is called the same way.
+    if (function == nullptr) return tsb::runtime::CallOperator(name, host, out);
     return tsb::FunctionRegistry::Call(*function, host, out);
   });
 }
 
 tsb_status* tsb_function_get_schema(const char* name, tsb_schema_info* out) {
   return Guard([&]() -> absl::Status {
-    TSB_ASSIGN_OR_RETURN(bool operator_only, IsOperatorOnly(name));
-    if (operator_only) {
+    TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FunctionOrOperator(name));
+    if (function == nullptr) {
       TSB_ASSIGN_OR_RETURN(size_t overloads, tsb::runtime::NumOverloads(name));
       if (overloads != 1) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -155,7 +142,6 @@ tsb_status* tsb_function_get_schema(const char* name, tsb_schema_info* out) {
         return tsb::runtime::DescribeOverload(name, 0, info);
       });
     }
-    TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FindFunction(name));
     return tsb::abi::VersionedOut(out, "tsb_schema_info", [&](tsb_schema_info* info) {
       function->signature->Describe(info);
       return absl::OkStatus();

@@ -132,10 +132,8 @@ absl::Status DeferredPlugins::Offer(const std::string& dir) {
 }
 
 template <typename Needs>
-absl::Status DeferredPlugins::LoadWhere(Needs needs) {
-  if (pending() == 0 && !any_failed_.load(std::memory_order_acquire)) {
-    return absl::NotFoundError("no plugin is deferred");
-  }
+absl::StatusOr<bool> DeferredPlugins::LoadWhere(Needs needs) {
+  if (pending() == 0 && !any_failed_.load(std::memory_order_acquire)) return false;
   PluginLoader& loader = PluginLoader::Global();
   auto lock = loader.Lock();
   bool loaded_one = false;
@@ -160,22 +158,21 @@ absl::Status DeferredPlugins::LoadWhere(Needs needs) {
     }
     loaded_one = true;
   }
-  return loaded_one ? absl::OkStatus() : absl::NotFoundError("no deferred plugin provides it");
+  return loaded_one;
 }
 
 absl::Status DeferredPlugins::LoadAll() {
-  absl::Status loaded = LoadWhere([](const OfferedPlugin&) { return true; });
-  return absl::IsNotFound(loaded) ? absl::OkStatus() : loaded;
+  return LoadWhere([](const OfferedPlugin&) { return true; }).status();
 }
 
-absl::Status DeferredPlugins::ProvideKind(c10::TypeKind kind) {
+absl::StatusOr<bool> DeferredPlugins::ProvideKind(c10::TypeKind kind) {
   const std::string name = KindName(kind);
   return LoadWhere([&](const OfferedPlugin& plugin) {
     return std::find(plugin.kinds.begin(), plugin.kinds.end(), name) != plugin.kinds.end();
   });
 }
 
-absl::Status DeferredPlugins::ProvideNamesIn(absl::string_view text) {
+absl::StatusOr<bool> DeferredPlugins::ProvideNamesIn(absl::string_view text) {
   return LoadWhere([&](const OfferedPlugin& plugin) {
     return std::any_of(plugin.tokens.begin(), plugin.tokens.end(),
                        [&](const std::string& token) { return absl::StrContains(text, token); });

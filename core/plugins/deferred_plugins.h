@@ -48,15 +48,15 @@ class DeferredPlugins final : public MissHandler {
   absl::Status LoadAll();
 
   // MissHandler: loads every offered plugin that provides what was missed.
-  absl::Status ProvideKind(c10::TypeKind kind) override;
-  absl::Status ProvideNamesIn(absl::string_view text) override;
+  absl::StatusOr<bool> ProvideKind(c10::TypeKind kind) override;
+  absl::StatusOr<bool> ProvideNamesIn(absl::string_view text) override;
 
   // How many offered plugins are not loaded yet.
   int pending() const noexcept { return pending_.load(std::memory_order_acquire); }
 
  private:
   template <typename Needs>
-  absl::Status LoadWhere(Needs needs);
+  absl::StatusOr<bool> LoadWhere(Needs needs);
 
   // Guarded by PluginLoader's lock.
   std::vector<std::string> offered_dirs_;

@@ -78,15 +78,19 @@ absl::StatusOr<int32_t> PluginLoader::Load(const std::string& path) {
   return LoadLocked(path);
 }
 
+int32_t PluginLoader::LoadedId(const std::string& canonical) const noexcept {
+  for (int32_t id = 0; id < Count(); ++id) {
+    if (plugins_[id].load()->path == canonical) return id;
+  }
+  return -1;
+}
+
 bool PluginLoader::IsLoadedOrLoading(const std::string& path) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   char resolved[PATH_MAX];
   if (realpath(path.c_str(), resolved) == nullptr) return false;
-  if (std::find(loading_.begin(), loading_.end(), resolved) != loading_.end()) return true;
-  for (int32_t id = 0; id < Count(); ++id) {
-    if (plugins_[id].load()->path == resolved) return true;
-  }
-  return false;
+  return std::find(loading_.begin(), loading_.end(), resolved) != loading_.end() ||
+         LoadedId(resolved) >= 0;
 }
 
 absl::StatusOr<int32_t> PluginLoader::LoadLocked(const std::string& path) {
@@ -96,9 +100,7 @@ absl::StatusOr<int32_t> PluginLoader::LoadLocked(const std::string& path) {
   }
   std::string canonical = resolved;
   int32_t count = Count();
-  for (int32_t id = 0; id < count; ++id) {
-    if (plugins_[id].load()->path == canonical) return id;  // loading twice is a no-op
-  }
+  if (int32_t id = LoadedId(canonical); id >= 0) return id;  // loading twice is a no-op
   if (count == kMaxPlugins) return absl::ResourceExhaustedError("too many plugins");
   // A plugin whose registration needs itself (through a deferred-plugin
   // lookup on this thread) must not register twice.

@@ -50,6 +50,8 @@ class PluginLoader {
  private:
   static constexpr int32_t kMaxPlugins = 1024;
   absl::StatusOr<int32_t> LoadLocked(const std::string& path);
+  // The id of the plugin loaded from `canonical` (a realpath), or -1.
+  int32_t LoadedId(const std::string& canonical) const noexcept;
 
   std::recursive_mutex mutex_;
   std::vector<std::string> loading_;  // canonical paths, outermost first

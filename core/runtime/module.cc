@@ -50,8 +50,7 @@ absl::Status Run(torch::jit::Function& fn, const Signature& sig, c10::IValue sel
 // The deferred plugins whose operators or classes `code` uses, loaded before
 // LibTorch's importer or compiler looks them up.
 absl::Status LoadDeferredPluginsFor(absl::string_view code) {
-  absl::Status provided = DeferredPlugins::Global().ProvideNamesIn(code);
-  return absl::IsNotFound(provided) ? absl::OkStatus() : provided;
+  return DeferredPlugins::Global().ProvideNamesIn(code).status();
 }
 
 }  // namespace

@@ -112,9 +112,8 @@ class OpTables {
     auto ops = torch::jit::getAllOperatorsFor(table->symbol);
     if (ops.empty()) {
       // A deferred plugin whose TORCH_LIBRARY registers the namespace.
-      absl::Status provided = DeferredPlugins::Global().ProvideNamesIn(name);
-      if (!provided.ok() && !absl::IsNotFound(provided)) return provided;
-      if (provided.ok()) ops = torch::jit::getAllOperatorsFor(table->symbol);
+      TSB_ASSIGN_OR_RETURN(bool loaded, DeferredPlugins::Global().ProvideNamesIn(name));
+      if (loaded) ops = torch::jit::getAllOperatorsFor(table->symbol);
     }
     if (ops.empty()) {
       std::string hint;  // torchvision::nms: name the library to load

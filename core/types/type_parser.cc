@@ -123,8 +123,7 @@ absl::StatusOr<c10::TypePtr> ParseType(absl::string_view text,
   // Before the parse lock: a plugin offered for a name the text mentions
   // parses its own types while it loads.
   if (MissHandler* handler = TypeRegistry::Global().miss_handler()) {
-    absl::Status provided = handler->ProvideNamesIn(text);
-    if (!provided.ok() && !absl::IsNotFound(provided)) return provided;
+    TSB_RETURN_IF_ERROR(handler->ProvideNamesIn(text).status());
   }
   std::string source(text);
   std::string script_error;

@@ -114,12 +114,13 @@ absl::StatusOr<const TypeInfo*> TypeRegistry::Intern(const c10::TypePtr& type) {
   const KindCodec* codec = CodecFor(type->kind());
   if (codec == nullptr) {
     if (MissHandler* handler = miss_handler()) {
-      absl::Status provided = handler->ProvideKind(type->kind());
-      if (!provided.ok() && !absl::IsNotFound(provided)) {
-        return absl::Status(provided.code(), absl::StrCat("no codec for ", type->annotation_str(),
-                                                          ": ", provided.message()));
+      absl::StatusOr<bool> loaded = handler->ProvideKind(type->kind());
+      if (!loaded.ok()) {
+        const absl::Status& why = loaded.status();
+        return absl::Status(why.code(), absl::StrCat("no codec for ", type->annotation_str(),
+                                                     ": ", why.message()));
       }
-      codec = CodecFor(type->kind());
+      if (*loaded) codec = CodecFor(type->kind());
     }
   }
   if (codec == nullptr) {

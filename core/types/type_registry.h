@@ -26,16 +26,17 @@ namespace tsb {
 
 // Answers the registry's misses with plugins offered but not yet loaded
 // (tsb_plugin_defer_bundled; core/plugins/deferred_plugins.h). Each returns
-// OK when it loaded something the caller should look for again, NOT_FOUND
-// when nothing offered provides it, or why a plugin that does failed to load.
+// true when it loaded something the caller should look for again, false
+// when nothing offered provides it, or why a plugin that does failed to load
+// (whatever that error's code: a missing file is NOT_FOUND too).
 class MissHandler {
  public:
   virtual ~MissHandler() = default;
   // A kind with no codec (Tuple, Optional, Union).
-  virtual absl::Status ProvideKind(c10::TypeKind kind) = 0;
+  virtual absl::StatusOr<bool> ProvideKind(c10::TypeKind kind) = 0;
   // Any named type, function, operator or class namespace that `text` (a type
   // string, a module's code, an operator name) mentions.
-  virtual absl::Status ProvideNamesIn(absl::string_view text) = 0;
+  virtual absl::StatusOr<bool> ProvideNamesIn(absl::string_view text) = 0;
 };
 
 class TypeRegistry {

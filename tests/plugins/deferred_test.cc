@@ -177,6 +177,23 @@ TEST(DeferredPluginsTest, APluginThatFailsToLoadFailsEachNeedWithTheReason) {
   }
 }
 
+TEST(DeferredPluginsTest, APluginGoneBeforeItIsNeededFailsTheNeedWithTheReason) {
+  ScratchDir dir;
+  dir.CopyBundled("tuple.so");
+  dir.Write("index.json", R"({"tsbridge_plugin_index": 1, "plugins": [
+      {"file": "tuple.so", "name": "tuple", "kinds": ["Tuple"]}]})");
+  ASSERT_TRUE(DeferredPlugins::Global().Offer(dir.path()).ok());
+  fs::remove(fs::path(dir.path()) / "tuple.so");
+  // The loader says NOT_FOUND ("no such file"): a reason, not "nothing provides it".
+  int32_t index = 0;
+  Status s(tsb_type_parse("Tuple[int]", &index));
+  ASSERT_NE(s.get(), nullptr);
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_NOT_FOUND);
+  EXPECT_STREQ(tsb_status_get_message(s.get()),
+               ("no codec for Tuple[int]: the deferred plugin 'tuple' that provides it did not "
+                "load: cannot load plugin '" + dir.path() + "/tuple.so': no such file").c_str());
+}
+
 TEST(DeferredPluginsTest, AnIndexListingAMissingFileIsRefused) {
   ScratchDir dir;
   dir.Write("index.json", R"({"tsbridge_plugin_index": 1, "plugins": [
