@@ -36,11 +36,15 @@ if("address" IN_LIST TSB_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     OUTPUT_VARIABLE tsb_asan_runtime OUTPUT_STRIP_TRAILING_WHITESPACE)
   # LeakSanitizer reads one suppressions file: lsan.supp, then python.supp.
   set(tsb_supp ${PROJECT_SOURCE_DIR}/tests/reliability/sanitizers)
+  # Likewise r_lsan.supp = lsan.supp + r.supp for the R host (tests/r/r.cmake).
   file(READ ${tsb_supp}/lsan.supp tsb_supp_core)
-  file(READ ${tsb_supp}/python.supp tsb_supp_python)
-  file(WRITE ${CMAKE_BINARY_DIR}/python_lsan.supp "${tsb_supp_core}${tsb_supp_python}")
+  foreach(host python r)
+    file(READ ${tsb_supp}/${host}.supp tsb_supp_host)
+    file(WRITE ${CMAKE_BINARY_DIR}/${host}_lsan.supp "${tsb_supp_core}${tsb_supp_host}")
+  endforeach()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-               ${tsb_supp}/lsan.supp ${tsb_supp}/python.supp)
+               ${tsb_supp}/lsan.supp ${tsb_supp}/python.supp ${tsb_supp}/r.supp)
+  set(TSB_ASAN_RUNTIME ${tsb_asan_runtime})
   set(TSB_SANITIZER_PY_ENV "LD_PRELOAD=${tsb_asan_runtime}" "PYTHONMALLOC=malloc"
       "TSB_LSAN_BEFORE_FINALIZE=1")
   # intercept_tls_get_addr=0: clang 14's runtime misreads the dynamic TLS

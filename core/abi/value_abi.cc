@@ -7,6 +7,7 @@
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
 #include "tsbridge/kind_codec.hpp"
+#include "core/value/nesting.h"
 #include "core/value/object.h"
 
 using tsb::abi::CheckArg;
@@ -186,7 +187,10 @@ tsb_status* tsb_any_repr(const tsb_any* v, char** out) {
       case TSB_TYPE_DTYPE: text << static_cast<c10::ScalarType>(iv.toInt()); break;
       case TSB_TYPE_LAYOUT: text << static_cast<c10::Layout>(iv.toInt()); break;
       case TSB_TYPE_MEMORY_FORMAT: text << static_cast<c10::MemoryFormat>(iv.toInt()); break;
-      default: text << iv;
+      default:
+        // LibTorch's printer recurses without a bound (core/value/nesting.h).
+        TSB_RETURN_IF_ERROR(tsb::CheckNesting(iv));
+        text << iv;
     }
     std::string s = text.str();
     char* copy = static_cast<char*>(std::malloc(s.size() + 1));

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/binary/pickle_scan.h"
+#include "core/value/nesting.h"
 
 namespace tsb {
 namespace {
@@ -60,6 +61,11 @@ c10::IValue UnpickleRewritten(const std::string& program,
 }  // namespace
 
 absl::StatusOr<std::vector<char>> PickleSave(const c10::IValue& value) {
+  // LibTorch's pickler recurses without a bound.
+  if (absl::Status nesting = CheckNesting(value); !nesting.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot pickle the value: ", nesting.message()));
+  }
   try {
     return torch::jit::pickle_save(value);
   } catch (const c10::Error& e) {
@@ -79,9 +85,19 @@ absl::StatusOr<c10::IValue> PickleLoad(const char* data, size_t size) {
     absl::Status scan =
         ScanPickle(static_cast<const char*>(pickle.get()), pickle_size, &rewritten);
     if (!scan.ok()) return scan;
-    if (!rewritten.empty()) return UnpickleRewritten(rewritten, reader);
-    return torch::jit::readArchiveAndTensors("data", "", "", c10::nullopt, c10::nullopt,
-                                             c10::nullopt, reader);
+    c10::IValue value =
+        !rewritten.empty()
+            ? UnpickleRewritten(rewritten, reader)
+            : torch::jit::readArchiveAndTensors("data", "", "", c10::nullopt, c10::nullopt,
+                                                c10::nullopt, reader);
+    // Python pickles `a = []; a.append(a)` as a list holding itself, which
+    // LibTorch builds: refused (and freed) before anything walks it.
+    if (absl::Status nesting = CheckNesting(value); !nesting.ok()) {
+      BreakCycles(value);
+      return absl::InvalidArgumentError(
+          absl::StrCat("not a value tsbridge can carry: ", nesting.message()));
+    }
+    return value;
   } catch (const c10::Error& e) {
     return absl::InvalidArgumentError(absl::StrCat(
         "not a value torch.save wrote (zip format): ", e.what_without_backtrace()));

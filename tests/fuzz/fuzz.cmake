@@ -39,7 +39,8 @@ foreach(spec json:30000 type_string:20000 pickle:10000 abi_sequence:100000
   list(GET spec 1 runs)
   set(target tsb_fuzz_${name})
   add_executable(${target} ${CMAKE_CURRENT_LIST_DIR}/${name}_fuzzer.cc)
-  target_link_libraries(${target} PRIVATE tsbridge)
+  # torch: no_backtraces.h sets LibTorch's stack-trace fetcher.
+  target_link_libraries(${target} PRIVATE tsbridge torch)
   target_link_options(${target} PRIVATE -fsanitize=fuzzer)
   add_dependencies(${target} tsb_fuzz_seeds tsbridge_plugin_tuple tsbridge_plugin_optional)
   # New inputs go to corpus/<name>; crashes to artifacts/ (each becomes a
@@ -56,13 +57,11 @@ endforeach()
 # The pickle target writes archives with LibTorch's own zip writer. LibTorch
 # has no frame pointers: only the slow unwinder shows the LibTorch frame
 # that lsan.supp names.
-target_link_libraries(tsb_fuzz_pickle PRIVATE torch)
 set_tests_properties(fuzz_pickle PROPERTIES
   ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::fast_unwind_on_malloc=0")
 # The module target writes archives the same way. Its leaks inside
 # LibTorch's importer are deeper than the default 30 frames: lsan.supp
 # matches them by torch::jit::load, which only a longer stack shows.
-target_link_libraries(tsb_fuzz_module_load PRIVATE torch)
 set_tests_properties(fuzz_module_load PROPERTIES
   ENVIRONMENT_MODIFICATION
   "ASAN_OPTIONS=string_append::fast_unwind_on_malloc=0:malloc_context_size=100")

@@ -21,6 +21,7 @@
 #include <dlpack/dlpack.h>
 
 #include "tsbridge/tsbridge.h"
+#include "no_backtraces.h"
 
 namespace {
 
@@ -294,6 +295,7 @@ size_t LiveHandles() {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  tsb::fuzz::DropLibTorchBacktraces();
   static bool plugins_loaded = [] {
     tsb_status_free(tsb_plugin_load_bundled());  // Tuple, Optional, Union, records
     return true;

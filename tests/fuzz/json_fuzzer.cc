@@ -10,6 +10,7 @@
 
 #include "tsbridge/tsbridge.h"
 #include "tsbridge/tsbridge.hpp"
+#include "no_backtraces.h"
 
 namespace {
 
@@ -28,6 +29,7 @@ std::string ToJson(const tsb_any& value) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  tsb::fuzz::DropLibTorchBacktraces();
   static bool plugins_loaded = [] {
     tsb_status_free(tsb_plugin_load_bundled());  // Tuple, Optional, Union, records
     return true;

@@ -11,6 +11,7 @@
 
 #include "tsbridge/tsbridge.h"
 #include "tsbridge/tsbridge.hpp"
+#include "no_backtraces.h"
 
 namespace {
 
@@ -30,6 +31,7 @@ std::string Archive(const uint8_t* pickle, size_t size) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
+  tsb::fuzz::DropLibTorchBacktraces();
   const std::string bytes = data[0] == 'P'
                                 ? Archive(data + 1, size - 1)
                                 : std::string(reinterpret_cast<const char*>(data) + 1, size - 1);

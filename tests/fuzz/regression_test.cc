@@ -87,6 +87,35 @@ TEST_F(FuzzRegressionTest, ArchiveReadPastItsEnd) {
   EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
 }
 
+// pickle fuzzer (scripts/fuzz_long.sh, 2026-11-26), crash-a41be35a: a list
+// appended to itself, which LibTorch's unpickler builds; tsb_any_repr then
+// recursed in LibTorch's printer until the stack overflowed. Python's pickle
+// writes such lists itself (a = []; a.append(a)), and dicts and tuples
+// through a list; each is refused, and freed (LeakSanitizer checks).
+TEST_F(FuzzRegressionTest, PickleValueThatContainsItself) {
+  ExpectRejected(std::string("\x80\x02]q\x01(]h\x01K\x01" "a]q\x02(K\x02K\x03" "ee.", 23),
+                 "found a list that contains itself: [2] is the value itself");
+  ExpectRejected(std::string("\x80\x02]q\x00h\x00" "a.", 9),
+                 "found a list that contains itself: [0] is the value itself");
+  ExpectRejected(std::string("\x80\x02}q\x00X\x01\x00\x00\x00xq\x01]q\x02h\x00" "as.", 21),
+                 "found a dict that contains itself: ['x'][0] is the value itself");
+  ExpectRejected(std::string("\x80\x02]q\x00h\x00\x85q\x01" "a.", 12),
+                 "found a list that contains itself: [0][0] is the value itself");
+}
+
+// Nested deeper than any walk of tsbridge follows (JSON's limit): refused
+// at the read, one level less reads.
+TEST_F(FuzzRegressionTest, PickleNestedTooDeep) {
+  auto nested = [](int depth) {
+    return "\x80\x02" + std::string(depth, ']') + std::string(depth - 1, 'a') + ".";
+  };
+  ExpectRejected(nested(513), "nested at most 512 containers deep");
+  const std::string bytes = Archive(nested(512));
+  tsb_any out{};
+  TSB_ASSERT_OK(tsb_pickle_read(bytes.data(), bytes.size(), &out));
+  tsb_any_release(&out);
+}
+
 TEST(PickleScanTest, AcceptsWhatPicklersWrite) {
   // [1, "ab"] as Python's protocol 2 writes it, memo entries 0 and 1.
   const std::string list("\x80\x02]q\x00(K\x01X\x02\x00\x00\x00" "abq\x01" "e.", 19);

@@ -5,8 +5,10 @@
 #include <string>
 
 #include "tsbridge/tsbridge.h"
+#include "no_backtraces.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  tsb::fuzz::DropLibTorchBacktraces();
   std::string text(reinterpret_cast<const char*>(data), size);
   int32_t index = TSB_TYPE_INVALID;
   tsb_status* status = tsb_type_parse(text.c_str(), &index);

@@ -670,9 +670,12 @@ TSB_API tsb_status* tsb_json_write(const tsb_any* value, char** out);
  * {"dtype": ..., "shape": [...], "data": [...]}). Errors carry the path. */
 TSB_API tsb_status* tsb_json_read(const char* json, int32_t expected, tsb_any* out);
 /* The bytes torch.save writes for a value (LibTorch's pickle_save); caller
- * frees *data with tsb_string_free. */
+ * frees *data with tsb_string_free. Like tsb_any_repr, refuses a value that
+ * contains itself or nests more than 512 containers deep. */
 TSB_API tsb_status* tsb_pickle_write(const tsb_any* value, char** data, size_t* size);
-/* A value from bytes torch.save wrote (LibTorch's pickle_load). */
+/* A value from bytes torch.save wrote (LibTorch's pickle_load). A value
+ * that contains itself (Python pickles a = [a]) or nests more than 512
+ * containers deep is refused: no walk of it could end. */
 TSB_API tsb_status* tsb_pickle_read(const char* data, size_t size, tsb_any* out);
 
 /* ---------------------------------------------------------------- runtime */

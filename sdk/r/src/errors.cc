@@ -47,6 +47,18 @@ void Rethrow(HostError& e, const std::string& segment) {
 
 void Fail(tsb_code code, const std::string& detail) { throw HostError{code, "", detail, ""}; }
 
+int NestingGuard::depth_ = 0;
+
+NestingGuard::NestingGuard() {
+  constexpr int kMaxContainers = 512;
+  if (++depth_ > kMaxContainers + 1) {
+    --depth_;
+    Fail(TSB_ERR_INVALID_ARGUMENT,
+         "expected a value nested at most 512 containers deep, found a deeper one"
+         " (or one that contains itself)");
+  }
+}
+
 SEXP MakeCondition(const HostError& e) {
   const std::string message = e.path.empty() ? e.detail : e.path + ": " + e.detail;
   int code = static_cast<int>(e.code);

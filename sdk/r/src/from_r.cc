@@ -452,6 +452,7 @@ void UnionFromR(SEXP x, const TypeEntry& type, tsb_any* out) {
 }  // namespace
 
 void FromR(SEXP x, int32_t expected, tsb_any* out) {
+  NestingGuard nesting;
   switch (expected) {
     case TSB_TYPE_INVALID:
     case TSB_TYPE_ANY:

@@ -57,6 +57,20 @@ void CheckStatus(tsb_status* status);
 [[noreturn]] void Fail(tsb_code code, const std::string& detail);
 // The R condition for an error (an unprotected SEXP).
 SEXP MakeCondition(const HostError& e);
+// Walks of values stop past this depth with an error, not a C stack
+// overflow: an R list nested 100k deep, or a value TorchScript code made to
+// contain itself (l.append(l) on a List[Any]). ToR and FromR hold one each,
+// so a leaf counts a level; tsbridge's own walks stop at 512 containers.
+class NestingGuard {
+ public:
+  NestingGuard();
+  ~NestingGuard() { --depth_; }
+  NestingGuard(const NestingGuard&) = delete;
+  NestingGuard& operator=(const NestingGuard&) = delete;
+
+ private:
+  static int depth_;  // R runs the host on one thread
+};
 // One-line summary of an R value for messages: character "x", double 2.5,
 // a list of 3, NULL.
 std::string Describe(SEXP x);

@@ -176,6 +176,7 @@ SEXP Int64Vector(const int64_t* data, size_t n) {
 }
 
 SEXP ToR(const tsb_any& v) {
+  NestingGuard nesting;
   switch (v.type_index) {  // the fixed leaf indices first: no lookup
     case TSB_TYPE_NONE:
       return R_NilValue;

@@ -138,3 +138,24 @@ test_that("operator libraries: torchvision by name, then its operators", {
   expect_s3_class(e, "tsb_error")
   expect_match(conditionMessage(e), "no_such_library")
 })
+
+test_that("values nested past 512 containers are an error, not a C stack overflow", {
+  # From TorchScript (a value made to contain itself is refused the same way).
+  m <- tsb_compile(paste0(
+    "def deep(self, n: int) -> List[Any]:\n",
+    "    l: List[Any] = []\n",
+    "    for i in range(n):\n",
+    "        outer: List[Any] = [l]\n",
+    "        l = outer\n",
+    "    return l\n"))
+  expect_length(m$deep(500L), 1L)
+  e <- tryCatch(m$deep(600L), error = function(e) e)
+  expect_s3_class(e, "tsb_invalid_argument_error")
+  expect_match(e$detail, "nested at most 512 containers deep")
+  # From R: a list nested 100k deep.
+  deep <- list(1)
+  for (i in 1:100000) deep <- list(deep)
+  expect_error(tsb_convert(deep, "Any"), "nested at most 512 containers deep",
+               class = "tsb_error")
+  expect_error(tsb_to_json(deep), "nested at most 512 containers deep")
+})
