@@ -9,7 +9,8 @@ BUILD="${TSB_ASAN_BUILD_DIR:-$ROOT/build-asan}"
 # Lean: no benchmarks, no command line or examples, no ThreadSanitizer copy.
 # The Python host is built: its tests run in Debian's uninstrumented
 # interpreter with the ASan runtime preloaded (cmake/sanitize.cmake), with
-# fewer differential examples and a shorter soak than the main stage.
+# fewer differential examples and a shorter soak than the main stage; the R
+# host's tests and a short R soak likewise in Debian's R (tests/r/r.cmake).
 # -O1 and line tables only: readable stacks at a fraction of the compile time.
 configure_and_build -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \

@@ -1,5 +1,7 @@
 #include "core/value/nesting.h"
 
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,52 +26,62 @@ const char* KindName(const c10::IValue& v) {
   return "object";
 }
 
-// The path step to a container's i-th child: "[i]", "['key']", "values[i]"
-// (a dict value whose key is not a str or an int), ".attribute".
-std::string Step(const c10::IValue& parent, size_t i, const c10::IValue* key) {
-  if (parent.isObject()) {
-    const auto& type = parent.toObjectRef().type();
-    if (i < type->numAttributes()) return absl::StrCat(".", type->getAttributeName(i));
-  }
-  if (key != nullptr) {
-    if (key->isString()) return absl::StrCat("['", key->toStringRef(), "']");
-    if (key->isInt()) return absl::StrCat("[", key->toInt(), "]");
-    return absl::StrCat("values[", i, "]");
-  }
-  return absl::StrCat("[", i, "]");
-}
+// A container's child that is itself a container: where it is (its index,
+// and for a dict value its key) and what it is.
+struct Child {
+  c10::IValue value;
+  size_t index;
+  bool is_key = false;             // a dict key (keys[index])
+  std::optional<c10::IValue> key;  // a dict value's key
+};
 
-// A container's children, with their path steps. Dict keys are walked too:
-// the unpickler takes any value as a key.
-std::vector<std::pair<c10::IValue, std::string>> Children(const c10::IValue& v) {
-  std::vector<std::pair<c10::IValue, std::string>> out;
-  auto add = [&](const c10::IValue& child, std::string step) {
-    if (IsContainer(child)) out.emplace_back(child, std::move(step));
-  };
+// The children worth walking: containers. Dict keys too: the unpickler takes
+// any value as a key.
+std::vector<Child> Children(const c10::IValue& v) {
+  std::vector<Child> out;
   if (v.isList()) {
     const auto items = v.toListRef();
-    for (size_t i = 0; i < items.size(); ++i) add(items[i], Step(v, i, nullptr));
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (IsContainer(items[i])) out.push_back({items[i], i, false, std::nullopt});
+    }
   } else if (v.isTuple()) {
     const auto& items = v.toTupleRef().elements();
-    for (size_t i = 0; i < items.size(); ++i) add(items[i], Step(v, i, nullptr));
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (IsContainer(items[i])) out.push_back({items[i], i, false, std::nullopt});
+    }
   } else if (v.isGenericDict()) {
     size_t i = 0;
     for (const auto& entry : v.toGenericDict()) {
-      add(entry.key(), absl::StrCat("keys[", i, "]"));
-      add(entry.value(), Step(v, i, &entry.key()));
+      if (IsContainer(entry.key())) out.push_back({entry.key(), i, true, std::nullopt});
+      if (IsContainer(entry.value())) out.push_back({entry.value(), i, false, entry.key()});
       ++i;
     }
   } else if (v.isObject()) {
     const auto& slots = v.toObjectRef().slots();
-    for (size_t i = 0; i < slots.size(); ++i) add(slots[i], Step(v, i, nullptr));
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (IsContainer(slots[i])) out.push_back({slots[i], i, false, std::nullopt});
+    }
   }
   return out;
 }
 
-std::string PathText(const std::vector<std::string>& steps, size_t n) {
-  std::string out;
-  for (size_t i = 0; i < n; ++i) out += steps[i];
-  return out.empty() ? "the value itself" : out;
+// The path step from `parent` to `child`, spelled as in every host's errors:
+// "[i]", "['key']", "[3]" (an int key), "values[i]" (another key),
+// "keys[i]", ".attribute". Only errors spell it.
+std::string Step(const c10::IValue& parent, const Child& child) {
+  if (child.is_key) return absl::StrCat("keys[", child.index, "]");
+  if (child.key.has_value()) {
+    if (child.key->isString()) return absl::StrCat("['", child.key->toStringRef(), "']");
+    if (child.key->isInt()) return absl::StrCat("[", child.key->toInt(), "]");
+    return absl::StrCat("values[", child.index, "]");
+  }
+  if (parent.isObject()) {
+    const auto& type = parent.toObjectRef().type();
+    if (child.index < type->numAttributes()) {
+      return absl::StrCat(".", type->getAttributeName(child.index));
+    }
+  }
+  return absl::StrCat("[", child.index, "]");
 }
 
 }  // namespace
@@ -77,57 +89,63 @@ std::string PathText(const std::vector<std::string>& steps, size_t n) {
 absl::Status CheckNesting(const c10::IValue& value) {
   if (!IsContainer(value)) return absl::OkStatus();
   struct Frame {
-    const void* id;
-    std::vector<std::pair<c10::IValue, std::string>> children;
-    size_t next = 0;
-    int height = 1;  // of the subtree walked so far
+    c10::IValue value;
+    std::vector<Child> children;
+    size_t next = 0;  // children[next - 1] is the one being walked
+    int height = 1;   // of the subtree walked so far, in containers
   };
-  // Containers on the current path (their depth) and those finished (their
-  // subtree's height): a shared part is walked once, and still measured.
+  // The path to frame `n`'s child being walked, or to frame `n` itself.
+  auto path = [](const std::vector<Frame>& stack, size_t n) {
+    std::string out;
+    for (size_t i = 0; i < n && i < stack.size(); ++i) {
+      out += Step(stack[i].value, stack[i].children[stack[i].next - 1]);
+    }
+    return out.empty() ? std::string("the value itself") : out;
+  };
+  // Containers on the current path (their place on the stack) and those
+  // finished (their subtree's height): a shared part is walked once, and
+  // still measured wherever it hangs.
   absl::flat_hash_map<const void*, size_t> on_path;
   absl::flat_hash_map<const void*, int> done;
   std::vector<Frame> stack;
-  std::vector<std::string> steps;  // steps[i] leads into stack[i + 1]
-  stack.push_back({value.internalToPointer(), Children(value)});
+  stack.push_back({value, Children(value)});
   on_path[value.internalToPointer()] = 0;
   while (!stack.empty()) {
     Frame& top = stack.back();
     if (top.next == top.children.size()) {
       const int height = top.height;
-      on_path.erase(top.id);
-      done[top.id] = height;
+      on_path.erase(top.value.internalToPointer());
+      done[top.value.internalToPointer()] = height;
       stack.pop_back();
-      if (!stack.empty()) {
-        stack.back().height = std::max(stack.back().height, height + 1);
-        steps.pop_back();
-      }
+      if (!stack.empty()) stack.back().height = std::max(stack.back().height, height + 1);
       continue;
     }
-    auto& [child, step] = top.children[top.next++];
+    const c10::IValue& child = top.children[top.next++].value;
     const void* id = child.internalToPointer();
-    steps.push_back(step);
+    const int above = static_cast<int>(stack.size());  // containers above the child
     if (auto it = on_path.find(id); it != on_path.end()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "expected a value without cycles, found a ", KindName(child),
-          " that contains itself: ", PathText(steps, steps.size()), " is ",
-          PathText(steps, it->second)));
+          " that contains itself: ", path(stack, stack.size()), " is ",
+          path(stack, it->second)));
     }
-    const size_t depth = stack.size();  // containers above the child
-    if (auto it = done.find(id); it != done.end()) {
-      if (static_cast<int>(depth) + it->second > kMaxValueDepth) break;
-      top.height = std::max(top.height, it->second + 1);
-      steps.pop_back();
+    int height = 1;  // the child's, if it is a leaf container not yet walked
+    if (auto it = done.find(id); it != done.end()) height = it->second;
+    if (above + height > kMaxValueDepth) {
+      constexpr size_t kShown = 8;
+      return absl::InvalidArgumentError(absl::StrCat(
+          "expected a value nested at most ", kMaxValueDepth,
+          " containers deep, found a deeper one at ", path(stack, kShown),
+          stack.size() > kShown ? "..." : ""));
+    }
+    if (done.contains(id)) {
+      top.height = std::max(top.height, height + 1);
       continue;
     }
-    if (static_cast<int>(depth) + 1 > kMaxValueDepth) break;
-    on_path[id] = steps.size();
-    stack.push_back({id, Children(child)});
+    on_path[id] = stack.size();
+    stack.push_back({child, Children(child)});
   }
-  if (stack.empty()) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "expected a value nested at most ", kMaxValueDepth,
-      " containers deep, found a deeper one at ", PathText(steps, std::min<size_t>(steps.size(), 8)),
-      steps.size() > 8 ? "..." : ""));
+  return absl::OkStatus();
 }
 
 void BreakCycles(const c10::IValue& value) {
@@ -137,7 +155,7 @@ void BreakCycles(const c10::IValue& value) {
     c10::IValue v = std::move(todo.back());
     todo.pop_back();
     if (!IsContainer(v) || !seen.insert(v.internalToPointer()).second) continue;
-    for (auto& [child, step] : Children(v)) todo.push_back(std::move(child));
+    for (Child& child : Children(v)) todo.push_back(std::move(child.value));
     if (!v.isTuple()) mutables.push_back(std::move(v));
   }
   for (const c10::IValue& v : mutables) {
