@@ -38,12 +38,11 @@ bool IsImporterName(const std::string& name) {
   return names->contains(name);
 }
 
-// A class the importer builds member by member: a module (base Module) or
-// a script class (no base). Enums and NamedTuples have their own readers.
-bool HasMembersRead(const jit::ClassDef& cls) {
-  if (!cls.superclass().present()) return true;
+// The name of a class's base ("Module", "NamedTuple", "Enum"), "" for none.
+std::string BaseOf(const jit::ClassDef& cls) {
+  if (!cls.superclass().present()) return "";
   jit::Expr base = cls.superclass().get();
-  return base.kind() == jit::TK_VAR && jit::Var(base).name().name() == "Module";
+  return base.kind() == jit::TK_VAR ? jit::Var(base).name().name() : "?";
 }
 
 // "<record> line <n>": where `range` starts, counted from 1. A token the
@@ -55,19 +54,32 @@ std::string Where(absl::string_view record, const jit::SourceRange& range) {
                       source->lineno_to_source_lineno(source->lineno_for_offset(range.start())));
 }
 
-// LibTorch 1.13's importer takes `name = value` in a class body for a
-// constant and reads its type annotation without checking that one is
-// there (parseClassConstant): freed memory, then a SIGSEGV or a stray
-// RuntimeError. torch.jit.save writes every constant as
-// `name : Final[T] = value`. Found by tests/fuzz/module_load_fuzzer.cc.
+// LibTorch 1.13's importer reads type annotations in class bodies without
+// checking that one is there, and crashes (SIGSEGV, or freed memory and a
+// stray RuntimeError) on:
+//  - `name = value` in a module or script class (no base), which it takes
+//    for a constant (parseClassConstant); torch.jit.save writes every
+//    constant as `name : Final[T] = value`;
+//  - `name = value` in a NamedTuple (importNamedTuple); torch.jit.save
+//    writes every field as `name : T`.
+// Both found by tests/fuzz/module_load_fuzzer.cc.
 absl::Status CheckClass(const jit::ClassDef& cls, absl::string_view record) {
-  if (!HasMembersRead(cls)) return absl::OkStatus();
+  const std::string base = BaseOf(cls);
+  const bool named_tuple = base == "NamedTuple";
+  if (!named_tuple && !base.empty() && base != "Module") return absl::OkStatus();
   for (const jit::Stmt& stmt : cls.body()) {
     if (stmt.kind() != jit::TK_ASSIGN) continue;
     jit::Assign assign(stmt);
     if (assign.lhs().kind() != jit::TK_VAR) continue;
     const std::string& name = jit::Var(assign.lhs()).name().name();
-    if (IsImporterName(name) || !assign.rhs().present() || assign.type().present()) continue;
+    if (assign.type().present()) continue;
+    if (named_tuple) {
+      return NotSaved(Where(record, stmt.range()),
+                      absl::StrCat("field '", name, "' of NamedTuple ", cls.name().name(),
+                                   " has no type annotation (torch.jit.save writes "
+                                   "'name : T')"));
+    }
+    if (IsImporterName(name) || !assign.rhs().present()) continue;
     return NotSaved(Where(record, stmt.range()),
                     absl::StrCat("class attribute '", name, "' of ", cls.name().name(),
                                  " has a value but no type annotation (torch.jit.save "

@@ -102,7 +102,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values("empty.pt", "truncated_half.pt", "truncated_tail.pt",
                       "truncated_head.pt", "wrong_magic.pt", "text.pt", "missing_code.pt",
                       "missing_class.pt", "huge_memo.pt", "constant_without_type.pt",
-                      "syntax_error.pt", "unbalanced_paren.pt", "bad_debug_ranges.pt",
+                      "field_without_type.pt", "syntax_error.pt", "unbalanced_paren.pt", "bad_debug_ranges.pt",
                       "undefined_default.pt", "undefined_default_legacy.pt",
                       "tensor_not_module.pt",
                       "no_such_file.pt", "."),
@@ -123,6 +123,14 @@ TEST(HostileModuleTest, ClassConstantWithoutTypeIsRefusedBeforeTheImporter) {
   ExpectInvalidContaining("constant_without_type.pt",
                           "code/__torch__/tsb_hostile_good.py line 2: class attribute "
                           "'__pqrameters__' of Good has a value but no type annotation");
+}
+
+// The same for a NamedTuple's field (SIGSEGV in LibTorch's importer, and in
+// Python's torch.jit.load; found by scripts/fuzz_long.sh on module_load).
+TEST(HostileModuleTest, NamedTupleFieldWithoutTypeIsRefusedBeforeTheImporter) {
+  ExpectInvalidContaining("field_without_type.pt",
+                          "code/__torch__/tsb_hostile_good.py line 21: field 'tags' of "
+                          "NamedTuple Tagged has no type annotation");
 }
 
 // LibTorch's importer reports a syntax error by highlighting the source

@@ -15,8 +15,13 @@ import zipfile
 import torch
 
 SOURCE = '''
-from typing import List
+from typing import List, NamedTuple
 import torch
+
+
+class Tagged(NamedTuple):
+    n: int
+    tags: List[str]
 
 
 @torch.jit.script
@@ -32,6 +37,10 @@ class Good(torch.nn.Module):
     @torch.jit.export
     def total(self, xs: List[int]) -> int:
         return Helper(sum(xs)).n
+
+    @torch.jit.export
+    def tagged(self, t: Tagged) -> int:
+        return t.n + len(t.tags)
 '''
 
 
@@ -93,6 +102,8 @@ def hostile_files(good, good_legacy):
 
     # read as a constant, typed by nothing
     constant_without_type = in_good_code(b"__parameters__ = ", b"__pqrameters__ = ")
+    # a NamedTuple field as an assignment: typed by nothing
+    field_without_type = in_good_code(b"tags : List[str]", b"tags = List[str]")
     # a class member outdented: the class ends, a stray line
     syntax_error = in_good_code(b"\n  __buffers__ = ", b"\n__buffers__ = ", 1)
     # the parser itself refuses it
@@ -123,6 +134,7 @@ def hostile_files(good, good_legacy):
         "missing_class.pt": rewrite(good, missing_class),
         "huge_memo.pt": rewrite(good, huge_pickle),
         "constant_without_type.pt": rewrite(good, constant_without_type),
+        "field_without_type.pt": rewrite(good, field_without_type),
         "syntax_error.pt": rewrite(good, syntax_error),
         "unbalanced_paren.pt": rewrite(good, unbalanced_paren),
         "bad_debug_ranges.pt": rewrite(good, bad_debug_ranges),
