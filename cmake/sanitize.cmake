@@ -68,8 +68,15 @@ if("address" IN_LIST TSB_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
          GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
     set(TSB_SANITIZER_SYMBOLIZER_OPTION ":external_symbolizer_path=${tsb_symbolizer}")
   endif()
-  set(TSB_SANITIZER_PY_OPTIONS
-    "PYTHONPATH=path_list_prepend:${tsb_supp}/python"
-    "ASAN_OPTIONS=string_append::intercept_tls_get_addr=0${TSB_SANITIZER_SYMBOLIZER_OPTION}"
-    "LSAN_OPTIONS=set:suppressions=${CMAKE_BINARY_DIR}/python_lsan.supp:print_suppressions=1:leak_check_at_exit=0")
+  # What each host in an uninstrumented interpreter adds (Python's tests
+  # here, R's in tests/r/r.cmake): the runtime options above, and the leak
+  # check made before the interpreter exits (not at exit) with that host's
+  # suppressions, TSB_SANITIZER_LSAN_python or TSB_SANITIZER_LSAN_r.
+  set(TSB_SANITIZER_HOST_ASAN
+      "ASAN_OPTIONS=string_append::intercept_tls_get_addr=0${TSB_SANITIZER_SYMBOLIZER_OPTION}")
+  foreach(host python r)
+    set(TSB_SANITIZER_LSAN_${host} "LSAN_OPTIONS=set:suppressions=${CMAKE_BINARY_DIR}/${host}_lsan.supp:print_suppressions=1:leak_check_at_exit=0")
+  endforeach()
+  set(TSB_SANITIZER_PY_OPTIONS "PYTHONPATH=path_list_prepend:${tsb_supp}/python"
+      ${TSB_SANITIZER_HOST_ASAN} ${TSB_SANITIZER_LSAN_python})
 endif()

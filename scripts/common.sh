@@ -39,3 +39,13 @@ configure_and_build() {
   # Two jobs: a LibTorch translation unit takes about 1 GiB and 10 s.
   cmake --build "$BUILD" -j "${TSB_JOBS:-2}"
 }
+
+# The sanitizer stage's runtime options (docs/reliability.md explains each):
+# scripts/sanitize.sh runs its tests with them, scripts/fuzz_long.sh its
+# long fuzz runs.
+export_sanitizer_options() {
+  local supp="$ROOT/tests/reliability/sanitizers"
+  export ASAN_OPTIONS="detect_leaks=1:strict_init_order=1:detect_stack_use_after_return=1"
+  export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp"
+}

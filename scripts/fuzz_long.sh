@@ -17,8 +17,7 @@
 #    run goes on, a crash stops it.
 # Then every input of the corpus runs again, one at a time, with leak
 # detection on and the slow unwinder (so lsan.supp's LibTorch frames show).
-set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 BUILD="${TSB_ASAN_BUILD_DIR:-$ROOT/build-asan}"
 target=$1 runs=$2 seconds=${3:-3600}
 bin="$BUILD/tests/tsb_fuzz_$target"
@@ -26,16 +25,15 @@ fuzz="$BUILD/tests/fuzz"
 corpus="$fuzz/corpus/$target"
 [[ -x "$bin" ]] || { echo "fuzz_long: no $bin (bash scripts/sanitize.sh builds it)" >&2; exit 2; }
 mkdir -p "$corpus" "$fuzz/artifacts"
-supp="$ROOT/tests/reliability/sanitizers"
-export ASAN_OPTIONS="detect_leaks=0:strict_init_order=1:detect_stack_use_after_return=1"
-export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp"
+export_sanitizer_options
+export ASAN_OPTIONS="${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0}"
 cd "$BUILD/tests"
 "$bin" -fork=1 -ignore_ooms=1 -ignore_timeouts=1 -runs="$runs" -max_total_time="$seconds" \
   -timeout=60 -seed="${TSB_FUZZ_SEED:-0}" -artifact_prefix="$fuzz/artifacts/$target-" \
   "$corpus" "$fuzz/seeds/$target"
 echo "fuzz_long: $(find "$corpus" -type f | wc -l) corpus units; leak check of each"
-export ASAN_OPTIONS="detect_leaks=1:strict_init_order=1:detect_stack_use_after_return=1:fast_unwind_on_malloc=0:malloc_context_size=100"
+export_sanitizer_options
+export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0:malloc_context_size=100"
 log="$fuzz/artifacts/$target-leak-check.log"
 if ! find "$corpus" -type f -print0 | xargs -0 -n 500 "$bin" -runs=1 -detect_leaks=1 >"$log" 2>&1; then
   grep -E "ERROR|SUMMARY|Running" "$log" | grep -B1 -E "ERROR|SUMMARY" | head -20

@@ -19,10 +19,7 @@ configure_and_build -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DTSB_BUILD_BENCH=OFF -DTSB_BUILD_APPS=OFF -DTSB_TSAN_TESTS=OFF \
   -DTSB_BUILD_PYTHON=ON -DTSB_DIFF_EXAMPLES=10 -DTSB_SOAK_OPS=5000
 
-supp="$ROOT/tests/reliability/sanitizers"
-export ASAN_OPTIONS="detect_leaks=1:strict_init_order=1:detect_stack_use_after_return=1"
-export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp"
+export_sanitizer_options
 cd "$BUILD"
 # Not run here: checks of sources, symbols or the compiler itself, which no
 # sanitizer instruments, and pip installing the package (docs/reliability.md).

@@ -20,6 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/value/nesting.h"
 #include "tsbridge/kind_codec.hpp"
 
 namespace tsb::json {
@@ -27,8 +28,9 @@ namespace tsb::json {
 using Json = nlohmann::ordered_json;
 
 // Values nested deeper than this are refused in both directions: the walk is
-// recursive, and a hostile document must not overflow the stack.
-inline constexpr int kMaxDepth = 512;
+// recursive, and a hostile document must not overflow the stack. The same
+// bound as every other walk of a value (core/value/nesting.h).
+inline constexpr int kMaxDepth = kMaxValueDepth;
 
 // `value`, whose type is `type` (abstract types resolve to the value's own).
 absl::StatusOr<Json> Write(const c10::IValue& value, const TypeInfo& type);

@@ -15,8 +15,9 @@
 
 namespace tsb {
 
-// Containers nested deeper than this are refused where a value is walked:
-// the JSON reader's and writer's limit, so whatever passes can be written.
+// Containers nested deeper than this are refused where a value is walked;
+// the JSON reader and writer use it too (json::kMaxDepth), so whatever
+// passes can be written.
 inline constexpr int kMaxValueDepth = 512;
 
 // OK unless `value` reaches a list, dict, tuple or object that encloses it

@@ -70,8 +70,7 @@ if(TSB_SANITIZE)
       "TSB_LSAN_RUNTIME=${TSB_ASAN_RUNTIME}" "TSB_LSAN_BEFORE_EXIT=1"
       "R_PROFILE_USER=${PROJECT_SOURCE_DIR}/tests/reliability/sanitizers/r/Rprofile.R")
     set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT_MODIFICATION
-      "ASAN_OPTIONS=string_append::intercept_tls_get_addr=0${TSB_SANITIZER_SYMBOLIZER_OPTION}"
-      "LSAN_OPTIONS=set:suppressions=${CMAKE_BINARY_DIR}/r_lsan.supp:print_suppressions=1:leak_check_at_exit=0")
+      ${TSB_SANITIZER_HOST_ASAN} ${TSB_SANITIZER_LSAN_r})
   endforeach()
   return()  # R CMD check and the example package: main stage only
 endif()
