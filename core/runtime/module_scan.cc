@@ -143,7 +143,11 @@ absl::Status CheckSource(absl::string_view text, const std::string& record) {
 // records alone; a record (offset: int, range, ...); a range (source,
 // start: int, end: int); a source (text: List[int] of table indices,
 // filename: int index, first line: int) with a table, (text: str,
-// filename: Optional[str], first line: int) without.
+// filename: Optional[str], first line: int) without. A text made of table
+// strings is a StringCordView, whose walk (Source's constructor looks for
+// every newline) asserts on stepping into an empty piece: LibTorch writes
+// each line with its newline and one empty string last, so empty strings
+// may only end a text, and only after a newline.
 class DebugRangesCheck {
  public:
   absl::Status Check(const c10::IValue& root) {
@@ -154,7 +158,8 @@ class DebugRangesCheck {
       TSB_ASSIGN_OR_RETURN(auto table, Tuple(top[1], 0, "the string table"));
       for (size_t i = 0; i < table.size(); ++i) {
         if (!table[i].isString()) return Expected(absl::StrCat("string ", i), "a str", table[i]);
-        table_sizes_.push_back(table[i].toStringRef().size());
+        const std::string& text = table[i].toStringRef();
+        table_.push_back({text.size(), absl::EndsWith(text, "\n")});
       }
       records = &top[2];
     }
@@ -203,7 +208,7 @@ class DebugRangesCheck {
     TSB_ASSIGN_OR_RETURN(auto source, Tuple(v, 3, where + " (text, filename, first line)"));
     if (source.size() != 3) return Expected(where, "3 items", v);
     if (!source[2].isInt()) return Expected(where + " first line", "an int", source[2]);
-    if (table_sizes_.empty()) {
+    if (table_.empty()) {
       if (!source[0].isString()) return Expected(where + " text", "a str", source[0]);
       if (!source[1].isNone() && !source[1].isString()) {
         return Expected(where + " filename", "None or a str", source[1]);
@@ -213,20 +218,38 @@ class DebugRangesCheck {
     if (!source[0].isIntList()) return Expected(where + " text", "a List[int]", source[0]);
     if (!source[1].isInt()) return Expected(where + " filename", "an int", source[1]);
     const std::string in_table = absl::StrCat("an index into the string table of ",
-                                              table_sizes_.size());
+                                              table_.size());
     const auto out_of_table = [&](int64_t i) {
-      return i < 0 || static_cast<uint64_t>(i) >= table_sizes_.size();
+      return i < 0 || static_cast<uint64_t>(i) >= table_.size();
     };
     if (out_of_table(source[1].toInt())) {
       return Invalid(where + " filename", in_table, absl::StrCat(source[1].toInt()));
     }
-    for (int64_t i : source[0].toIntList()) {
+    const c10::List<int64_t> text = source[0].toIntList();
+    std::optional<size_t> first_empty;  // the piece where the empty strings start
+    for (size_t at = 0; at < text.size(); ++at) {
+      const int64_t i = text[at];
       if (out_of_table(i)) return Invalid(where + " text", in_table, absl::StrCat(i));
+      if (table_[i].size == 0) {
+        if (!first_empty) first_empty = at;
+      } else if (first_empty) {
+        return Invalid(where + " text", "empty strings only at its end",
+                       absl::StrCat("an empty string (piece ", *first_empty, ") before piece ",
+                                    at));
+      }
+    }
+    if (first_empty && *first_empty > 0 && !table_[text[*first_empty - 1]].ends_in_newline) {
+      return Invalid(where + " text", "a newline before the empty strings that end it",
+                     absl::StrCat("piece ", *first_empty - 1, " without one"));
     }
     return absl::OkStatus();
   }
 
-  std::vector<size_t> table_sizes_;  // empty: the records carry their text
+  struct TableString {
+    size_t size;
+    bool ends_in_newline;
+  };
+  std::vector<TableString> table_;  // empty: the records carry their text
 };
 
 absl::Status CheckDebugRanges(const char* bytes, size_t size, const std::string& record) {

@@ -66,6 +66,11 @@ TEST(ModuleScanTest, DebugRangesAsPyTorchWritesThemPass) {
   EXPECT_TRUE(ScanValue(WithTable(Record(TableSource({1}, 2), 0, 8))).ok());
   // The end may pass the text: LibTorch clamps it when it prints.
   EXPECT_TRUE(ScanValue(WithTable(Record(TableSource({1, 0}, 0), 4, 100))).ok());
+  // Empty strings end a text after a newline, or make all of it; a last line
+  // without a newline is fine when nothing follows it.
+  EXPECT_TRUE(ScanValue(WithTable(Record(TableSource({1, 0, 0}, 2), 0, 8))).ok());
+  EXPECT_TRUE(ScanValue(WithTable(Record(TableSource({0}, 2), 0, 0))).ok());
+  EXPECT_TRUE(ScanValue(WithTable(Record(TableSource({2}, 2), 0, 4))).ok());
   // The older format: the records alone, each source (text, filename, line).
   IValue legacy_source = Tuple::create({std::string("def f():\n"), IValue(), int64_t{1}});
   EXPECT_TRUE(ScanValue(Tuple::create({Record(legacy_source, 0, 3)})).ok());
@@ -86,6 +91,12 @@ TEST(ModuleScanTest, EachMalformedShapeIsNamed) {
        "record 0 source text: expected an index into the string table of 3, found 7"},
       {WithTable(Record(TableSource({1}, -1), 0, 1)),
        "record 0 source filename: expected an index into the string table of 3, found -1"},
+      {WithTable(Record(TableSource({2, 0}, 0), 0, 1)),
+       "record 0 source text: expected a newline before the empty strings that end it, found "
+       "piece 0 without one"},
+      {WithTable(Record(TableSource({1, 0, 1}, 0), 0, 1)),
+       "record 0 source text: expected empty strings only at its end, found an empty string "
+       "(piece 1) before piece 2"},
       {WithTable(Record(TableSource({1}, 0), 5, 2)),
        "record 0 range: expected 0 <= start <= end, found start 5, end 2"},
       {WithTable(Record(Tuple::create({c10::impl::GenericList(c10::AnyType::get()), int64_t{0},

@@ -103,6 +103,7 @@ INSTANTIATE_TEST_SUITE_P(
                       "truncated_head.pt", "wrong_magic.pt", "text.pt", "missing_code.pt",
                       "missing_class.pt", "huge_memo.pt", "constant_without_type.pt",
                       "field_without_type.pt", "syntax_error.pt", "unbalanced_paren.pt", "bad_debug_ranges.pt",
+                      "debug_line_unterminated.pt", "debug_line_empty.pt",
                       "undefined_default.pt", "undefined_default_legacy.pt",
                       "tensor_not_module.pt",
                       "no_such_file.pt", "."),
@@ -154,6 +155,15 @@ TEST(HostileModuleTest, MalformedDebugRangesAreRefusedBeforeTheImporter) {
   ExpectInvalid("bad_debug_ranges.pt",
                 "not a module torch.jit.save wrote: code/__torch__/tsb_hostile_good.py.debug_pkl: "
                 "the value: expected a tuple of 1 or more items, found int");
+  // Debug texts LibTorch's error report walks into an empty string of
+  // (std::terminate; found by scripts/fuzz_long.sh on module_load).
+  ExpectInvalidContaining("debug_line_unterminated.pt",
+                          "code/__torch__/tsb_hostile_good.py.debug_pkl: record 1 source text: "
+                          "expected a newline before the empty strings that end it, found piece "
+                          "1 without one");
+  ExpectInvalidContaining("debug_line_empty.pt",
+                          "source text: expected empty strings only at its end, found an empty "
+                          "string (piece 1) before piece 2");
   // Debug ranges the check lets through, in both of LibTorch's formats, are
   // read by the importer's report of the same error: it says "Serialized"
   // only when they gave it the range that generated the code.

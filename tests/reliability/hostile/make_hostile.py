@@ -119,6 +119,22 @@ def hostile_files(good, good_legacy):
             return pickle.dumps(1, protocol=2)
         return undefined_default(name, data)
 
+    def debug_line_unterminated(name, data):
+        # A debug text whose last line lacks its newline, before the empty
+        # string every text ends with: LibTorch 1.13 walks into that empty
+        # piece and asserts inside its error report's noexcept what().
+        if name.endswith(".debug_pkl"):
+            return data.replace(b"        return x + 1\n", b"        return x + 1 ", 1)
+        return undefined_default(name, data)
+
+    def debug_line_empty(name, data):  # the same walk, into a line made empty
+        if name.endswith(".debug_pkl"):
+            line = b"    def tagged(self, t: Tagged) -> int:\n"
+            pickled = b"X" + len(line).to_bytes(4, "little") + line  # BINUNICODE
+            assert pickled in data
+            return data.replace(pickled, b"X\0\0\0\0", 1)
+        return undefined_default(name, data)
+
     def huge_pickle(name, data):  # a memo index far past the program's end
         return b"\x80\x02Nr\xff\xff\xff\x7f." if name.endswith("/data.pkl") else data
 
@@ -138,6 +154,8 @@ def hostile_files(good, good_legacy):
         "syntax_error.pt": rewrite(good, syntax_error),
         "unbalanced_paren.pt": rewrite(good, unbalanced_paren),
         "bad_debug_ranges.pt": rewrite(good, bad_debug_ranges),
+        "debug_line_unterminated.pt": rewrite(good, debug_line_unterminated),
+        "debug_line_empty.pt": rewrite(good, debug_line_empty),
         "undefined_default.pt": rewrite(good, undefined_default),
         "undefined_default_legacy.pt": rewrite(good_legacy, undefined_default),
         "tensor_not_module.pt": tensor.getvalue(),

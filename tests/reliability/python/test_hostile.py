@@ -25,7 +25,8 @@ BAD_FILES = ["empty.pt", "truncated_half.pt", "truncated_tail.pt", "truncated_he
              "wrong_magic.pt", "text.pt", "missing_code.pt", "missing_class.pt",
              "huge_memo.pt", "constant_without_type.pt", "field_without_type.pt",
              "syntax_error.pt",
-             "unbalanced_paren.pt", "bad_debug_ranges.pt", "undefined_default.pt",
+             "unbalanced_paren.pt", "bad_debug_ranges.pt",
+             "debug_line_unterminated.pt", "debug_line_empty.pt", "undefined_default.pt",
              "undefined_default_legacy.pt", "tensor_not_module.pt"]
 
 
