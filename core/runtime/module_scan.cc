@@ -61,10 +61,25 @@ std::string Where(absl::string_view record, const jit::SourceRange& range) {
 //    for a constant (parseClassConstant); torch.jit.save writes every
 //    constant as `name : Final[T] = value`;
 //  - `name = value` in a NamedTuple (importNamedTuple); torch.jit.save
-//    writes every field as `name : T`.
-// Both found by tests/fuzz/module_load_fuzzer.cc.
+//    writes every field as `name : T`;
+//  - `name : T` in an Enum (importEnum); torch.jit.save writes every
+//    member as `name = value`.
+// The first two found by tests/fuzz/module_load_fuzzer.cc, the third by
+// reading importEnum after them.
 absl::Status CheckClass(const jit::ClassDef& cls, absl::string_view record) {
   const std::string base = BaseOf(cls);
+  if (base == "Enum") {
+    for (const jit::Stmt& stmt : cls.body()) {
+      if (stmt.kind() != jit::TK_ASSIGN || jit::Assign(stmt).rhs().present()) continue;
+      jit::Assign assign(stmt);
+      const std::string name =
+          assign.lhs().kind() == jit::TK_VAR ? jit::Var(assign.lhs()).name().name() : "?";
+      return NotSaved(Where(record, stmt.range()),
+                      absl::StrCat("member '", name, "' of Enum ", cls.name().name(),
+                                   " has no value (torch.jit.save writes 'name = value')"));
+    }
+    return absl::OkStatus();
+  }
   const bool named_tuple = base == "NamedTuple";
   if (!named_tuple && !base.empty() && base != "Module") return absl::OkStatus();
   for (const jit::Stmt& stmt : cls.body()) {

@@ -50,8 +50,14 @@ HOST = ["int", "float", "str", "complex", "Tensor", "Device", "ScalarType", "Lis
         "tsbridge.tensor_pair", "List[Dict[int, Tuple[bool, complex]]]", "Any"]
 
 MODULE_SOURCE = """
+from enum import Enum
 from typing import Dict, List, NamedTuple, Optional, Tuple
 import torch
+
+
+class Color(Enum):
+    RED = 1
+    GREEN = 2
 
 
 class Point(NamedTuple):
@@ -83,6 +89,10 @@ class M(torch.nn.Module):
     def table(self, d: Dict[str, List[int]], o: Optional[int] = None) -> int:
         b = Box(len(d))
         return b.n + (0 if o is None else o)
+
+    @torch.jit.export
+    def color(self, c: Color) -> int:
+        return c.value
 """
 
 

@@ -102,7 +102,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values("empty.pt", "truncated_half.pt", "truncated_tail.pt",
                       "truncated_head.pt", "wrong_magic.pt", "text.pt", "missing_code.pt",
                       "missing_class.pt", "huge_memo.pt", "constant_without_type.pt",
-                      "field_without_type.pt", "syntax_error.pt", "unbalanced_paren.pt", "bad_debug_ranges.pt",
+                      "field_without_type.pt", "enum_member_without_value.pt",
+                      "syntax_error.pt", "unbalanced_paren.pt", "bad_debug_ranges.pt",
                       "debug_line_unterminated.pt", "debug_line_empty.pt",
                       "undefined_default.pt", "undefined_default_legacy.pt",
                       "tensor_not_module.pt",
@@ -130,8 +131,16 @@ TEST(HostileModuleTest, ClassConstantWithoutTypeIsRefusedBeforeTheImporter) {
 // Python's torch.jit.load; found by scripts/fuzz_long.sh on module_load).
 TEST(HostileModuleTest, NamedTupleFieldWithoutTypeIsRefusedBeforeTheImporter) {
   ExpectInvalidContaining("field_without_type.pt",
-                          "code/__torch__/tsb_hostile_good.py line 21: field 'tags' of "
+                          "code/__torch__/tsb_hostile_good.py line 27: field 'tags' of "
                           "NamedTuple Tagged has no type annotation");
+}
+
+// The same for an Enum member without a value (SIGSEGV in LibTorch's
+// importer and in Python's torch.jit.load; found reading importEnum).
+TEST(HostileModuleTest, EnumMemberWithoutValueIsRefusedBeforeTheImporter) {
+  ExpectInvalidContaining("enum_member_without_value.pt",
+                          "code/__torch__/tsb_hostile_good.py line 23: member 'RED' of Enum "
+                          "Color has no value (torch.jit.save writes 'name = value')");
 }
 
 // LibTorch's importer reports a syntax error by highlighting the source

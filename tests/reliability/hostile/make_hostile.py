@@ -15,8 +15,14 @@ import zipfile
 import torch
 
 SOURCE = '''
+from enum import Enum
 from typing import List, NamedTuple
 import torch
+
+
+class Color(Enum):
+    RED = 1
+    GREEN = 2
 
 
 class Tagged(NamedTuple):
@@ -41,6 +47,10 @@ class Good(torch.nn.Module):
     @torch.jit.export
     def tagged(self, t: Tagged) -> int:
         return t.n + len(t.tags)
+
+    @torch.jit.export
+    def color(self, c: Color) -> int:
+        return c.value
 '''
 
 
@@ -104,6 +114,8 @@ def hostile_files(good, good_legacy):
     constant_without_type = in_good_code(b"__parameters__ = ", b"__pqrameters__ = ")
     # a NamedTuple field as an assignment: typed by nothing
     field_without_type = in_good_code(b"tags : List[str]", b"tags = List[str]")
+    # an Enum member as a declaration: valued by nothing
+    enum_member_without_value = in_good_code(b"RED = 1", b"RED : int")
     # a class member outdented: the class ends, a stray line
     syntax_error = in_good_code(b"\n  __buffers__ = ", b"\n__buffers__ = ", 1)
     # the parser itself refuses it
@@ -151,6 +163,7 @@ def hostile_files(good, good_legacy):
         "huge_memo.pt": rewrite(good, huge_pickle),
         "constant_without_type.pt": rewrite(good, constant_without_type),
         "field_without_type.pt": rewrite(good, field_without_type),
+        "enum_member_without_value.pt": rewrite(good, enum_member_without_value),
         "syntax_error.pt": rewrite(good, syntax_error),
         "unbalanced_paren.pt": rewrite(good, unbalanced_paren),
         "bad_debug_ranges.pt": rewrite(good, bad_debug_ranges),

@@ -24,6 +24,7 @@ CLI = os.environ.get("TSB_CLI")
 BAD_FILES = ["empty.pt", "truncated_half.pt", "truncated_tail.pt", "truncated_head.pt",
              "wrong_magic.pt", "text.pt", "missing_code.pt", "missing_class.pt",
              "huge_memo.pt", "constant_without_type.pt", "field_without_type.pt",
+             "enum_member_without_value.pt",
              "syntax_error.pt",
              "unbalanced_paren.pt", "bad_debug_ranges.pt",
              "debug_line_unterminated.pt", "debug_line_empty.pt", "undefined_default.pt",
