@@ -6,11 +6,12 @@
 #
 # TARGET is json, type_string, pickle, abi_sequence, module_load or
 # host_conversion; the run stops after RUNS executions or SECONDS (default
-# 3600). The sanitizer stage's options apply, with two changes, both for
+# 3600). RUNS 0: only the leak check of the corpus. The sanitizer stage's options apply, with two changes, both for
 # throughput:
 #  - leak detection is off while fuzzing (LeakSanitizer scans LibTorch's
 #    whole heap whenever an input allocates more than it frees: most of the
-#    time went there), and
+#    time went there; libFuzzer's -detect_leaks=0 too, or it still runs such
+#    an input twice to look), and
 #  - the run is in fork mode: a LibTorch leak the suppressions name (about
 #    150 KB per module whose code fails to compile) would otherwise fill the
 #    process; an out-of-memory or a timeout is kept in artifacts/ and the
@@ -28,9 +29,11 @@ mkdir -p "$corpus" "$fuzz/artifacts"
 export_sanitizer_options
 export ASAN_OPTIONS="${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0}"
 cd "$BUILD/tests"
-"$bin" -fork=1 -ignore_ooms=1 -ignore_timeouts=1 -runs="$runs" -max_total_time="$seconds" \
-  -timeout=60 -seed="${TSB_FUZZ_SEED:-0}" -artifact_prefix="$fuzz/artifacts/$target-" \
-  "$corpus" "$fuzz/seeds/$target"
+if (( runs > 0 )); then
+  "$bin" -fork=1 -detect_leaks=0 -ignore_ooms=1 -ignore_timeouts=1 -runs="$runs" \
+    -max_total_time="$seconds" -timeout=60 -seed="${TSB_FUZZ_SEED:-0}" \
+    -artifact_prefix="$fuzz/artifacts/$target-" "$corpus" "$fuzz/seeds/$target"
+fi
 echo "fuzz_long: $(find "$corpus" -type f | wc -l) corpus units; leak check of each"
 export_sanitizer_options
 export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0:malloc_context_size=100"
