@@ -38,6 +38,11 @@ bool IsImporterName(const std::string& name) {
   return names->contains(name);
 }
 
+// Those of them the importer reads as a list of names: `name = [...]`.
+bool IsImporterList(const std::string& name) {
+  return IsImporterName(name) && name != "__annotations__";
+}
+
 // The name of a class's base ("Module", "NamedTuple", "Enum"), "" for none.
 std::string BaseOf(const jit::ClassDef& cls) {
   if (!cls.superclass().present()) return "";
@@ -54,28 +59,32 @@ std::string Where(absl::string_view record, const jit::SourceRange& range) {
                       source->lineno_to_source_lineno(source->lineno_for_offset(range.start())));
 }
 
-// LibTorch 1.13's importer reads type annotations in class bodies without
-// checking that one is there, and crashes (SIGSEGV, or freed memory and a
-// stray RuntimeError) on:
+// LibTorch 1.13's importer reads the type annotations and values of class
+// bodies without checking that they are there, and crashes (SIGSEGV, or
+// freed memory and a stray RuntimeError) on:
 //  - `name = value` in a module or script class (no base), which it takes
 //    for a constant (parseClassConstant); torch.jit.save writes every
 //    constant as `name : Final[T] = value`;
 //  - `name = value` in a NamedTuple (importNamedTuple); torch.jit.save
 //    writes every field as `name : T`;
 //  - `name : T` in an Enum (importEnum); torch.jit.save writes every
-//    member as `name = value`.
-// The first two found by tests/fuzz/module_load_fuzzer.cc, the third by
-// reading importEnum after them.
+//    member as `name = value`;
+//  - `__buffers__ : T` (or another list the importer reads, or
+//    `__annotations__["name"] : T`) in a module, read as if it had a value:
+//    stray memory, a different error each run or a SIGSEGV; torch.jit.save
+//    writes `__buffers__ = [...]` and `__annotations__["name"] = T`.
+// All but the Enum found by tests/fuzz/module_load_fuzzer.cc.
 absl::Status CheckClass(const jit::ClassDef& cls, absl::string_view record) {
   const std::string base = BaseOf(cls);
   if (base == "Enum") {
     for (const jit::Stmt& stmt : cls.body()) {
-      if (stmt.kind() != jit::TK_ASSIGN || jit::Assign(stmt).rhs().present()) continue;
+      if (stmt.kind() != jit::TK_ASSIGN) continue;
       jit::Assign assign(stmt);
-      const std::string name =
-          assign.lhs().kind() == jit::TK_VAR ? jit::Var(assign.lhs()).name().name() : "?";
+      // Another left side is LibTorch's own error, before it reads the value.
+      if (assign.lhs().kind() != jit::TK_VAR || assign.rhs().present()) continue;
       return NotSaved(Where(record, stmt.range()),
-                      absl::StrCat("member '", name, "' of Enum ", cls.name().name(),
+                      absl::StrCat("member '", jit::Var(assign.lhs()).name().name(),
+                                   "' of Enum ", cls.name().name(),
                                    " has no value (torch.jit.save writes 'name = value')"));
     }
     return absl::OkStatus();
@@ -85,9 +94,16 @@ absl::Status CheckClass(const jit::ClassDef& cls, absl::string_view record) {
   for (const jit::Stmt& stmt : cls.body()) {
     if (stmt.kind() != jit::TK_ASSIGN) continue;
     jit::Assign assign(stmt);
-    if (assign.lhs().kind() != jit::TK_VAR) continue;
-    const std::string& name = jit::Var(assign.lhs()).name().name();
-    if (assign.type().present()) continue;
+    const bool subscript = assign.lhs().kind() == jit::TK_SUBSCRIPT;
+    if (assign.lhs().kind() != jit::TK_VAR && !subscript) continue;
+    const std::string name = subscript ? assign.lhs().range().text().str()
+                                       : jit::Var(assign.lhs()).name().name();
+    if ((subscript || IsImporterList(name)) && !assign.rhs().present()) {
+      return NotSaved(Where(record, stmt.range()),
+                      absl::StrCat("class attribute '", name, "' of ", cls.name().name(),
+                                   " has no value (torch.jit.save writes one)"));
+    }
+    if (subscript || assign.type().present()) continue;
     if (named_tuple) {
       return NotSaved(Where(record, stmt.range()),
                       absl::StrCat("field '", name, "' of NamedTuple ", cls.name().name(),

@@ -103,6 +103,7 @@ INSTANTIATE_TEST_SUITE_P(
                       "truncated_head.pt", "wrong_magic.pt", "text.pt", "missing_code.pt",
                       "missing_class.pt", "huge_memo.pt", "constant_without_type.pt",
                       "field_without_type.pt", "enum_member_without_value.pt",
+                      "buffers_without_value.pt", "annotation_without_value.pt",
                       "syntax_error.pt", "unbalanced_paren.pt", "bad_debug_ranges.pt",
                       "debug_line_unterminated.pt", "debug_line_empty.pt",
                       "undefined_default.pt", "undefined_default_legacy.pt",
@@ -141,6 +142,18 @@ TEST(HostileModuleTest, EnumMemberWithoutValueIsRefusedBeforeTheImporter) {
   ExpectInvalidContaining("enum_member_without_value.pt",
                           "code/__torch__/tsb_hostile_good.py line 23: member 'RED' of Enum "
                           "Color has no value (torch.jit.save writes 'name = value')");
+}
+
+// And for the lists and annotations the importer reads from a module's
+// body: without a value it reads stray memory (a different error each run,
+// or a SIGSEGV; found by scripts/fuzz_long.sh on module_load).
+TEST(HostileModuleTest, ImporterListOrAnnotationWithoutValueIsRefusedBeforeTheImporter) {
+  ExpectInvalidContaining("buffers_without_value.pt",
+                          "code/__torch__/tsb_hostile_good.py line 3: class attribute "
+                          "'__buffers__' of Good has no value (torch.jit.save writes one)");
+  ExpectInvalidContaining("annotation_without_value.pt",
+                          "code/__torch__/tsb_hostile_good.py line 4: class attribute "
+                          "'__annotations__[\"0\"]' of Good has no value");
 }
 
 // LibTorch's importer reports a syntax error by highlighting the source

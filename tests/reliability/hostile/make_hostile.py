@@ -116,6 +116,10 @@ def hostile_files(good, good_legacy):
     field_without_type = in_good_code(b"tags : List[str]", b"tags = List[str]")
     # an Enum member as a declaration: valued by nothing
     enum_member_without_value = in_good_code(b"RED = 1", b"RED : int")
+    # lists and annotations the importer reads as declarations: no value
+    buffers_without_value = in_good_code(b"__buffers__ = []", b"__buffers__ : []")
+    annotation_without_value = in_good_code(
+        b"  training : bool", b'  __annotations__["0"] : Tensor\n  training : bool', 1)
     # a class member outdented: the class ends, a stray line
     syntax_error = in_good_code(b"\n  __buffers__ = ", b"\n__buffers__ = ", 1)
     # the parser itself refuses it
@@ -164,6 +168,8 @@ def hostile_files(good, good_legacy):
         "constant_without_type.pt": rewrite(good, constant_without_type),
         "field_without_type.pt": rewrite(good, field_without_type),
         "enum_member_without_value.pt": rewrite(good, enum_member_without_value),
+        "buffers_without_value.pt": rewrite(good, buffers_without_value),
+        "annotation_without_value.pt": rewrite(good, annotation_without_value),
         "syntax_error.pt": rewrite(good, syntax_error),
         "unbalanced_paren.pt": rewrite(good, unbalanced_paren),
         "bad_debug_ranges.pt": rewrite(good, bad_debug_ranges),
