@@ -138,6 +138,11 @@ absl::Status ScanPickle(const char* data, size_t size, std::string* rewritten) {
       if (o.marks == Op::kCollapseInto && floor == 0) {
         return Invalid(op_at, "items to add with no container below the MARK");
       }
+      // LibTorch reads DICT's and SETITEMS's items in pairs without
+      // checking: an odd count copies a dead value from past the stack's end.
+      if ((op == 'd' || op == 'u') && (starts.size() - floor) % 2 != 0) {
+        return Invalid(op_at, "a key without its value");
+      }
       starts.resize(floor);
       if (o.pushes > 0) starts.push_back(marks_at.back());
       marks.pop_back();

@@ -57,6 +57,14 @@ TEST_F(FuzzRegressionTest, PickleStackUnderflow) {
   ExpectRejected(std::string("\x80\x02K\x01" "e.", 6), "no MARK before it");
 }
 
+// pickle fuzzer, crash-e9db9aba: DICT (and SETITEMS) over an odd number of
+// items made LibTorch's unpickler copy a destroyed value from past its
+// stack's end into the dict (a heap-use-after-free when tsbridge walked it).
+TEST_F(FuzzRegressionTest, PickleKeyWithoutItsValue) {
+  ExpectRejected(std::string("\x80\x02(K\x14]q\x01K\x42" "d.", 12), "a key without its value");
+  ExpectRejected(std::string("\x80\x02}(K\x01K\x02K\x03u.", 12), "a key without its value");
+}
+
 // pickle fuzzer, crash-68fbfbf1: a torch.save archive whose directory points
 // past its end. LibTorch's in-memory read adapters copy whatever range the
 // zip reader asks for (a heap overflow under ASan); tsbridge's is bounded.
@@ -121,6 +129,10 @@ TEST(PickleScanTest, AcceptsWhatPicklersWrite) {
   const std::string list("\x80\x02]q\x00(K\x01X\x02\x00\x00\x00" "abq\x01" "e.", 19);
   EXPECT_TRUE(ScanPickle(list.data(), list.size()).ok());
   EXPECT_FALSE(ScanPickle(list.data(), 7).ok());  // cut before BININT1's argument
+  // {1: 2, "a": [3]}: SETITEMS over two pairs (the list's APPEND inside).
+  const std::string dict(
+      "\x80\x02}q\x00(K\x01K\x02X\x01\x00\x00\x00" "aq\x01]q\x02K\x03" "au.", 26);
+  EXPECT_TRUE(ScanPickle(dict.data(), dict.size()).ok());
 }
 
 }  // namespace
