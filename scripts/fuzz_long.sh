@@ -6,8 +6,8 @@
 #
 # TARGET is json, type_string, pickle, abi_sequence, module_load or
 # host_conversion; the run stops after RUNS executions or SECONDS (default
-# 3600). RUNS 0: only the leak check of the corpus. The sanitizer stage's options apply, with two changes, both for
-# throughput:
+# 3600); RUNS 0 runs only the leak check of the corpus. The sanitizer
+# stage's options apply, with two changes, both for throughput:
 #  - leak detection is off while fuzzing (LeakSanitizer scans LibTorch's
 #    whole heap whenever an input allocates more than it frees: most of the
 #    time went there; libFuzzer's -detect_leaks=0 too, or it still runs such
