@@ -45,8 +45,19 @@ absl::StatusOr<c10::IValue> ReadFloat(const Json& json, const TypeInfo& expected
   return c10::IValue(*d);
 }
 
-// A Device, dtype, layout or memory format: a name.
+// A Device, dtype, layout or memory format: a name. The last three are ints
+// inside an IValue and cross as such inside Optional, Union or Any, where
+// they print as their code (docs/json.md): a code with a name reads too.
 absl::StatusOr<c10::IValue> ReadNamed(const Json& json, const TypeInfo& expected) {
+  if (expected.kind != TSB_KIND_DEVICE && json.is_number_integer()) {
+    const int64_t code = json.get<int64_t>();
+    std::optional<std::string> named = expected.kind == TSB_KIND_DTYPE  ? DtypeName(code)
+                                       : expected.kind == TSB_KIND_LAYOUT ? LayoutName(code)
+                                                                          : MemoryFormatName(code);
+    if (!named) return WrongJson(expected, json, absl::StrCat(", which is not a ",
+                                                              expected.annotation, " code"));
+    return c10::IValue(code);
+  }
   if (!json.is_string()) return WrongJson(expected, json);
   const std::string& name = json.get_ref<const std::string&>();
   if (expected.kind == TSB_KIND_DEVICE) {

@@ -31,7 +31,9 @@ TEST_F(JsonErrorsTest, ScalarMismatches) {
               "expected Device, got JSON string \"gpu\", which does not name a device");
   ExpectError("\"float33\"", "ScalarType", "",
               "expected ScalarType, got JSON string \"float33\", which is not a ScalarType name");
-  ExpectError("6", "ScalarType", "", "expected ScalarType, got JSON number 6");
+  ExpectError("19", "ScalarType", "",
+              "expected ScalarType, got JSON number 19, which is not a ScalarType code");
+  ExpectError("1.5", "ScalarType", "", "expected ScalarType, got JSON number 1.5");
   // LibTorch spells Scalar "number".
   ExpectError("\"x\"", "Scalar", "", "expected number, got JSON string \"x\"");
 }

@@ -153,6 +153,14 @@ TEST_F(JsonRoundTripTest, PluginKinds) {
   ExpectRoundTrip("[1,null,3]", "List[Optional[int]]");
   ExpectRoundTrip(R"([null,{"dtype":"float32","shape":[1],"data":[1.0]}])",
                   "List[Optional[Tensor]]");
+  // A dtype is an int in an IValue: inside Optional it crosses, and prints,
+  // as its code, which reads back (json fuzzer: "complex128" as
+  // Optional[ScalarType] printed 10, which then did not read).
+  ExpectRoundTrip("\"complex128\"", "Optional[ScalarType]", "10");
+  ExpectRoundTrip("10", "Optional[ScalarType]");
+  ExpectRoundTrip(R"(["float32",null])", "List[Optional[ScalarType]]", "[6,null]");
+  ExpectRoundTrip("[6,null]", "List[Optional[ScalarType]]");
+  ExpectRoundTrip("6", "ScalarType", "\"float32\"");
   ExpectRoundTrip("1", "Union[int, str]");
   ExpectRoundTrip("\"x\"", "Union[int, str]");
   ExpectRoundTrip(R"([1,"x",2])", "List[Union[int, str]]");
