@@ -130,26 +130,26 @@ def hostile_files(good, good_legacy):
             return data.replace(b"x: Tensor) -> Tensor:", b"x: Tensor=nowhere) -> Tensor:", 1)
         return data
 
-    def bad_debug_ranges(name, data):
-        if name.endswith(".debug_pkl"):
-            return pickle.dumps(1, protocol=2)
-        return undefined_default(name, data)
+    def in_debug_ranges(edit):
+        """undefined_default, whose report reads the debug ranges, with the
+        ranges' record passed through edit(data)."""
+        def rewrite_record(name, data):
+            return edit(data) if name.endswith(".debug_pkl") else undefined_default(name, data)
+        return rewrite_record
 
-    def debug_line_unterminated(name, data):
-        # A debug text whose last line lacks its newline, before the empty
-        # string every text ends with: LibTorch 1.13 walks into that empty
-        # piece and asserts inside its error report's noexcept what().
-        if name.endswith(".debug_pkl"):
-            return data.replace(b"        return x + 1\n", b"        return x + 1 ", 1)
-        return undefined_default(name, data)
+    bad_debug_ranges = in_debug_ranges(lambda data: pickle.dumps(1, protocol=2))
+    # A debug text whose last line lacks its newline, before the empty string
+    # every text ends with: LibTorch 1.13 walks into that empty piece and
+    # asserts inside its error report's noexcept what().
+    debug_line_unterminated = in_debug_ranges(
+        lambda data: data.replace(b"        return x + 1\n", b"        return x + 1 ", 1))
 
-    def debug_line_empty(name, data):  # the same walk, into a line made empty
-        if name.endswith(".debug_pkl"):
-            line = b"    def tagged(self, t: Tagged) -> int:\n"
-            pickled = b"X" + len(line).to_bytes(4, "little") + line  # BINUNICODE
-            assert pickled in data
-            return data.replace(pickled, b"X\0\0\0\0", 1)
-        return undefined_default(name, data)
+    def line_made_empty(data):  # the same walk, into a line made empty
+        line = b"    def tagged(self, t: Tagged) -> int:\n"
+        pickled = b"X" + len(line).to_bytes(4, "little") + line  # BINUNICODE
+        assert pickled in data
+        return data.replace(pickled, b"X\0\0\0\0", 1)
+    debug_line_empty = in_debug_ranges(line_made_empty)
 
     def huge_pickle(name, data):  # a memo index far past the program's end
         return b"\x80\x02Nr\xff\xff\xff\x7f." if name.endswith("/data.pkl") else data
