@@ -91,11 +91,12 @@ absl::StatusOr<c10::IValue> PickleLoad(const char* data, size_t size) {
             : torch::jit::readArchiveAndTensors("data", "", "", c10::nullopt, c10::nullopt,
                                                 c10::nullopt, reader);
     // Python pickles `a = []; a.append(a)` as a list holding itself, which
-    // LibTorch builds: refused (and freed) before anything walks it.
-    if (absl::Status nesting = CheckNesting(value); !nesting.ok()) {
+    // LibTorch builds: refused (and freed) before anything walks it. So is a
+    // tensor past its storage, which LibTorch builds too.
+    if (absl::Status loaded = CheckLoaded(value); !loaded.ok()) {
       BreakCycles(value);
       return absl::InvalidArgumentError(
-          absl::StrCat("not a value tsbridge can carry: ", nesting.message()));
+          absl::StrCat("not a value tsbridge can carry: ", loaded.message()));
     }
     return value;
   } catch (const c10::Error& e) {

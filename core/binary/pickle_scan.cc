@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "tsbridge/errors.hpp"
 
 namespace tsb {
 namespace {
@@ -73,6 +76,68 @@ bool Describe(unsigned char op, Op& o) {
 }
 
 
+// Which stack items hold which, to refuse a cycle before LibTorch's
+// unpickler builds it. It builds whatever a program adds to a list, dict or
+// object, a container into itself too (Python writes that for
+// `a = []; a.append(a)`); when a later opcode then fails, the unpickler
+// drops its stack and the cycle leaks (found by the pickle fuzzer's leak
+// check). Every pushed item is a node and every addition an edge; the memo
+// and DUP push a node again. An opcode whose result LibTorch makes from
+// its arguments (REDUCE, TUPLE, ...) is taken to hold them all.
+class Containment {
+ public:
+  explicit Containment(size_t budget) : budget_(budget) {}
+
+  uint32_t Node() {
+    held_by_any_.push_back(false);
+    children_.emplace_back();
+    seen_.push_back(0);
+    return static_cast<uint32_t>(children_.size() - 1);
+  }
+
+  // `parent` now holds `child`: false if `child` reaches `parent` (or the
+  // search's budget ran out: *exhausted). Pickles as Python and LibTorch
+  // write them fill a container before anything holds it: no search.
+  bool Hold(uint32_t parent, uint32_t child, bool* exhausted) {
+    if (parent == child) return false;
+    if (held_by_any_[parent] && Reaches(child, parent, exhausted)) return false;
+    if (*exhausted) return false;
+    children_[parent].push_back(child);
+    held_by_any_[child] = true;
+    return true;
+  }
+
+ private:
+  bool Reaches(uint32_t from, uint32_t to, bool* exhausted) {
+    ++generation_;
+    std::vector<uint32_t> todo{from};
+    seen_[from] = generation_;
+    while (!todo.empty()) {
+      const uint32_t n = todo.back();
+      todo.pop_back();
+      if (n == to) return true;
+      for (uint32_t c : children_[n]) {
+        if (budget_ == 0) {
+          *exhausted = true;
+          return false;
+        }
+        --budget_;
+        if (seen_[c] != generation_) {
+          seen_[c] = generation_;
+          todo.push_back(c);
+        }
+      }
+    }
+    return false;
+  }
+
+  size_t budget_;  // edges a search may still follow, over the whole scan
+  uint32_t generation_ = 0;
+  std::vector<bool> held_by_any_;
+  std::vector<std::vector<uint32_t>> children_;
+  std::vector<uint32_t> seen_;  // == generation_: seen by the current search
+};
+
 // APPEND and SETITEM as APPENDS and SETITEMS: a MARK inserted where the
 // item (the key) begins. No opcode of protocol 2 holds an offset, so
 // inserting bytes keeps the program valid; a FRAME (protocol 4) would not.
@@ -101,6 +166,17 @@ absl::Status ScanPickle(const char* data, size_t size, std::string* rewritten) {
   // Where the opcodes that built each stack item begin; the depth at each MARK.
   std::vector<size_t> starts, marks, marks_at;
   std::vector<size_t> mark_at, ops_at;  // for the rewrite: insert a MARK, change an op
+  // Each stack item's node, and the memo's.
+  Containment holds(8 * size + 4096);
+  std::vector<uint32_t> nodes;
+  absl::flat_hash_map<uint64_t, uint32_t> memo;
+  uint64_t memo_size = 0;  // MEMOIZE's index: LibTorch's memo table grows to fit
+  bool exhausted = false;
+  auto hold = [&](size_t op_at, uint32_t parent, uint32_t child) -> absl::Status {
+    if (holds.Hold(parent, child, &exhausted)) return absl::OkStatus();
+    return Invalid(op_at, exhausted ? "too many additions to held containers to check"
+                                    : "a container added into itself or into one it holds (a cycle)");
+  };
   bool framed = false;
   while (at < size) {
     const size_t op_at = at;
@@ -113,6 +189,7 @@ absl::Status ScanPickle(const char* data, size_t size, std::string* rewritten) {
     if (!Describe(op, o)) break;  // unknown: LibTorch's error to give
     framed = framed || op == 0x95;
     if (o.fixed + o.len_of > size - at) return Invalid(op_at, "an opcode cut short");
+    const size_t arg_at = at;
     if (o.memo && ReadLe(p + at, o.fixed) >= size) {
       return Invalid(op_at, "a memo index past the end");
     }
@@ -127,6 +204,15 @@ absl::Status ScanPickle(const char* data, size_t size, std::string* rewritten) {
       const void* nl = std::memchr(p + at, '\n', size - at);
       if (nl == nullptr) return Invalid(op_at, "a line without its end");
       at = static_cast<const unsigned char*>(nl) - p + 1;
+    }
+    // The memo index of PUT and GET (text), BINPUT, BINGET and their LONG forms.
+    uint64_t memo_index = 0;
+    if (op == 'p' || op == 'g') {
+      if (!absl::SimpleAtoi(absl::string_view(data + arg_at, at - 1 - arg_at), &memo_index)) {
+        return Invalid(op_at, "a memo index that is not a number");
+      }
+    } else if (o.memo) {
+      memo_index = ReadLe(p + arg_at, o.fixed);
     }
     // The stack, which LibTorch's unpickler pops without checking.
     const size_t floor = marks.empty() ? 0 : marks.back();
@@ -143,8 +229,19 @@ absl::Status ScanPickle(const char* data, size_t size, std::string* rewritten) {
       if ((op == 'd' || op == 'u') && (starts.size() - floor) % 2 != 0) {
         return Invalid(op_at, "a key without its value");
       }
+      const std::vector<uint32_t> items(nodes.begin() + floor, nodes.end());
+      uint32_t into = 0;  // the container below the MARK, or the new item
+      if (o.marks == Op::kCollapseInto) into = nodes[floor - 1];
+      if (o.pushes > 0) into = holds.Node();
+      if (o.marks == Op::kCollapseInto || o.pushes > 0) {
+        for (uint32_t item : items) TSB_RETURN_IF_ERROR(hold(op_at, into, item));
+      }
       starts.resize(floor);
-      if (o.pushes > 0) starts.push_back(marks_at.back());
+      nodes.resize(floor);
+      if (o.pushes > 0) {
+        starts.push_back(marks_at.back());
+        nodes.push_back(into);
+      }
       marks.pop_back();
       marks_at.pop_back();
     } else {
@@ -159,6 +256,37 @@ absl::Status ScanPickle(const char* data, size_t size, std::string* rewritten) {
         starts.pop_back();
       }
       for (size_t i = 0; i < o.pushes; ++i) starts.push_back(i == 0 ? start : op_at);
+      const std::vector<uint32_t> popped(nodes.end() - o.pops, nodes.end());
+      nodes.resize(nodes.size() - o.pops);
+      switch (op) {
+        case 'a': case 's': case 'b':  // APPEND SETITEM BUILD: the container stays
+          for (size_t i = 1; i < popped.size(); ++i) {
+            TSB_RETURN_IF_ERROR(hold(op_at, popped[0], popped[i]));
+          }
+          nodes.push_back(popped[0]);
+          break;
+        case '2':  // DUP
+          nodes.insert(nodes.end(), {popped[0], popped[0]});
+          break;
+        case 'p': case 'q': case 'r': case 0x94:  // PUT BINPUT LONG_BINPUT MEMOIZE
+          if (op == 0x94) memo_index = memo_size;
+          memo[memo_index] = popped[0];
+          memo_size = std::max(memo_size, memo_index + 1);
+          nodes.push_back(popped[0]);
+          break;
+        case 'g': case 'h': case 'j': {  // GET BINGET LONG_BINGET
+          auto it = memo.find(memo_index);
+          if (it == memo.end()) return Invalid(op_at, "a memo index never stored");
+          nodes.push_back(it->second);
+          break;
+        }
+        default:
+          for (size_t i = 0; i < o.pushes; ++i) {
+            const uint32_t made = holds.Node();
+            for (uint32_t arg : popped) TSB_RETURN_IF_ERROR(hold(op_at, made, arg));
+            nodes.push_back(made);
+          }
+      }
     }
   }
   if (rewritten != nullptr && !ops_at.empty() && !framed) {

@@ -4,6 +4,8 @@
 
 #include <fstream>
 
+#include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/serialization/import.h>
 
 #include "absl/strings/str_cat.h"
@@ -14,6 +16,8 @@
 #include "core/runtime/module_state.h"
 #include "core/runtime/runtime.h"
 #include "core/types/type_parser.h"
+#include "core/value/nesting.h"
+#include "core/value/tensor_storage.h"
 
 namespace tsb::runtime {
 namespace {
@@ -53,6 +57,35 @@ absl::Status LoadDeferredPluginsFor(absl::string_view code) {
   return DeferredPlugins::Global().ProvideNamesIn(code).status();
 }
 
+// LibTorch's importer takes tensors as the file wrote them, unchecked
+// (core/value/tensor_storage.h): the module's attributes, and the constants
+// its code holds (constants.pkl), are checked before anything reads them.
+absl::Status CheckLoadedTensors(const torch::jit::Module& module) {
+  TSB_RETURN_IF_ERROR(CheckLoaded(module._ivalue()));
+  for (torch::jit::Function* fn : module._ivalue()->compilation_unit()->get_functions()) {
+    auto* graph_fn = dynamic_cast<torch::jit::GraphFunction*>(fn);
+    if (graph_fn == nullptr) continue;
+    std::vector<torch::jit::Block*> blocks{graph_fn->graph()->block()};
+    while (!blocks.empty()) {
+      torch::jit::Block* block = blocks.back();
+      blocks.pop_back();
+      for (torch::jit::Node* node : block->nodes()) {
+        for (torch::jit::Block* inner : node->blocks()) blocks.push_back(inner);
+        if (node->kind() != c10::prim::Constant || node->outputs().size() != 1) continue;
+        c10::optional<c10::IValue> constant = torch::jit::toIValue(node->output());
+        if (!constant.has_value()) continue;
+        absl::Status s = constant->isTensor() ? CheckTensorStorage(constant->toTensor())
+                                              : CheckLoaded(*constant);
+        if (!s.ok()) {
+          return absl::Status(s.code(), absl::StrCat(s.message(), ", in a constant of ",
+                                                     fn->qualname().qualifiedName()));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::unique_ptr<tsb_module> MakeModule(torch::jit::Module module) {
@@ -78,7 +111,12 @@ absl::StatusOr<tsb_module*> LoadModule(const char* path) {
     return scan;
   }
   try {
-    return MakeModule(torch::jit::load(path)).release();
+    torch::jit::Module module = torch::jit::load(path);
+    if (absl::Status tensors = CheckLoadedTensors(module); !tensors.ok()) {
+      return absl::Status(tensors.code(), absl::StrCat("cannot load module \"", path,
+                                                       "\": ", tensors.message()));
+    }
+    return MakeModule(std::move(module)).release();
   } catch (const std::exception& e) {  // c10::Error, torch::jit::ErrorReport
     // "Unknown builtin op: torchvision::nms" names no library to load.
     if (auto missing = MissingOperatorError(

@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "core/value/tensor_storage.h"
 
 namespace tsb {
 namespace {
@@ -26,8 +27,8 @@ const char* KindName(const c10::IValue& v) {
   return "object";
 }
 
-// A container's child that is itself a container: where it is (its index,
-// and for a dict value its key) and what it is.
+// A container's child worth walking: where it is (its index, and for a dict
+// value its key) and what it is.
 struct Child {
   c10::IValue value;
   size_t index;
@@ -35,31 +36,34 @@ struct Child {
   std::optional<c10::IValue> key;  // a dict value's key
 };
 
-// The children worth walking: containers. Dict keys too: the unpickler takes
-// any value as a key.
-std::vector<Child> Children(const c10::IValue& v) {
+// The children worth walking: containers, and tensors if `tensors`. Dict
+// keys too: the unpickler takes any value as a key.
+std::vector<Child> Children(const c10::IValue& v, bool tensors) {
+  auto walked = [tensors](const c10::IValue& item) {
+    return IsContainer(item) || (tensors && item.isTensor());
+  };
   std::vector<Child> out;
   if (v.isList()) {
     const auto items = v.toListRef();
     for (size_t i = 0; i < items.size(); ++i) {
-      if (IsContainer(items[i])) out.push_back({items[i], i, false, std::nullopt});
+      if (walked(items[i])) out.push_back({items[i], i, false, std::nullopt});
     }
   } else if (v.isTuple()) {
     const auto& items = v.toTupleRef().elements();
     for (size_t i = 0; i < items.size(); ++i) {
-      if (IsContainer(items[i])) out.push_back({items[i], i, false, std::nullopt});
+      if (walked(items[i])) out.push_back({items[i], i, false, std::nullopt});
     }
   } else if (v.isGenericDict()) {
     size_t i = 0;
     for (const auto& entry : v.toGenericDict()) {
-      if (IsContainer(entry.key())) out.push_back({entry.key(), i, true, std::nullopt});
-      if (IsContainer(entry.value())) out.push_back({entry.value(), i, false, entry.key()});
+      if (walked(entry.key())) out.push_back({entry.key(), i, true, std::nullopt});
+      if (walked(entry.value())) out.push_back({entry.value(), i, false, entry.key()});
       ++i;
     }
   } else if (v.isObject()) {
     const auto& slots = v.toObjectRef().slots();
     for (size_t i = 0; i < slots.size(); ++i) {
-      if (IsContainer(slots[i])) out.push_back({slots[i], i, false, std::nullopt});
+      if (walked(slots[i])) out.push_back({slots[i], i, false, std::nullopt});
     }
   }
   return out;
@@ -84,9 +88,12 @@ std::string Step(const c10::IValue& parent, const Child& child) {
   return absl::StrCat("[", child.index, "]");
 }
 
-}  // namespace
-
-absl::Status CheckNesting(const c10::IValue& value) {
+// CheckNesting, and with `tensors` CheckLoaded.
+absl::Status Walk(const c10::IValue& value, bool tensors) {
+  if (tensors && value.isTensor()) {
+    absl::Status s = CheckTensorStorage(value.toTensor());
+    if (!s.ok()) return absl::Status(s.code(), absl::StrCat(s.message(), " (the value itself)"));
+  }
   if (!IsContainer(value)) return absl::OkStatus();
   struct Frame {
     c10::IValue value;
@@ -108,7 +115,7 @@ absl::Status CheckNesting(const c10::IValue& value) {
   absl::flat_hash_map<const void*, size_t> on_path;
   absl::flat_hash_map<const void*, int> done;
   std::vector<Frame> stack;
-  stack.push_back({value, Children(value)});
+  stack.push_back({value, Children(value, tensors)});
   on_path[value.internalToPointer()] = 0;
   while (!stack.empty()) {
     Frame& top = stack.back();
@@ -121,6 +128,14 @@ absl::Status CheckNesting(const c10::IValue& value) {
       continue;
     }
     const c10::IValue& child = top.children[top.next++].value;
+    if (child.isTensor()) {
+      absl::Status s = CheckTensorStorage(child.toTensor());
+      if (!s.ok()) {
+        return absl::Status(s.code(),
+                            absl::StrCat(s.message(), " at ", path(stack, stack.size())));
+      }
+      continue;
+    }
     const void* id = child.internalToPointer();
     const int above = static_cast<int>(stack.size());  // containers above the child
     if (auto it = on_path.find(id); it != on_path.end()) {
@@ -143,10 +158,16 @@ absl::Status CheckNesting(const c10::IValue& value) {
       continue;
     }
     on_path[id] = stack.size();
-    stack.push_back({child, Children(child)});
+    stack.push_back({child, Children(child, tensors)});
   }
   return absl::OkStatus();
 }
+
+}  // namespace
+
+absl::Status CheckNesting(const c10::IValue& value) { return Walk(value, false); }
+
+absl::Status CheckLoaded(const c10::IValue& value) { return Walk(value, true); }
 
 void BreakCycles(const c10::IValue& value) {
   absl::flat_hash_set<const void*> seen;
@@ -155,7 +176,7 @@ void BreakCycles(const c10::IValue& value) {
     c10::IValue v = std::move(todo.back());
     todo.pop_back();
     if (!IsContainer(v) || !seen.insert(v.internalToPointer()).second) continue;
-    for (Child& child : Children(v)) todo.push_back(std::move(child.value));
+    for (Child& child : Children(v, false)) todo.push_back(std::move(child.value));
     if (!v.isTuple()) mutables.push_back(std::move(v));
   }
   for (const c10::IValue& v : mutables) {

@@ -31,6 +31,11 @@ absl::Status CheckNesting(const c10::IValue& value);
 // contains itself. Only for a value no one else holds.
 void BreakCycles(const c10::IValue& value);
 
+// CheckNesting, and every tensor reachable from `value` inside its storage
+// (core/value/tensor_storage.h; the message names the tensor's path). For
+// values LibTorch built from a file, before anything reads them.
+absl::Status CheckLoaded(const c10::IValue& value);
+
 }  // namespace tsb
 
 #endif  // TSBRIDGE_CORE_VALUE_NESTING_H_

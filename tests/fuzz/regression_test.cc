@@ -99,16 +99,28 @@ TEST_F(FuzzRegressionTest, ArchiveReadPastItsEnd) {
 // appended to itself, which LibTorch's unpickler builds; tsb_any_repr then
 // recursed in LibTorch's printer until the stack overflowed. Python's pickle
 // writes such lists itself (a = []; a.append(a)), and dicts and tuples
-// through a list; each is refused, and freed (LeakSanitizer checks).
+// through a list. Since the corpus leak check of 2026-11-26 (a cycle built,
+// then a later opcode failed, and LibTorch dropped it with its stack: a
+// leak), the scan refuses each before LibTorch's unpickler runs.
 TEST_F(FuzzRegressionTest, PickleValueThatContainsItself) {
+  const std::string cycle = "a container added into itself or into one it holds (a cycle)";
   ExpectRejected(std::string("\x80\x02]q\x01(]h\x01K\x01" "a]q\x02(K\x02K\x03" "ee.", 23),
-                 "found a list that contains itself: [2] is the value itself");
-  ExpectRejected(std::string("\x80\x02]q\x00h\x00" "a.", 9),
-                 "found a list that contains itself: [0] is the value itself");
+                 cycle + " at byte 21");
+  ExpectRejected(std::string("\x80\x02]q\x00h\x00" "a.", 9), cycle + " at byte 7");
   ExpectRejected(std::string("\x80\x02}q\x00X\x01\x00\x00\x00xq\x01]q\x02h\x00" "as.", 21),
-                 "found a dict that contains itself: ['x'][0] is the value itself");
-  ExpectRejected(std::string("\x80\x02]q\x00h\x00\x85q\x01" "a.", 12),
-                 "found a list that contains itself: [0][0] is the value itself");
+                 cycle + " at byte 19");
+  ExpectRejected(std::string("\x80\x02]q\x00h\x00\x85q\x01" "a.", 12), cycle + " at byte 10");
+}
+
+// pickle fuzzer's corpus leak check (scripts/fuzz_long.sh, 2026-11-26): a
+// list appended into one it holds, then SETITEM on a list, which LibTorch's
+// unpickler fails on after building the cycle (272 bytes leaked). Shortened
+// from the fuzzer's 600 bytes to its shape.
+TEST_F(FuzzRegressionTest, PickleCycleThenAFailureLeaksNothing) {
+  ExpectRejected(std::string("\x80\x02]q\x00]q\x01h\x00" "a0h\x01" "aK\x01K\x02s.", 21),
+                 "(a cycle) at byte 14");
+  // A memo entry fetched before it was stored fails inside LibTorch too.
+  ExpectRejected(std::string("\x80\x02h\x01.", 5), "a memo index never stored at byte 2");
 }
 
 // Nested deeper than any walk of tsbridge follows (JSON's limit): refused
@@ -122,6 +134,43 @@ TEST_F(FuzzRegressionTest, PickleNestedTooDeep) {
   tsb_any out{};
   TSB_ASSERT_OK(tsb_pickle_read(bytes.data(), bytes.size(), &out));
   tsb_any_release(&out);
+}
+
+// pickle fuzzer (the sanitizer stage, seed 1, from one checkout path),
+// crash-f51116a9: torch.save(torch.arange(3)) with its size byte changed to
+// 9. LibTorch's unpickler gives the tensor the sizes the file wrote,
+// unchecked against its 24-byte storage (Python's torch.load checks), and
+// tsb_json_write read past it (a heap-buffer-overflow).
+TEST_F(FuzzRegressionTest, PickleTensorPastItsStorage) {
+  auto archive = [](char size) {
+    const std::string pickle =
+        std::string("\x80\x02" "ctorch._utils\n_rebuild_tensor_v2\n(("
+                    "X\x07\0\0\0" "storage" "ctorch\nLongStorage\n"
+                    "X\x01\0\0\0" "0" "X\x03\0\0\0" "cpu" "K\x03tQK\0K", 89) +
+        size + "\x85K\x01\x85\x89" "ccollections\nOrderedDict\n)RtR.";
+    const int64_t data[] = {0, 1, 2};
+    std::string out;
+    caffe2::serialize::PyTorchStreamWriter writer([&](const void* buf, size_t n) -> size_t {
+      out.append(static_cast<const char*>(buf), n);
+      return n;
+    });
+    writer.writeRecord("data.pkl", pickle.data(), pickle.size());
+    writer.writeRecord("data/0", data, sizeof(data));
+    writer.writeEndOfFile();
+    return out;
+  };
+  tsb_any out{};
+  const std::string good = archive(3);
+  TSB_ASSERT_OK(tsb_pickle_read(good.data(), good.size(), &out));
+  tsb_any_release(&out);
+  const std::string bad = archive(9);
+  Status s(tsb_pickle_read(bad.data(), bad.size(), &out));
+  ASSERT_NE(s.get(), nullptr);
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(tsb_status_get_message(s.get())),
+            "not a value tsbridge can carry: expected a tensor whose elements lie inside its "
+            "storage, found sizes [9], strides [1] and offset 0 that need 72 bytes of a "
+            "24-byte storage (the value itself)");
 }
 
 TEST(PickleScanTest, AcceptsWhatPicklersWrite) {

@@ -107,8 +107,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "syntax_error.pt", "unbalanced_paren.pt", "bad_debug_ranges.pt",
                       "debug_line_unterminated.pt", "debug_line_empty.pt",
                       "undefined_default.pt", "undefined_default_legacy.pt",
-                      "tensor_not_module.pt",
-                      "no_such_file.pt", "."),
+                      "tensor_not_module.pt", "buffer_past_storage.pt",
+                      "constant_past_storage.pt", "no_such_file.pt", "."),
     [](const auto& info) {
       std::string name;
       for (char c : std::string(info.param)) name += std::isalnum(c) ? c : '_';
@@ -196,6 +196,24 @@ TEST(HostileModuleTest, MalformedDebugRangesAreRefusedBeforeTheImporter) {
               std::string::npos)
         << read.message;
   }
+}
+
+// A tensor larger than its storage (a size byte changed), which LibTorch's
+// importer and Python's torch.jit.load keep as written: refused after the
+// import, before anything reads it (found by the pickle fuzzer, through
+// torch.save files). The same module as saved loads and runs.
+TEST(HostileModuleTest, TensorsPastTheirStorageAreRefused) {
+  ExpectInvalidContaining("buffer_past_storage.pt",
+                          "expected a tensor whose elements lie inside its storage, found sizes "
+                          "[9], strides [1] and offset 0 that need 36 bytes of a 12-byte "
+                          "storage at .w");
+  ExpectInvalidContaining("constant_past_storage.pt",
+                          "need 36 bytes of a 16-byte storage, in a constant of "
+                          "__torch__.Tensors.forward");
+  tsb_module* m = nullptr;
+  StatusText load = Take(tsb_module_load((kDir + "/tensors.pt").c_str(), &m));
+  ASSERT_EQ(load.code, TSB_OK) << load.message;
+  tsb_module_free(m);
 }
 
 StatusText ReadJson(const std::string& json, const char* annotation) {

@@ -75,6 +75,25 @@ def good_module_bytes(work, string_table=True):
     return buf.getvalue()
 
 
+class Tensors(torch.nn.Module):
+    """A buffer (pickled in data.pkl) and, once traced, a constant
+    (constants.pkl): the tensors LibTorch's importer rebuilds from a file."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("w", torch.arange(3.0))
+        self.c = torch.arange(4.0)  # a plain attribute: the trace keeps it as a constant
+
+    def forward(self, x):
+        return x + self.w + self.c[:3]
+
+
+def tensors_module_bytes():
+    buf = io.BytesIO()
+    torch.jit.save(torch.jit.trace(Tensors(), torch.zeros(3)), buf)
+    return buf.getvalue()
+
+
 def rewrite(archive, edit):
     """The archive with each record passed through edit(name, data), which
     returns new data or None to drop the record."""
@@ -93,6 +112,7 @@ def hostile_files(good, good_legacy):
     Good saved with and without the debug ranges' string table."""
     tensor = io.BytesIO()
     torch.save(torch.ones(2), tensor)
+    tensors = tensors_module_bytes()
 
     def code_without(name, data):
         return None if "/code/" in name and not name.endswith(".pkl") else data
@@ -151,6 +171,18 @@ def hostile_files(good, good_legacy):
         return data.replace(pickled, b"X\0\0\0\0", 1)
     debug_line_empty = in_debug_ranges(line_made_empty)
 
+    def sized(record, old, new):
+        """A tensor's sizes changed in one pickle record: (old,) -> (new,), a
+        tensor larger than its storage. LibTorch's importer (and Python's
+        torch.jit.load) keeps it as written; reading it reads past the storage."""
+        def edit(name, data):
+            if name.endswith(record):
+                sizes = b"(K" + bytes([old]) + b"t(K\x01t"  # sizes, then strides (1,)
+                assert sizes in data, name
+                return data.replace(sizes, b"(K" + bytes([new]) + b"t(K\x01t", 1)
+            return data
+        return edit
+
     def huge_pickle(name, data):  # a memo index far past the program's end
         return b"\x80\x02Nr\xff\xff\xff\x7f." if name.endswith("/data.pkl") else data
 
@@ -178,6 +210,9 @@ def hostile_files(good, good_legacy):
         "undefined_default.pt": rewrite(good, undefined_default),
         "undefined_default_legacy.pt": rewrite(good_legacy, undefined_default),
         "tensor_not_module.pt": tensor.getvalue(),
+        "tensors.pt": tensors,
+        "buffer_past_storage.pt": rewrite(tensors, sized("/data.pkl", 3, 9)),
+        "constant_past_storage.pt": rewrite(tensors, sized("/constants.pkl", 4, 9)),
     }
 
 

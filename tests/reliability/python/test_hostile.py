@@ -29,7 +29,8 @@ BAD_FILES = ["empty.pt", "truncated_half.pt", "truncated_tail.pt", "truncated_he
              "syntax_error.pt",
              "unbalanced_paren.pt", "bad_debug_ranges.pt",
              "debug_line_unterminated.pt", "debug_line_empty.pt", "undefined_default.pt",
-             "undefined_default_legacy.pt", "tensor_not_module.pt"]
+             "undefined_default_legacy.pt", "tensor_not_module.pt",
+             "buffer_past_storage.pt", "constant_past_storage.pt"]
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +62,16 @@ def test_bad_module_file(files, name):
 def test_missing_class_is_named(files):
     with pytest.raises(tsbridge.Error, match="Nowhere"):
         tsbridge.load(files / "missing_class.pt")
+
+
+def test_tensor_past_its_storage_is_refused(files):
+    # torch.jit.load keeps such a tensor as written (and reads past it)
+    with pytest.raises(tsbridge.InvalidArgumentError, match=r"12-byte storage at \.w"):
+        tsbridge.load(files / "buffer_past_storage.pt")
+    with pytest.raises(tsbridge.InvalidArgumentError, match="in a constant of"):
+        tsbridge.load(files / "constant_past_storage.pt")
+    m = tsbridge.load(files / "tensors.pt")
+    assert torch.equal(m(torch.zeros(3)), torch.tensor([0.0, 2.0, 4.0]))
 
 
 DEEP = "[" * 100_000 + "]" * 100_000
