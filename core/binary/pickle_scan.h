@@ -16,7 +16,10 @@ namespace tsb {
 // OK when every length fits in the bytes left, every memo index is smaller
 // than the program (a pickler numbers its memo entries from 0, one PUT at a
 // time), and no opcode pops more than the stack holds above its top MARK
-// (CPython's rule). Opcodes it does not know end the scan: LibTorch rejects
+// (CPython's rule), DICT and SETITEMS have pairs, every GET names a memo
+// entry stored before, and nothing is added into a container it is inside
+// (a cycle, which LibTorch's unpickler would build and, if a later opcode
+// failed, leak). Opcodes it does not know end the scan: LibTorch rejects
 // them itself.
 //
 // LibTorch 1.13's unpickler also lacks APPEND and SETITEM, which Python's
