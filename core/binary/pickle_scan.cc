@@ -174,8 +174,9 @@ absl::Status ScanPickle(const char* data, size_t size, std::string* rewritten) {
   bool exhausted = false;
   auto hold = [&](size_t op_at, uint32_t parent, uint32_t child) -> absl::Status {
     if (holds.Hold(parent, child, &exhausted)) return absl::OkStatus();
-    return Invalid(op_at, exhausted ? "too many additions to held containers to check"
-                                    : "a container added into itself or into one it holds (a cycle)");
+    return Invalid(op_at,
+                   exhausted ? "too many additions to held containers to check"
+                             : "a container added into itself or into one it holds (a cycle)");
   };
   bool framed = false;
   while (at < size) {
@@ -211,6 +212,7 @@ absl::Status ScanPickle(const char* data, size_t size, std::string* rewritten) {
       if (!absl::SimpleAtoi(absl::string_view(data + arg_at, at - 1 - arg_at), &memo_index)) {
         return Invalid(op_at, "a memo index that is not a number");
       }
+      if (memo_index >= size) return Invalid(op_at, "a memo index past the end");
     } else if (o.memo) {
       memo_index = ReadLe(p + arg_at, o.fixed);
     }
@@ -256,11 +258,12 @@ absl::Status ScanPickle(const char* data, size_t size, std::string* rewritten) {
         starts.pop_back();
       }
       for (size_t i = 0; i < o.pushes; ++i) starts.push_back(i == 0 ? start : op_at);
-      const std::vector<uint32_t> popped(nodes.end() - o.pops, nodes.end());
+      uint32_t popped[3];  // no opcode pops more
+      std::copy(nodes.end() - o.pops, nodes.end(), popped);
       nodes.resize(nodes.size() - o.pops);
       switch (op) {
         case 'a': case 's': case 'b':  // APPEND SETITEM BUILD: the container stays
-          for (size_t i = 1; i < popped.size(); ++i) {
+          for (size_t i = 1; i < o.pops; ++i) {
             TSB_RETURN_IF_ERROR(hold(op_at, popped[0], popped[i]));
           }
           nodes.push_back(popped[0]);
@@ -283,7 +286,9 @@ absl::Status ScanPickle(const char* data, size_t size, std::string* rewritten) {
         default:
           for (size_t i = 0; i < o.pushes; ++i) {
             const uint32_t made = holds.Node();
-            for (uint32_t arg : popped) TSB_RETURN_IF_ERROR(hold(op_at, made, arg));
+            for (size_t a = 0; a < o.pops; ++a) {
+              TSB_RETURN_IF_ERROR(hold(op_at, made, popped[a]));
+            }
             nodes.push_back(made);
           }
       }
