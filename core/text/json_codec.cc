@@ -76,6 +76,18 @@ std::optional<int64_t> MemoryFormatCode(absl::string_view name) {
   return CodeOf(kMemoryFormatNames, name);
 }
 
+const CodeNames* CodeNamesOf(int32_t kind) {
+  static constexpr CodeNames kDtype{DtypeName, DtypeCode};
+  static constexpr CodeNames kLayout{LayoutName, LayoutCode};
+  static constexpr CodeNames kMemoryFormat{MemoryFormatName, MemoryFormatCode};
+  switch (kind) {
+    case TSB_KIND_DTYPE: return &kDtype;
+    case TSB_KIND_LAYOUT: return &kLayout;
+    case TSB_KIND_MEMORY_FORMAT: return &kMemoryFormat;
+    default: return nullptr;
+  }
+}
+
 // JSON has no NaN or infinities; these strings are what Python's json module
 // reads back with parse_constant, minus its non-standard bare literals.
 Json FloatToJson(double d) {

@@ -59,6 +59,14 @@ std::optional<int64_t> DtypeCode(absl::string_view name);
 std::optional<int64_t> LayoutCode(absl::string_view name);
 std::optional<int64_t> MemoryFormatCode(absl::string_view name);
 
+// A kind whose values are codes with names, both directions: dtype, layout,
+// memory format. nullptr for any other kind.
+struct CodeNames {
+  std::optional<std::string> (*name)(int64_t code);
+  std::optional<int64_t> (*code)(absl::string_view name);
+};
+const CodeNames* CodeNamesOf(int32_t kind);
+
 // A float as JSON: a number, or "NaN", "Infinity", "-Infinity".
 Json FloatToJson(double d);
 // A JSON number or one of those strings; nullopt otherwise.

@@ -49,27 +49,25 @@ absl::StatusOr<c10::IValue> ReadFloat(const Json& json, const TypeInfo& expected
 // inside an IValue and cross as such inside Optional, Union or Any, where
 // they print as their code (docs/json.md): a code with a name reads too.
 absl::StatusOr<c10::IValue> ReadNamed(const Json& json, const TypeInfo& expected) {
-  if (expected.kind != TSB_KIND_DEVICE && json.is_number_integer()) {
+  const CodeNames* names = CodeNamesOf(expected.kind);  // nullptr: a device
+  if (names != nullptr && json.is_number_integer()) {
     const int64_t code = json.get<int64_t>();
-    std::optional<std::string> named = expected.kind == TSB_KIND_DTYPE  ? DtypeName(code)
-                                       : expected.kind == TSB_KIND_LAYOUT ? LayoutName(code)
-                                                                          : MemoryFormatName(code);
-    if (!named) return WrongJson(expected, json, absl::StrCat(", which is not a ",
-                                                              expected.annotation, " code"));
+    if (!names->name(code)) {
+      return WrongJson(expected, json,
+                       absl::StrCat(", which is not a ", expected.annotation, " code"));
+    }
     return c10::IValue(code);
   }
   if (!json.is_string()) return WrongJson(expected, json);
   const std::string& name = json.get_ref<const std::string&>();
-  if (expected.kind == TSB_KIND_DEVICE) {
+  if (names == nullptr) {
     try {
       return c10::IValue(c10::Device(name));
     } catch (const c10::Error&) {
       return WrongJson(expected, json, ", which does not name a device");
     }
   }
-  std::optional<int64_t> code = expected.kind == TSB_KIND_DTYPE  ? DtypeCode(name)
-                                : expected.kind == TSB_KIND_LAYOUT ? LayoutCode(name)
-                                                                   : MemoryFormatCode(name);
+  std::optional<int64_t> code = names->code(name);
   if (!code) return WrongJson(expected, json, absl::StrCat(", which is not a ",
                                                            expected.annotation, " name"));
   return c10::IValue(*code);

@@ -222,11 +222,10 @@ absl::StatusOr<Json> WriteAt(const c10::IValue& value, const TypeInfo* type, int
     case TSB_KIND_TENSOR: return WriteTensor(value.toTensor());
     case TSB_KIND_DEVICE: return Json(value.toDevice().str());
     case TSB_KIND_DTYPE:
-      return WriteNamedCode(DtypeName(value.toInt()), *type, value.toInt());
     case TSB_KIND_LAYOUT:
-      return WriteNamedCode(LayoutName(value.toInt()), *type, value.toInt());
     case TSB_KIND_MEMORY_FORMAT:
-      return WriteNamedCode(MemoryFormatName(value.toInt()), *type, value.toInt());
+      return WriteNamedCode(CodeNamesOf(type->kind)->name(value.toInt()), *type,
+                            value.toInt());
     case TSB_KIND_LIST: return WriteList(value, *type, depth);
     case TSB_KIND_DICT: return WriteDict(value, *type, depth);
     default: return WriteItems(value, *type, depth);
