@@ -4,7 +4,7 @@
 # tests exercise tsbridge's own synchronisation.
 option(TSB_TSAN_TESTS "Build the ThreadSanitizer tests" ON)
 if(TSB_TSAN_TESTS)
-  set(tsan_flags -fsanitize=thread -O1 -g)
+  set(tsan_flags -fsanitize=thread -O1 -g1)
   set(tsan_dir ${CMAKE_BINARY_DIR}/tsan)
   tsbridge_core_library(tsbridge_tsan)
   target_compile_options(tsbridge_tsan PRIVATE ${tsan_flags})

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Runs a command inside a Debian 13 ("trixie") root file system, with this
+# checkout mounted at the same path (docs/platforms.md):
+#
+#   bash scripts/in-debian13.sh bash scripts/test.sh
+#
+# The root is made once with debootstrap (minbase) and kept at
+# $TSB_DEBIAN13_ROOT (default /var/cache/tsbridge/debian13), outside the
+# checkout so that every clone on the machine reuses it and its ccache; the
+# packages are installed by the same scripts/common.sh as on the host. Builds
+# default to build-debian13/ (and build-debian13-asan/) so that they never mix
+# with the host's build/. Needs root (or sudo), debootstrap and the network to
+# Debian's archive. /proc, /sys and /dev are mounted inside and unmounted on
+# exit, also on failure.
+set -euo pipefail
+CHECKOUT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TARGET="${TSB_DEBIAN13_ROOT:-/var/cache/tsbridge/debian13}"
+MIRROR="${TSB_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+(($#)) || { echo "usage: $0 COMMAND [ARG...]" >&2; exit 2; }
+
+sudo=""
+[[ $(id -u) -eq 0 ]] || sudo="sudo"
+
+# Made once: a root whose debootstrap did not finish is made again.
+if [[ ! -e "$TARGET/.tsbridge-root-ready" ]]; then
+  if ! command -v debootstrap >/dev/null; then
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+      debootstrap >/dev/null
+  fi
+  echo "tsbridge: making a Debian 13 root in $TARGET (debootstrap, about a minute)"
+  $sudo rm -rf "$TARGET"
+  $sudo mkdir -p "$TARGET"
+  $sudo debootstrap --variant=minbase trixie "$TARGET" "$MIRROR" >"$TARGET.debootstrap.log" 2>&1 ||
+    { tail -20 "$TARGET.debootstrap.log" >&2; exit 1; }
+  $sudo touch "$TARGET/.tsbridge-root-ready"
+fi
+
+mounts=()
+cleanup() {
+  local i
+  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
+    $sudo umount -R "${mounts[$i]}" 2>/dev/null || $sudo umount -lR "${mounts[$i]}" || true
+  done
+}
+trap cleanup EXIT
+mount_into() {  # mount_into DEST mount-args...
+  local dest="$TARGET$1"
+  shift
+  $sudo mkdir -p "$dest"
+  $sudo mount "$@" "$dest"
+  mounts+=("$dest")
+  # Submounts of a recursive bind must not propagate back to the host.
+  $sudo mount --make-rslave "$dest"
+}
+mount_into /proc -t proc proc
+mount_into /sys -t sysfs -o ro sysfs
+mount_into /dev --rbind /dev
+mount_into "$CHECKOUT" --bind "$CHECKOUT"
+$sudo cp /etc/resolv.conf "$TARGET/etc/resolv.conf"
+
+# A clean environment: the host's PATH may name interpreters the root lacks.
+env_vars=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+          LANG=C.UTF-8 TERM="${TERM:-dumb}"
+          TSB_BUILD_DIR="${TSB_DEBIAN13_BUILD_DIR:-$CHECKOUT/build-debian13}"
+          TSB_ASAN_BUILD_DIR="${TSB_DEBIAN13_ASAN_BUILD_DIR:-$CHECKOUT/build-debian13-asan}")
+while IFS='=' read -r name _; do
+  case "$name" in
+    TSB_BUILD_DIR | TSB_ASAN_BUILD_DIR | TSB_DEBIAN13_*) ;;
+    TSB_* | CI | CCACHE_*) env_vars+=("$name=${!name}") ;;
+  esac
+done < <(env)
+
+$sudo chroot "$TARGET" /usr/bin/env -i "${env_vars[@]}" /bin/bash -c \
+  'cd "$1" && source scripts/common.sh && install_missing && shift && exec "$@"' \
+  tsbridge-debian13 "$CHECKOUT" "$@"
