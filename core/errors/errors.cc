@@ -8,6 +8,7 @@
 #include <c10/util/Exception.h>
 
 #include "absl/strings/cord.h"
+#include "core/compat/torch_compat.h"
 #include "absl/strings/str_cat.h"
 
 namespace tsb {
@@ -50,7 +51,7 @@ absl::Status CurrentExceptionStatus(bool from_torch) noexcept {
       throw;
     } catch (const c10::Error& e) {  // before std::exception, which it derives from
       // The backtrace (with "Exception raised from ...") stays apart.
-      return TorchError(e.what_without_backtrace(), e.backtrace());
+      return TorchError(e.what_without_backtrace(), compat::ErrorBacktrace(e));
     } catch (const std::bad_alloc&) {
       return absl::ResourceExhaustedError("out of memory");
     } catch (const std::exception& e) {

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cmath>
+#include <iterator>
 #include <algorithm>
 #include <limits>
 #include <utility>
@@ -18,21 +19,43 @@ namespace {
 
 // Indexed by the c10 enum's code; spelled as torch's Python names (without
 // "torch."), which is what a user of torch.save / str(torch.float32) knows.
-// c10's Undefined (no Python name) is "undefined", so every code the dtype
+// The codes up to quint2x4 are the same in every LibTorch; later releases
+// append (LibTorch 2.6 names 44 dtypes, 1.13 18), and c10's Undefined, the
+// last code of each release, prints "undefined" so that every code the dtype
 // codec accepts prints.
-constexpr std::array<const char*, 19> kDtypeNames = {
-    "uint8",     "int8",      "int16",   "int32",  "int64",  "float16",
-    "float32",   "float64",   "complex32", "complex64", "complex128", "bool",
-    "qint8",     "quint8",    "qint32",  "bfloat16", "quint4x2", "quint2x4",
-    "undefined"};
-static_assert(kDtypeNames.size() == static_cast<size_t>(c10::ScalarType::NumOptions),
+constexpr const char* kDtypeNamesUpTo26[] = {
+    "uint8",     "int8",      "int16",      "int32",     "int64",     "float16",
+    "float32",   "float64",   "complex32",  "complex64", "complex128", "bool",
+    "qint8",     "quint8",    "qint32",     "bfloat16",  "quint4x2",  "quint2x4",
+    // LibTorch 2.x
+    "bits1x8",   "bits2x4",   "bits4x2",    "bits8",     "bits16",
+    "float8_e5m2", "float8_e4m3fn", "float8_e5m2fnuz", "float8_e4m3fnuz",
+    "uint16",    "uint32",    "uint64",
+    "uint1",     "uint2",     "uint3",      "uint4",     "uint5",     "uint6",  "uint7",
+    "int1",      "int2",      "int3",       "int4",      "int5",      "int6",   "int7"};
+constexpr size_t kDtypeCount = static_cast<size_t>(c10::ScalarType::NumOptions);
+static_assert(static_cast<size_t>(c10::ScalarType::Undefined) == kDtypeCount - 1 &&
+                  std::size(kDtypeNamesUpTo26) >= kDtypeCount - 1,
               "a dtype was added to LibTorch: name it here and in docs/json.md");
+constexpr std::array<const char*, kDtypeCount> kDtypeNames = [] {
+  std::array<const char*, kDtypeCount> names{};
+  for (size_t i = 0; i + 1 < kDtypeCount; ++i) names[i] = kDtypeNamesUpTo26[i];
+  names[kDtypeCount - 1] = "undefined";
+  return names;
+}();
 
-constexpr std::array<const char*, 7> kLayoutNames = {
+// The same rule: 2.x appended jagged (nested tensors).
+constexpr const char* kLayoutNamesUpTo26[] = {
     "strided", "sparse_coo", "sparse_csr", "_mkldnn",
-    "sparse_csc", "sparse_bsr", "sparse_bsc"};
-static_assert(kLayoutNames.size() == static_cast<size_t>(c10::Layout::NumOptions),
+    "sparse_csc", "sparse_bsr", "sparse_bsc", "jagged"};
+constexpr size_t kLayoutCount = static_cast<size_t>(c10::Layout::NumOptions);
+static_assert(std::size(kLayoutNamesUpTo26) >= kLayoutCount,
               "a layout was added to LibTorch: name it here and in docs/json.md");
+constexpr std::array<const char*, kLayoutCount> kLayoutNames = [] {
+  std::array<const char*, kLayoutCount> names{};
+  for (size_t i = 0; i < kLayoutCount; ++i) names[i] = kLayoutNamesUpTo26[i];
+  return names;
+}();
 
 constexpr std::array<const char*, 4> kMemoryFormatNames = {
     "contiguous_format", "preserve_format", "channels_last", "channels_last_3d"};

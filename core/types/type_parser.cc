@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "core/compat/torch_compat.h"
 #include "core/types/lock_free_map.h"
 #include "core/types/type_registry.h"
 
@@ -88,7 +89,7 @@ c10::TypePtr ParseScriptSyntax(const std::string& text, const TypeNameLookup* ex
 
 c10::TypePtr ParseSchemaSyntax(const std::string& text) {
   torch::jit::Lexer lexer(std::make_shared<torch::jit::Source>(text));
-  torch::jit::SchemaTypeParser parser(lexer, /*parse_complete_tensor_types=*/false);
+  torch::jit::SchemaTypeParser parser = compat::SchemaTypeParserFor(lexer);
   // The "real" type keeps ScalarType, Layout and MemoryFormat distinct from int.
   c10::TypePtr real = std::get<1>(parser.parseFakeAndRealType());
   if (lexer.cur().kind != torch::jit::TK_EOF) {
