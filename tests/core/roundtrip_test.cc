@@ -3,6 +3,7 @@
 #include <dlpack/dlpack.h>
 #include <torch/torch.h>
 
+#include "core/compat/torch_compat.h"
 #include "tests/testing/abi_test.h"
 
 namespace tsb::testing {
@@ -74,16 +75,30 @@ TEST_F(RoundTripTest, TensorsShareStorage) {
   ExpectRoundTrip(torch::tensor({1.5, 2.5}, torch::kFloat64), "Tensor");
 }
 
-TEST_F(RoundTripTest, BoolTensorsCrossAsHandlesButNotAsDlpack) {
-  // DLPack v0.6, the version LibTorch 1.13 ships, has no bool type.
+TEST_F(RoundTripTest, BoolTensorsCrossAsHandlesAndAsDlpackWhereItHasBool) {
   at::Tensor t = torch::tensor({true, false});
   Value handle(Boundary(t));
   EXPECT_TRUE(SameValue(t, FromBoundary(handle.get())));
   DLManagedTensor* managed = nullptr;
   Status s(tsb_tensor_to_dlpack(&handle.get(), &managed));
+#if TSB_TORCH_AT_LEAST(2, 0)
+  // LibTorch 2.x speaks DLPack 0.8, whose kDLBool (6) is one byte a value:
+  // out and back in, zero copy.
+  ASSERT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
+  ASSERT_NE(managed, nullptr);
+  EXPECT_EQ(managed->dl_tensor.dtype.code, 6);
+  EXPECT_EQ(managed->dl_tensor.dtype.bits, 8);
+  EXPECT_EQ(managed->dl_tensor.data, t.data_ptr());
+  Value back;
+  TSB_ASSERT_OK(tsb_tensor_from_dlpack(managed, back.out()));
+  EXPECT_TRUE(SameValue(t, FromBoundary(back.get())));
+  EXPECT_EQ(FromBoundary(back.get()).toTensor().data_ptr(), t.data_ptr());
+#else
+  // DLPack v0.6, the version LibTorch 1.13 ships, has no bool type.
   EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TORCH);
   EXPECT_STREQ(tsb_status_get_message(s.get()), "Bool type is not supported by dlpack");
   EXPECT_EQ(managed, nullptr);
+#endif
 }
 
 TEST_F(RoundTripTest, ListsOfEveryElementKind) {

@@ -114,13 +114,16 @@ int32_t CodeOf(DLDataType t) {
                                                                         : t.bits == 64 ? TSB_DTYPE_INT64 : -1;
     case kDLUInt: return t.bits == 8 ? TSB_DTYPE_UINT8 : -1;
     case kDLComplex: return t.bits == 64 ? TSB_DTYPE_COMPLEX64 : t.bits == 128 ? TSB_DTYPE_COMPLEX128 : -1;
+    // kDLBool (DLPack 0.8+, LibTorch 2.x; the name is not in 0.6's header):
+    // one byte a value, read as the uint8 view below.
+    case 6: return t.bits == 8 ? TSB_DTYPE_BOOL : -1;
     default: return -1;
   }
 }
 
 void Export(const tsb_any& t, bool readable, Exported* out) {
   tsb_status* s = tsb_tensor_to_dlpack(&t, &out->managed);
-  if (s != nullptr) {  // DLPack 0.6 has no bool: a uint8 view of the same memory
+  if (s != nullptr) {  // LibTorch 1.13's DLPack 0.6 has no bool: a uint8 view of the same memory
     tsb::Value bytes;
     tsb_any args[2] = {t, tsb_any_dtype(kUInt8)};
     tsb_call_args a = tsb_call_args_make(args, 2);
