@@ -37,7 +37,9 @@ struct KnownLibrary {
 const std::vector<KnownLibrary>& KnownLibraries() {
   static const auto* const known = new std::vector<KnownLibrary>{
       // torchvision's ops (nms, roi_align, ...) and its image codecs
-      // (image::read_file, decode_jpeg, decode_png): both need LibTorch only.
+      // (image::read_file, decode_jpeg, decode_png). Up to 0.20 both need
+      // LibTorch only; 0.21's image library also refers to Python's C API
+      // (OpenLibrary).
       {"torchvision", "torchvision", {"_C", "image"}, {"torchvision", "image"}},
   };
   return *known;
@@ -70,6 +72,51 @@ std::optional<std::string> FindFile(const fs::path& dir, absl::string_view prefi
   if (matches.empty()) return std::nullopt;
   std::sort(matches.begin(), matches.end());
   return matches.front();
+}
+
+// The libpython a Python extension module was built for, from the ABI tag in
+// its file name ("image.cpython-313-x86_64-linux-gnu.so": libpython3.13.so.1.0).
+std::optional<std::string> LibPythonFor(absl::string_view file) {
+  constexpr absl::string_view kTag = ".cpython-3";
+  size_t at = file.find(kTag);
+  if (at == absl::string_view::npos) return std::nullopt;
+  absl::string_view minor = file.substr(at + kTag.size());
+  minor = minor.substr(0, minor.find_first_not_of("0123456789"));
+  if (minor.empty()) return std::nullopt;
+  return absl::StrCat("libpython3.", minor, ".so.1.0");
+}
+
+// Opens an operator library. Some are Python extension modules that also
+// register operators (torchvision 0.21's image library is one): they refer
+// to Python's C API, which only an interpreter process provides. There,
+// libpython is loaded first: its symbols resolve the library's references,
+// and nothing of Python runs, since the module's init function is never
+// called (docs/vision.md).
+absl::StatusOr<void*> OpenLibrary(const std::string& canonical, const std::string& path) {
+  dlerror();
+  void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (handle != nullptr) return handle;
+  const char* why = dlerror();
+  std::string error = why ? why : "dlopen failed";
+  std::optional<std::string> libpython = LibPythonFor(fs::path(canonical).filename().string());
+  if (libpython && (absl::StrContains(error, "undefined symbol: Py") ||
+                    absl::StrContains(error, "undefined symbol: _Py"))) {
+    if (dlopen(libpython->c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+      const char* python_why = dlerror();
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot load operator library '", path, "': it refers to Python's C API (", error,
+          "), and ", *libpython, ", which would provide it, does not load (",
+          python_why ? python_why : "dlopen failed",
+          "): install Python's shared library (Debian: libpython3.X)"));
+    }
+    dlerror();
+    handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (handle != nullptr) return handle;
+    why = dlerror();
+    error = why ? why : "dlopen failed";
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("cannot load operator library '", path, "': ", error));
 }
 
 void AddPythonDirs(const fs::path& lib, std::vector<std::string>& dirs) {
@@ -247,13 +294,9 @@ absl::StatusOr<int32_t> LibraryLoader::LoadFileLocked(const std::string& path,
     if (libraries_[id].load()->build_id == object->build_id) return id;
   }
   std::set<std::string> before = RegisteredOperatorNames();
-  dlerror();
-  void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_GLOBAL);
-  if (handle == nullptr) {
-    const char* why = dlerror();
-    return absl::InvalidArgumentError(absl::StrCat("cannot load operator library '", path,
-                                                   "': ", why ? why : "dlopen failed"));
-  }
+  absl::StatusOr<void*> opened = OpenLibrary(canonical, path);
+  if (!opened.ok()) return opened.status();
+  void* handle = *opened;
   if (dlsym(handle, TSB_PLUGIN_ENTRY_SYMBOL) != nullptr) {  // registered no operator
     dlclose(handle);
     return absl::InvalidArgumentError(absl::StrCat(

@@ -48,9 +48,17 @@ absl::StatusOr<c10::IValue> UnionCodec::Coerce(const c10::IValue& value,
   // untyped value (JSON 1 reads as int and as float, [1, 2] as a List and a
   // Tuple) is what the host reads it as by itself (int 1, a List), under
   // this same rule.
+  // JSON's "NaN" and "Infinity" are a float's form that a complex accepts
+  // too, but read by themselves they are strings: where no member is str,
+  // they are the float member's, as PyTorch makes float('inf') a float.
   if (accepted.size() > 1 && IsUntyped(value)) {
     TSB_ASSIGN_OR_RETURN(c10::IValue natural, NaturalValue(value));
-    return Coerce(natural, expected);
+    absl::StatusOr<c10::IValue> chosen = Coerce(natural, expected);
+    if (chosen.ok() || !natural.isString()) return chosen;
+    for (auto& [member, converted] : accepted) {
+      if (member->kind == TSB_KIND_FLOAT) return std::move(converted);
+    }
+    return chosen;
   }
   if (accepted.size() > 1) {
     return TypeError(absl::StrCat(

@@ -164,6 +164,12 @@ TEST_F(JsonRoundTripTest, PluginKinds) {
   ExpectRoundTrip("1", "Union[int, str]");
   ExpectRoundTrip("\"x\"", "Union[int, str]");
   ExpectRoundTrip(R"([1,"x",2])", "List[Union[int, str]]");
+  // A float special is a float's form that complex accepts too: the float
+  // member's where no member is str (differential test, Hypothesis 6.130).
+  ExpectRoundTrip(R"([["Infinity","NaN",1.5,{"real":1.0,"imag":2.0}]])",
+                  "List[List[Union[float, complex]]]");
+  ExpectRoundTrip("\"-Infinity\"", "Union[complex, float]");
+  ExpectRoundTrip("\"NaN\"", "Union[str, float]");
   Value pair_value(FromJson(pair, "tsbridge.tensor_pair"));
   EXPECT_EQ(pair_value.get().type_index, TypeOf("tsbridge.tensor_pair"));
 }

@@ -86,7 +86,7 @@ def main():
     if mode == "save":
         torch.save(value_for_cpp(case), path)
         return
-    loaded = torch.load(path)
+    loaded = torch.load(path, weights_only=False)
     why = same(loaded, expected_from_cpp(case))
     if why:
         print(f"torch.load({path}) differs: {why}\nloaded: {loaded!r}")

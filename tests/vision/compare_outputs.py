@@ -64,7 +64,7 @@ def compare(expected, actual, where="result"):
 
 
 def main(expected_path, actual_path):
-    compare(torch.load(expected_path), torch.load(actual_path))
+    compare(torch.load(expected_path, weights_only=False), torch.load(actual_path, weights_only=False))
     assert "torchvision" not in sys.modules
     print(f"{actual_path}: matches PyTorch (atol {ATOL}, rtol {RTOL})")
 

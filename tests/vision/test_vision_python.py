@@ -54,10 +54,10 @@ def test_load_library_errors():
 def test_model_matches_pytorch(name):
     tsbridge.load_library("torchvision")
     model = tsbridge.load(path(name + ".pt"))
-    image = torch.load(path("photo.tensor.pt"))
+    image = torch.load(path("photo.tensor.pt"), weights_only=False)
     inputs = [image] if name in ("fasterrcnn", "ssdlite") else image.unsqueeze(0)
     with torch.no_grad():
-        compare(torch.load(path(name + ".expected.pt")), model(inputs))
+        compare(torch.load(path(name + ".expected.pt"), weights_only=False), model(inputs))
     assert "torchvision" not in sys.modules
 
 

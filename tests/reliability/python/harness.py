@@ -69,7 +69,12 @@ def path_tokens(step):
     if step[0] == "field":
         return [step[2]]
     key, i = step[1], step[2]
-    named = ["key tensor("] if isinstance(key, torch.Tensor) else [repr(key)]
+    if isinstance(key, torch.Tensor):
+        named = ["key tensor("]
+    elif isinstance(key, str):  # the one path syntax: key "b"
+        named = [f'key "{key}"', repr(key)]  # printed as is, between quotes
+    else:
+        named = [repr(key)]
     return named + [f"values[{i}]"]
 
 

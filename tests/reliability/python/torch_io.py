@@ -17,4 +17,4 @@ class BytesReader:
 
 
 def torch_load_bytes(data):
-    return torch.load(BytesReader(data))
+    return torch.load(BytesReader(data), weights_only=False)
