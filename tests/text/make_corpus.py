@@ -79,8 +79,8 @@ LIBTORCH_DIVERGES = {
     "device_index": "cuda",
 }
 
-# Values torch.load reads but LibTorch 1.13's unpickler (torch::pickle_load)
-# does not: the text its error must contain. A namedtuple pickles as a
+# Values torch.load reads but LibTorch's unpickler (torch::pickle_load, 1.13
+# and 2.6 alike) does not: the text its error must contain. A namedtuple pickles as a
 # reference to its Python class, a dtype as torch.float32; neither is a
 # global the C++ unpickler knows; nor is Python's complex.
 EXPECTED_ERRORS = {
