@@ -198,6 +198,11 @@ def main():
     del module, run.m
     gc.collect()
     handles = tsbridge._native.live_handles()
+    if not run.curve:  # every worker failed before its first sample
+        for f in (run.failures + load_failures)[:20]:
+            print("FAIL:", f)
+        print("FAIL: no operation completed")
+        return 1
     warm = [kb for done, kb in run.curve if done >= args.ops // 10]
     base = warm[0] if warm else run.curve[-1][1]
     peak = max(warm) if warm else base
