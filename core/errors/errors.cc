@@ -8,8 +8,8 @@
 #include <c10/util/Exception.h>
 
 #include "absl/strings/cord.h"
-#include "core/compat/torch_compat.h"
 #include "absl/strings/str_cat.h"
+#include "core/compat/torch_compat.h"
 
 namespace tsb {
 namespace {

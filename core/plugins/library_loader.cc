@@ -86,6 +86,14 @@ std::optional<std::string> LibPythonFor(absl::string_view file) {
   return absl::StrCat("libpython3.", minor, ".so.1.0");
 }
 
+// dlopen(file, RTLD_NOW | RTLD_GLOBAL), or dlerror's reason.
+absl::StatusOr<void*> OpenGlobal(const std::string& file) {
+  dlerror();
+  if (void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_GLOBAL)) return handle;
+  const char* why = dlerror();
+  return absl::InvalidArgumentError(why ? why : "dlopen failed");
+}
+
 // Opens an operator library. Some are Python extension modules that also
 // register operators (torchvision 0.21's image library is one): they refer
 // to Python's C API, which only an interpreter process provides. There,
@@ -93,30 +101,25 @@ std::optional<std::string> LibPythonFor(absl::string_view file) {
 // and nothing of Python runs, since the module's init function is never
 // called (docs/vision.md).
 absl::StatusOr<void*> OpenLibrary(const std::string& canonical, const std::string& path) {
-  dlerror();
-  void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_GLOBAL);
-  if (handle != nullptr) return handle;
-  const char* why = dlerror();
-  std::string error = why ? why : "dlopen failed";
+  absl::StatusOr<void*> opened = OpenGlobal(canonical);
   std::optional<std::string> libpython = LibPythonFor(fs::path(canonical).filename().string());
-  if (libpython && (absl::StrContains(error, "undefined symbol: Py") ||
-                    absl::StrContains(error, "undefined symbol: _Py"))) {
-    if (dlopen(libpython->c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
-      const char* python_why = dlerror();
+  if (!opened.ok() && libpython &&
+      (absl::StrContains(opened.status().message(), "undefined symbol: Py") ||
+       absl::StrContains(opened.status().message(), "undefined symbol: _Py"))) {
+    if (absl::StatusOr<void*> python = OpenGlobal(*libpython); !python.ok()) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "cannot load operator library '", path, "': it refers to Python's C API (", error,
-          "), and ", *libpython, ", which would provide it, does not load (",
-          python_why ? python_why : "dlopen failed",
+          "cannot load operator library '", path, "': it refers to Python's C API (",
+          opened.status().message(), "), and ", *libpython,
+          ", which would provide it, does not load (", python.status().message(),
           "): install Python's shared library (Debian: libpython3.X)"));
     }
-    dlerror();
-    handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    if (handle != nullptr) return handle;
-    why = dlerror();
-    error = why ? why : "dlopen failed";
+    opened = OpenGlobal(canonical);
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("cannot load operator library '", path, "': ", error));
+  if (!opened.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot load operator library '", path,
+                                                   "': ", opened.status().message()));
+  }
+  return opened;
 }
 
 void AddPythonDirs(const fs::path& lib, std::vector<std::string>& dirs) {
