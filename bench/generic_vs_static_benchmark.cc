@@ -70,12 +70,15 @@
 #include <boost/hana/adapt_struct.hpp>
 
 #include "bench_functions.h"  // the plugin functions, called directly as the baseline
+#include "core/value/convert.h"
 #include "core/value/object.h"  // tsb::MakeHandle, tsb_object: the handles both sides make
+#include "tests/testing/build_paths.h"
 #include "tsbridge/codecs/all.hpp"
 #include "tsbridge/kind_codec.hpp"
-#include "core/value/convert.h"
 #include "tsbridge/tsbridge.h"
 #include "tsbridge/tsbridge.hpp"
+
+using tsb::testing::BuildPath;
 
 namespace tsb_bench {
 
@@ -562,7 +565,7 @@ tsb_any TensorHandle(const Tensor& t) { return tsb::MakeHandle(TSB_TYPE_TENSOR, 
 
 bool SetUp() {
   for (const char* path :
-       {TSB_TUPLE_PLUGIN_PATH, TSB_OPTIONAL_PLUGIN_PATH, TSB_BENCH_RECORDS_PLUGIN}) {
+       {BuildPath("TSB_TUPLE_PLUGIN_PATH"), BuildPath("TSB_OPTIONAL_PLUGIN_PATH"), BuildPath("TSB_BENCH_RECORDS_PLUGIN")}) {
     if (tsb_status* s = tsb_plugin_load(path, nullptr)) {
       std::fprintf(stderr, "setup failed: %s\n", tsb_status_get_message(s));
       tsb_status_free(s);

@@ -75,10 +75,13 @@
 
 #include <benchmark/benchmark.h>
 
+#include "tests/testing/build_paths.h"
 #include "tsbridge/tsbridge.h"
 #include "tsbridge/tsbridge.hpp"
 
 extern char** environ;
+
+using tsb::testing::BuildPath;
 
 namespace {
 
@@ -108,7 +111,7 @@ double WallNs() {
 
 // A new file name holding the bytes of `source`. For the fixture, the base
 // name is the plugin's name (see bench/registration_plugin.cc).
-std::string FreshCopy(const char* source = TSB_BENCH_REGISTRATION_PLUGIN,
+std::string FreshCopy(const char* source = BuildPath("TSB_BENCH_REGISTRATION_PLUGIN"),
                       const char* prefix = "reg") {
   char name[64];
   std::snprintf(name, sizeof(name), "%s_%04d.so", prefix, ++g_copies);
@@ -386,8 +389,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (!CheckFixture(id, first)) return 1;
-  for (const char* source : {TSB_BENCH_REGISTRATION_PLUGIN, TSB_BENCH_EMPTY_TORCH_LIBRARY,
-                             TSB_BENCH_EMPTY_LIBRARY}) {
+  for (const char* source : {BuildPath("TSB_BENCH_REGISTRATION_PLUGIN"), BuildPath("TSB_BENCH_EMPTY_TORCH_LIBRARY"),
+                             BuildPath("TSB_BENCH_EMPTY_LIBRARY")}) {
     if (!UnloadsOnClose(source, "probe")) {
       std::fprintf(stderr, "note: dlclose leaves %s loaded, so its dlopen rows add "
                    "libraries to the process\n", source);
@@ -396,16 +399,16 @@ int main(int argc, char** argv) {
 
   for (int round = 0; round < rounds; ++round) {
     benchmark::RegisterBenchmark("plugin_load/copy/dlopen_empty", CopyDlopen,
-                                 TSB_BENCH_EMPTY_LIBRARY, "empty")
+                                 BuildPath("TSB_BENCH_EMPTY_LIBRARY"), "empty")
         ->Unit(benchmark::kMillisecond)
         ->Iterations(kCopyIterations)
         ->Repetitions(1);
     benchmark::RegisterBenchmark("plugin_load/copy/dlopen_empty_torch", CopyDlopen,
-                                 TSB_BENCH_EMPTY_TORCH_LIBRARY, "empty_torch")
+                                 BuildPath("TSB_BENCH_EMPTY_TORCH_LIBRARY"), "empty_torch")
         ->Unit(benchmark::kMillisecond)
         ->Iterations(kCopyIterations)
         ->Repetitions(1);
-    benchmark::RegisterBenchmark(kCopyBaseline, CopyDlopen, TSB_BENCH_REGISTRATION_PLUGIN,
+    benchmark::RegisterBenchmark(kCopyBaseline, CopyDlopen, BuildPath("TSB_BENCH_REGISTRATION_PLUGIN"),
                                  "reg")
         ->Unit(benchmark::kMillisecond)
         ->Iterations(kCopyIterations)
@@ -416,9 +419,9 @@ int main(int argc, char** argv) {
         ->Repetitions(1);
   }
   const std::pair<const char*, const char*> processes[] = {
-      {"plugin_load/process/tuple", TSB_TUPLE_PLUGIN_PATH},
-      {"plugin_load/process/optional", TSB_OPTIONAL_PLUGIN_PATH},
-      {"plugin_load/process/fixture", TSB_BENCH_REGISTRATION_PLUGIN},
+      {"plugin_load/process/tuple", BuildPath("TSB_TUPLE_PLUGIN_PATH")},
+      {"plugin_load/process/optional", BuildPath("TSB_OPTIONAL_PLUGIN_PATH")},
+      {"plugin_load/process/fixture", BuildPath("TSB_BENCH_REGISTRATION_PLUGIN")},
   };
   for (const auto& [name, path] : processes) {
     benchmark::RegisterBenchmark(name, ProcessLoad, std::string(path))

@@ -16,7 +16,10 @@
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
+#include "tests/testing/build_paths.h"
 #include "tsbridge/tsbridge.h"
+
+using tsb::testing::BuildPath;
 
 namespace {
 
@@ -97,7 +100,7 @@ void Register(const Case& c, const Matrices& m, c10::TypedOperatorHandle<SpmmFn>
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  if (tsb_status* s = tsb_plugin_load(TSB_SPARSE_PLUGIN, nullptr)) {
+  if (tsb_status* s = tsb_plugin_load(BuildPath("TSB_SPARSE_PLUGIN"), nullptr)) {
     std::fprintf(stderr, "cannot load the sparse plugin: %s\n", tsb_status_get_message(s));
     tsb_status_free(s);
     return 1;

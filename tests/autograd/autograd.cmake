@@ -20,8 +20,8 @@ add_executable(tsbridge_autograd_tests
   ${CMAKE_CURRENT_LIST_DIR}/../testing/abi_test.cc
 )
 target_link_libraries(tsbridge_autograd_tests PRIVATE tsbridge_internal tsb_test_main)
-target_compile_definitions(tsbridge_autograd_tests PRIVATE
-  TSB_AUTOGRAD_FIXTURES="${TSB_AUTOGRAD_FIXTURES}")
+tsb_build_paths(tsbridge_autograd_tests
+  TSB_AUTOGRAD_FIXTURES "${TSB_AUTOGRAD_FIXTURES}")
 add_dependencies(tsbridge_autograd_tests tsbridge_autograd_fixtures tsbridge_plugin_tuple
                  tsbridge_plugin_optional)
-gtest_discover_tests(tsbridge_autograd_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)
+tsb_add_gtest(tsbridge_autograd_tests)

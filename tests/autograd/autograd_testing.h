@@ -12,12 +12,13 @@
 #include <ATen/ATen.h>
 
 #include "tests/testing/abi_test.h"
+#include "tests/testing/build_paths.h"
 #include "tsbridge/tsbridge.h"
 
 namespace tsb::testing {
 
 inline std::string AutogradFixture(const char* name) {
-  return std::string(TSB_AUTOGRAD_FIXTURES) + "/" + name;
+  return std::string(BuildPath("TSB_AUTOGRAD_FIXTURES")) + "/" + name;
 }
 
 // Owns a module; frees it at scope exit.

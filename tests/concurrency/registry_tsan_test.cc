@@ -10,8 +10,11 @@
 
 #include "core/plugins/function_registry.h"
 #include "core/types/type_registry.h"
+#include "tests/testing/build_paths.h"
 #include "tsbridge/tsbridge.h"
 #include "tsbridge/tsbridge.hpp"
+
+using tsb::testing::BuildPath;
 
 namespace tsb {
 namespace {
@@ -45,7 +48,7 @@ TEST(RegistryConcurrencyTest, LookupsWhileAPluginLoads) {
     });
   }
   int32_t id = -1;
-  tsb_status* s = tsb_plugin_load(TSB_TSAN_FIXTURE, &id);
+  tsb_status* s = tsb_plugin_load(BuildPath("TSB_TSAN_FIXTURE"), &id);
   EXPECT_EQ(s, nullptr) << tsb_status_get_message(s);
   tsb_status_free(s);
   loaded = true;

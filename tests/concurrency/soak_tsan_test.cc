@@ -16,8 +16,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/testing/build_paths.h"
 #include "tsbridge/tsbridge.h"
 #include "tsbridge/tsbridge.hpp"
+
+using tsb::testing::BuildPath;
 
 namespace {
 
@@ -156,9 +159,9 @@ void LoadPlugins(int64_t round, std::atomic<bool>& tuples, Tally& tally) {
     tuples = true;
   }
   int32_t id = -1;
-  tally.Ok(tsb_plugin_load(TSB_SOAK_FIXTURES "/good/libfixture_good_tsan.so", &id), "good");
+  tally.Ok(tsb_plugin_load((std::string(BuildPath("TSB_SOAK_FIXTURES")) + "/good/libfixture_good_tsan.so").c_str(), &id), "good");
   for (const char* broken : {"register_throws", "fails_halfway", "invalid_type"}) {
-    const std::string path = std::string(TSB_SOAK_FIXTURES) + "/" + broken +
+    const std::string path = std::string(BuildPath("TSB_SOAK_FIXTURES")) + "/" + broken +
                              "/libfixture_" + broken + "_tsan.so";
     tsb_status* s = tsb_plugin_load(path.c_str(), &id);
     tally.Check(s != nullptr, std::string("loading ") + broken + " must fail");
@@ -181,7 +184,7 @@ int SoakSeconds() {
 
 TEST(ConcurrencySoak, ConvertCallAndLookUpWhilePluginsLoad) {
   tsb_module* module = nullptr;
-  tsb_status* s = tsb_module_load(TSB_SOAK_MODULE, &module);
+  tsb_status* s = tsb_module_load(BuildPath("TSB_SOAK_MODULE"), &module);
   ASSERT_EQ(s, nullptr) << tsb_status_get_message(s);
   Tally tally;
   std::atomic<bool> stop{false}, tuples{false};

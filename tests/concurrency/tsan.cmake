@@ -53,10 +53,10 @@ if(TSB_TSAN_TESTS)
   add_executable(tsbridge_tsan_tests concurrency/registry_tsan_test.cc
                  concurrency/soak_tsan_test.cc)
   target_compile_options(tsbridge_tsan_tests PRIVATE ${tsan_flags})
-  target_compile_definitions(tsbridge_tsan_tests PRIVATE
-    TSB_TSAN_FIXTURE="$<TARGET_FILE:fixture_good_tsan>"
-    TSB_SOAK_FIXTURES="${tsan_dir}/fixtures"
-    TSB_SOAK_MODULE="${TSB_RUNTIME_FIXTURES}/calls.pt")
+  tsb_build_paths(tsbridge_tsan_tests
+    TSB_TSAN_FIXTURE "$<TARGET_FILE:fixture_good_tsan>"
+    TSB_SOAK_FIXTURES "${tsan_dir}/fixtures"
+    TSB_SOAK_MODULE "${TSB_RUNTIME_FIXTURES}/calls.pt")
   target_include_directories(tsbridge_tsan_tests PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(tsbridge_tsan_tests PRIVATE tsbridge_tsan torch absl::status
                         absl::statusor nlohmann_json::nlohmann_json tsb_test_main)

@@ -10,10 +10,14 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/testing/build_paths.h"
+
+using tsb::testing::BuildPath;
+
 namespace {
 
 std::string Header() {
-  std::ifstream in(TSB_HEADER_PATH);
+  std::ifstream in(BuildPath("TSB_HEADER_PATH"));
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
@@ -47,7 +51,7 @@ std::string Check(const std::string& name) {
 
 TEST(AbiNames, EveryExportedFunctionFollowsTheScheme) {
   std::string header = Header();
-  ASSERT_FALSE(header.empty()) << "cannot read " << TSB_HEADER_PATH;
+  ASSERT_FALSE(header.empty()) << "cannot read " << BuildPath("TSB_HEADER_PATH");
   std::regex exported(R"(TSB_API\s+[\w\s\*]*?\b(tsb_\w+)\s*\()");
   int seen = 0;
   for (std::sregex_iterator it(header.begin(), header.end(), exported), end; it != end;

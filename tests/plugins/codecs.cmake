@@ -12,13 +12,11 @@ add_executable(tsbridge_plugin_tests
   ${CMAKE_CURRENT_LIST_DIR}/../testing/abi_test.cc
 )
 target_link_libraries(tsbridge_plugin_tests PRIVATE tsbridge_internal tsb_test_main)
-target_compile_definitions(tsbridge_plugin_tests PRIVATE
-  TSB_TUPLE_PLUGIN_PATH="$<TARGET_FILE:tsbridge_plugin_tuple>"
-  TSB_OPTIONAL_PLUGIN_PATH="$<TARGET_FILE:tsbridge_plugin_optional>")
+tsb_build_paths(tsbridge_plugin_tests
+  TSB_TUPLE_PLUGIN_PATH "$<TARGET_FILE:tsbridge_plugin_tuple>"
+  TSB_OPTIONAL_PLUGIN_PATH "$<TARGET_FILE:tsbridge_plugin_optional>"
+  TSB_ENUM_OBJECT_FIXTURE "${TSB_ENUM_OBJECT_FIXTURE}")
 add_dependencies(tsbridge_plugin_tests tsbridge_plugin_tuple tsbridge_plugin_optional)
 # Optional attributes of TorchScript classes (tests/CMakeLists.txt makes it).
 add_dependencies(tsbridge_plugin_tests tsbridge_enum_object_fixture)
-target_compile_definitions(tsbridge_plugin_tests PRIVATE
-  TSB_ENUM_OBJECT_FIXTURE="${TSB_ENUM_OBJECT_FIXTURE}")
-# One process per test, discovered at test time (no LibTorch start at build).
-gtest_discover_tests(tsbridge_plugin_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)
+tsb_add_gtest(tsbridge_plugin_tests)

@@ -1,6 +1,6 @@
 // tsb_plugin_defer_bundled: the bundled plugins load on first need, as their
 // index (plugins/index) says. ctest runs each test in a new process
-// (gtest_discover_tests), so each starts with no plugin loaded.
+// (tsb_add_gtest PROCESS_PER_TEST), so each starts with no plugin loaded.
 #include <unistd.h>
 
 #include <algorithm>

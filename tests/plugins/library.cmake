@@ -6,9 +6,9 @@ set_target_properties(fixture_oplib PROPERTIES
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/fixtures/oplib)
 
 add_executable(tsbridge_library_tests plugins/library_loader_test.cc testing/abi_test.cc)
-target_compile_definitions(tsbridge_library_tests PRIVATE
-  TSB_OPLIB_FIXTURE="$<TARGET_FILE:fixture_oplib>"
-  TSB_NOT_A_LIBRARY="${CMAKE_CURRENT_BINARY_DIR}/fixtures/not_a_library/libfixture_not_a_library.so")
+tsb_build_paths(tsbridge_library_tests
+  TSB_OPLIB_FIXTURE "$<TARGET_FILE:fixture_oplib>"
+  TSB_NOT_A_LIBRARY "${CMAKE_CURRENT_BINARY_DIR}/fixtures/not_a_library/libfixture_not_a_library.so")
 target_link_libraries(tsbridge_library_tests PRIVATE tsbridge_internal tsb_test_main)
 add_dependencies(tsbridge_library_tests fixture_oplib)
-gtest_discover_tests(tsbridge_library_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)
+tsb_add_gtest(tsbridge_library_tests PROCESS_PER_TEST)

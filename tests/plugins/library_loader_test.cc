@@ -1,12 +1,13 @@
 // Operator libraries: tsb_library_load by path and by name, twice, refused
 // files, TSB_LIBRARY_PATH, and the error for a module calling an operator
-// nobody registered. Each test runs in its own process (gtest_discover_tests),
+// nobody registered. Each test runs in its own process (tsb_add_gtest PROCESS_PER_TEST),
 // so each starts with nothing loaded.
 #include <stdlib.h>
 
 #include <string>
 
 #include "tests/testing/abi_test.h"
+#include "tests/testing/build_paths.h"
 
 namespace tsb::testing {
 namespace {
@@ -50,7 +51,7 @@ TEST(LibraryLoaderTest, TorchvisionNamespaceNamesTheLibrary) {
 
 TEST(LibraryLoaderTest, LoadsByPathAndRegistersItsOperators) {
   int32_t id = -1;
-  TSB_ASSERT_OK(tsb_library_load(TSB_OPLIB_FIXTURE, &id));
+  TSB_ASSERT_OK(tsb_library_load(BuildPath("TSB_OPLIB_FIXTURE"), &id));
   EXPECT_EQ(id, 0);
   tsb_library_info info{};
   info.struct_size = sizeof(info);
@@ -76,16 +77,16 @@ TEST(LibraryLoaderTest, LoadsByPathAndRegistersItsOperators) {
 
 TEST(LibraryLoaderTest, LoadingTwiceIsANoOp) {
   int32_t first = -1, second = -1;
-  TSB_ASSERT_OK(tsb_library_load(TSB_OPLIB_FIXTURE, &first));
-  TSB_ASSERT_OK(tsb_library_load(TSB_OPLIB_FIXTURE, &second));
+  TSB_ASSERT_OK(tsb_library_load(BuildPath("TSB_OPLIB_FIXTURE"), &first));
+  TSB_ASSERT_OK(tsb_library_load(BuildPath("TSB_OPLIB_FIXTURE"), &second));
   EXPECT_EQ(first, second);
   EXPECT_EQ(LibraryCount(), 1u);
 }
 
 TEST(LibraryLoaderTest, NotASharedLibraryChangesNothing) {
   int32_t id = -5;
-  std::string message = Message(tsb_library_load(TSB_NOT_A_LIBRARY, &id));
-  EXPECT_NE(message.find("cannot load operator library '" TSB_NOT_A_LIBRARY "': "),
+  std::string message = Message(tsb_library_load(BuildPath("TSB_NOT_A_LIBRARY"), &id));
+  EXPECT_NE(message.find(std::string("cannot load operator library '") + BuildPath("TSB_NOT_A_LIBRARY") + "': "),
             std::string::npos)
       << message;
   EXPECT_NE(message.find("invalid ELF header"), std::string::npos) << message;
@@ -117,7 +118,7 @@ TEST(LibraryLoaderTest, KnownNameNotFoundSaysWhereItLooked) {
 }
 
 TEST(LibraryLoaderTest, FromEnvironment) {
-  setenv("TSB_LIBRARY_PATH", TSB_OPLIB_FIXTURE ":" TSB_OPLIB_FIXTURE, 1);
+  setenv("TSB_LIBRARY_PATH", (std::string(BuildPath("TSB_OPLIB_FIXTURE")) + ":" + BuildPath("TSB_OPLIB_FIXTURE")).c_str(), 1);
   TSB_ASSERT_OK(tsb_library_load_from_env());
   EXPECT_EQ(LibraryCount(), 1u);
   setenv("TSB_LIBRARY_PATH", "/nonexistent/libops.so", 1);

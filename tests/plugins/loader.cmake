@@ -21,10 +21,10 @@ file(WRITE ${TSB_FIXTURE_DIR}/not_a_library/libfixture_not_a_library.so
      "This is a text file, not an ELF shared object. It is long enough that the\ndynamic loader reads its header and rejects it for what it is.\n")
 
 add_executable(tsbridge_loader_tests plugins/loader_test.cc testing/abi_test.cc)
-target_compile_definitions(tsbridge_loader_tests PRIVATE TSB_FIXTURE_DIR="${TSB_FIXTURE_DIR}")
+tsb_build_paths(tsbridge_loader_tests TSB_FIXTURE_DIR "${TSB_FIXTURE_DIR}")
 target_link_libraries(tsbridge_loader_tests PRIVATE tsbridge_internal tsb_test_main)
 add_dependencies(tsbridge_loader_tests ${tsb_fixture_targets})
-gtest_discover_tests(tsbridge_loader_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)
+tsb_add_gtest(tsbridge_loader_tests PROCESS_PER_TEST)
 
 # tsb_plugin_defer_bundled (deferred_test.cc): each test a new process, with
 # the bundled plugins and their index built.
@@ -32,4 +32,4 @@ add_executable(tsbridge_deferred_plugin_tests plugins/deferred_test.cc testing/a
 target_link_libraries(tsbridge_deferred_plugin_tests PRIVATE tsbridge_internal tsb_test_main)
 add_dependencies(tsbridge_deferred_plugin_tests tsbridge_plugin_index_json)
 add_dependencies(tsbridge_loader_tests tsbridge_plugin_index_json)
-gtest_discover_tests(tsbridge_deferred_plugin_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)
+tsb_add_gtest(tsbridge_deferred_plugin_tests PROCESS_PER_TEST)

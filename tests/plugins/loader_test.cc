@@ -7,12 +7,13 @@
 
 #include "core/types/type_registry.h"
 #include "tests/testing/abi_test.h"
+#include "tests/testing/build_paths.h"
 
 namespace tsb::testing {
 namespace {
 
 std::string Fixture(const char* name) {
-  return std::string(TSB_FIXTURE_DIR) + "/" + name + "/libfixture_" + name + ".so";
+  return std::string(BuildPath("TSB_FIXTURE_DIR")) + "/" + name + "/libfixture_" + name + ".so";
 }
 
 // Loads `name`, expects failure with `code` and a message containing `words`,
@@ -251,7 +252,7 @@ TEST(ThrowingPluginTest, HostOnlySeesStatuses) {
 }
 
 TEST(PluginPathTest, LoadsFilesAndDirectoriesFromTheEnvironment) {
-  std::string dir = std::string(TSB_FIXTURE_DIR) + "/env_dir";
+  std::string dir = std::string(BuildPath("TSB_FIXTURE_DIR")) + "/env_dir";
   std::string path = "::" + dir + ":" + Fixture("good");
   setenv("TSB_PLUGIN_PATH", path.c_str(), 1);
   TSB_EXPECT_OK(tsb_plugin_load_from_env());

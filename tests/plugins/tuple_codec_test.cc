@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include "tests/plugins/plugin_testing.h"
+#include "tests/testing/build_paths.h"
 #include "tsbridge/tsbridge.hpp"
 
 namespace tsb::testing {
@@ -24,7 +25,7 @@ c10::IValue PointValue(const c10::TupleTypePtr& type = Point()) {
 
 TEST_F(TupleTest, PluginDescribesItself) {
   int32_t id = -1;
-  Status s(tsb_plugin_load(TSB_TUPLE_PLUGIN_PATH, &id));  // again: a no-op
+  Status s(tsb_plugin_load(BuildPath("TSB_TUPLE_PLUGIN_PATH"), &id));  // again: a no-op
   ASSERT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
   tsb_plugin_info info{};
   info.struct_size = sizeof(info);
@@ -37,7 +38,7 @@ TEST_F(TupleTest, PluginDescribesItself) {
   EXPECT_STREQ(info.types[0], "tsbridge.tensor_pair");
   EXPECT_STREQ(info.types[1], "tsbridge.tensor_triple");
   // Built where the library looks for its bundled plugins.
-  EXPECT_EQ(std::filesystem::canonical(std::filesystem::path(TSB_TUPLE_PLUGIN_PATH).parent_path()),
+  EXPECT_EQ(std::filesystem::canonical(std::filesystem::path(BuildPath("TSB_TUPLE_PLUGIN_PATH")).parent_path()),
             std::filesystem::canonical(::tsb::BundledPluginDir()));
 }
 

@@ -39,14 +39,14 @@ set_target_properties(fixture_unresolved_library PROPERTIES
 add_executable(tsbridge_hostile_tests ${CMAKE_CURRENT_LIST_DIR}/hostile/hostile_input_test.cc
                ${CMAKE_CURRENT_LIST_DIR}/hostile/library_hostile_test.cc)
 target_link_libraries(tsbridge_hostile_tests PRIVATE tsbridge tsb_test_main)
-target_compile_definitions(tsbridge_hostile_tests PRIVATE TSB_HOSTILE_DIR="${TSB_HOSTILE_DIR}"
-  TSB_OPLIB_FIXTURE="$<TARGET_FILE:fixture_oplib>"
-  TSB_UNRESOLVED_LIBRARY="$<TARGET_FILE:fixture_unresolved_library>"
-  TSB_PLUGIN_FIXTURE="$<TARGET_FILE:fixture_good>"
-  TSB_NOT_A_LIBRARY="${TSB_FIXTURE_DIR}/not_a_library/libfixture_not_a_library.so")
+tsb_build_paths(tsbridge_hostile_tests TSB_HOSTILE_DIR "${TSB_HOSTILE_DIR}"
+  TSB_OPLIB_FIXTURE "$<TARGET_FILE:fixture_oplib>"
+  TSB_UNRESOLVED_LIBRARY "$<TARGET_FILE:fixture_unresolved_library>"
+  TSB_PLUGIN_FIXTURE "$<TARGET_FILE:fixture_good>"
+  TSB_NOT_A_LIBRARY "${TSB_FIXTURE_DIR}/not_a_library/libfixture_not_a_library.so")
 add_dependencies(tsbridge_hostile_tests tsb_hostile_files tsbridge_plugin_tuple
                  tsbridge_plugin_optional fixture_oplib fixture_unresolved_library fixture_good)
-gtest_discover_tests(tsbridge_hostile_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)
+tsb_add_gtest(tsbridge_hostile_tests)
 
 # The Python host against PyTorch (python/test_differential.py, hypothesis:
 # a fixed seed, TSB_DIFF_EXAMPLES examples per property), its hostile inputs

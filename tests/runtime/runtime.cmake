@@ -29,9 +29,9 @@ add_executable(tsbridge_runtime_tests
 )
 target_link_libraries(tsbridge_runtime_tests PRIVATE tsbridge_internal GTest::gmock
                       tsb_test_main)
-target_compile_definitions(tsbridge_runtime_tests PRIVATE
-  TSB_RUNTIME_FIXTURES="${TSB_RUNTIME_FIXTURES}"
-  TSB_PYTHON="${TSB_PYTHON}")
+tsb_build_paths(tsbridge_runtime_tests
+  TSB_RUNTIME_FIXTURES "${TSB_RUNTIME_FIXTURES}"
+  TSB_PYTHON "${TSB_PYTHON}")
 add_dependencies(tsbridge_runtime_tests tsbridge_runtime_fixtures
                  tsbridge_plugin_tuple tsbridge_plugin_optional)
-gtest_discover_tests(tsbridge_runtime_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)
+tsb_add_gtest(tsbridge_runtime_tests)

@@ -10,6 +10,7 @@
 #include <ATen/ATen.h>
 
 #include "tests/testing/abi_test.h"
+#include "tests/testing/build_paths.h"
 #include "tsbridge/tsbridge.h"
 #include "tsbridge/tsbridge.hpp"
 
@@ -17,7 +18,7 @@ namespace tsb::testing {
 
 // A fixture module scripted by tests/runtime/make_fixtures.py.
 inline std::string Fixture(const char* name) {
-  return std::string(TSB_RUNTIME_FIXTURES) + "/" + name;
+  return std::string(BuildPath("TSB_RUNTIME_FIXTURES")) + "/" + name;
 }
 
 // Borrowed arguments: positional values and keyword (name, value) pairs.

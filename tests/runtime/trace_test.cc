@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/runtime/runtime_testing.h"
+#include "tests/testing/build_paths.h"
 
 namespace tsb::testing {
 namespace {
@@ -83,7 +84,7 @@ TEST_F(TraceTest, TracedOperatorsReplayInAFreshProcess) {
 
   std::string path = ::testing::TempDir() + "traced_muladd.pt";
   TSB_ASSERT_OK(tsb_module_save(traced.m, path.c_str()));
-  std::string printed = RunCommand(std::string(TSB_PYTHON) +
+  std::string printed = RunCommand(std::string(BuildPath("TSB_PYTHON")) +
                             " -c \"import sys, torch; m = torch.jit.load(sys.argv[1]); "
                             "print(m(torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])).tolist()); "
                             "print(m.graph)\" " + path);

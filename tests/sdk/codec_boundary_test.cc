@@ -6,11 +6,14 @@
 
 #include <map>
 
+#include "core/value/convert.h"
 #include "tests/sdk/sdk_test_util.h"
 #include "tests/sdk/test_types.h"
-#include "core/value/convert.h"
-#include "tsbridge/tsbridge.hpp"
+#include "tests/testing/build_paths.h"
 #include "tsbridge/codecs/all.hpp"
+#include "tsbridge/tsbridge.hpp"
+
+using tsb::testing::BuildPath;
 
 namespace tsb::sdk_testing {
 namespace {
@@ -22,7 +25,7 @@ using tsb_test::geo::Point;
 const std::string& PluginLoadError() {
   static const std::string error = [] {
     for (const char* path :
-         {TSB_TUPLE_PLUGIN_PATH, TSB_OPTIONAL_PLUGIN_PATH, TSB_SDK_TEST_PLUGIN_PATH}) {
+         {BuildPath("TSB_TUPLE_PLUGIN_PATH"), BuildPath("TSB_OPTIONAL_PLUGIN_PATH"), BuildPath("TSB_SDK_TEST_PLUGIN_PATH")}) {
       tsb_status* status = tsb_plugin_load(path, nullptr);
       std::string message = tsb_status_get_message(status);
       tsb_status_free(status);

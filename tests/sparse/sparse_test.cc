@@ -12,6 +12,7 @@
 #include <torch/torch.h>
 
 #include "tests/runtime/runtime_testing.h"
+#include "tests/testing/build_paths.h"
 #include "tests/testing/script_objects.h"
 
 namespace tsb::testing {
@@ -46,7 +47,7 @@ class SparseTest : public AbiTest {
   void SetUp() override {
     AbiTest::SetUp();
     LoadBundledPlugins();  // tuple, optional and sparse itself
-    TSB_ASSERT_OK(tsb_plugin_load(TSB_SPARSE_PLUGIN, nullptr));  // again: a no-op
+    TSB_ASSERT_OK(tsb_plugin_load(BuildPath("TSB_SPARSE_PLUGIN"), nullptr));  // again: a no-op
   }
   Matrix a;
 };

@@ -12,12 +12,13 @@
 #include <torch/script.h>
 
 #include "tests/testing/abi_test.h"
+#include "tests/testing/build_paths.h"
 #include "tsbridge/tsbridge.h"
 
 namespace tsb::testing {
 
 // Every load is a new CompilationUnit: its classes and Enums are new types.
-inline torch::jit::Module LoadFixture() { return torch::jit::load(TSB_ENUM_OBJECT_FIXTURE); }
+inline torch::jit::Module LoadFixture() { return torch::jit::load(BuildPath("TSB_ENUM_OBJECT_FIXTURE")); }
 
 inline c10::IValue Call(torch::jit::Module& module, const char* method,
                        std::vector<c10::IValue> args = {}) {

@@ -4,6 +4,7 @@
 // binary loads that plugin instead of the bundled tuple and optional ones.
 #include <string>
 
+#include "tests/testing/build_paths.h"
 #include "tests/text/text_testing.h"
 
 namespace tsb::testing {
@@ -13,7 +14,7 @@ class JsonPluginKindTest : public AbiTest {
  protected:
   void SetUp() override {
     int32_t count = 0;
-    Status s(tsb_plugin_load(TSB_ROWS_PLUGIN, &count));
+    Status s(tsb_plugin_load(BuildPath("TSB_ROWS_PLUGIN"), &count));
     ASSERT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
     AbiTest::SetUp();
   }

@@ -7,6 +7,7 @@
 
 #include <ATen/ATen.h>
 
+#include "tests/testing/build_paths.h"
 #include "tests/text/python_peer.h"
 #include "tests/text/text_testing.h"
 
@@ -32,7 +33,7 @@ class PickleTest : public JsonTest {
   // PyTorch saves its value for `name`; tsbridge loads it.
   tsb_any LoadFromPython(const std::string& name) {
     PythonRun probe = RunPython("-c 'import torch'");
-    EXPECT_EQ(probe.exit_code, 0) << TSB_PYTHON " cannot import torch:\n" << probe.output;
+    EXPECT_EQ(probe.exit_code, 0) << BuildPath("TSB_PYTHON") << " cannot import torch:\n" << probe.output;
     const std::string path = WorkDir("python_to_cpp_" + name) + "/value.pt";
     PythonRun run = RunPython(Script("pickle_peer.py") + " save " + Quoted(path) + " " + name);
     EXPECT_EQ(run.exit_code, 0) << run.output;

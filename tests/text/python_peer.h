@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/testing/build_paths.h"
+
 namespace tsb::testing {
 
 struct PythonRun {
@@ -24,7 +26,7 @@ struct PythonRun {
 // Runs `TSB_PYTHON args` (args are shell words the caller quoted).
 inline PythonRun RunPython(const std::string& args) {
   PythonRun run;
-  const std::string command = std::string("'") + TSB_PYTHON + "' " + args + " 2>&1";
+  const std::string command = std::string("'") + BuildPath("TSB_PYTHON") + "' " + args + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return run;
   std::array<char, 4096> buffer;
@@ -38,7 +40,7 @@ inline PythonRun RunPython(const std::string& args) {
 inline std::string Quoted(const std::string& s) { return "'" + s + "'"; }
 
 inline std::string Script(const char* name) {
-  return Quoted(std::string(TSB_TEXT_SCRIPTS) + "/" + name);
+  return Quoted(std::string(BuildPath("TSB_TEXT_SCRIPTS")) + "/" + name);
 }
 
 // Fails the current test (fatally, from a void helper) without torch.
@@ -47,14 +49,14 @@ inline std::string Script(const char* name) {
     ::tsb::testing::PythonRun tsb_probe_ =                                           \
         ::tsb::testing::RunPython("-c 'import torch; print(torch.__version__)'");    \
     ASSERT_EQ(tsb_probe_.exit_code, 0)                                               \
-        << TSB_PYTHON " cannot import torch, so tsbridge cannot be checked against " \
+        << ::tsb::testing::BuildPath("TSB_PYTHON") << " cannot import torch, so tsbridge cannot be checked against " \
            "PyTorch (install python3-torch, or configure with -DTSB_PYTHON=...):\n"  \
         << tsb_probe_.output;                                                        \
   } while (0)
 
 // A fresh directory for one test's files (tests run in parallel processes).
 inline std::string WorkDir(const std::string& name) {
-  std::filesystem::path dir = std::filesystem::path(TSB_TEXT_WORK_DIR) / name;
+  std::filesystem::path dir = std::filesystem::path(BuildPath("TSB_TEXT_WORK_DIR")) / name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();

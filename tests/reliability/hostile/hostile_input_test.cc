@@ -10,11 +10,14 @@
 #include <limits>
 #include <string>
 
+#include "tests/testing/build_paths.h"
 #include "tsbridge/tsbridge.h"
+
+using tsb::testing::BuildPath;
 
 namespace {
 
-const std::string kDir = TSB_HOSTILE_DIR;
+const std::string kDir = BuildPath("TSB_HOSTILE_DIR");
 
 struct StatusText {
   tsb_code code = TSB_OK;

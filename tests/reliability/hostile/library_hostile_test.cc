@@ -20,7 +20,10 @@
 #include <iterator>
 #include <string>
 
+#include "tests/testing/build_paths.h"
 #include "tsbridge/tsbridge.h"
+
+using tsb::testing::BuildPath;
 
 namespace {
 
@@ -42,7 +45,7 @@ std::string Write(const std::string& name, const std::string& bytes) {
 
 // The fixture library with the ELF header bytes at `offset` replaced.
 std::string Patched(const std::string& name, size_t offset, const std::string& with) {
-  std::string bytes = Read(TSB_OPLIB_FIXTURE);
+  std::string bytes = Read(BuildPath("TSB_OPLIB_FIXTURE"));
   EXPECT_GT(bytes.size(), 64u);
   bytes.replace(offset, with.size(), with);
   return Write(name, bytes);
@@ -93,7 +96,7 @@ void ExpectRefused(const std::string& path, const std::string& why) {
   EXPECT_EQ(LibraryCount(), before);
   EXPECT_EQ(OperatorOverloads("tsbfixture::twice"), before == 0 ? 0u : 1u);
 
-  tsb_status* good = tsb_library_load(TSB_OPLIB_FIXTURE, nullptr);
+  tsb_status* good = tsb_library_load(BuildPath("TSB_OPLIB_FIXTURE"), nullptr);
   ASSERT_EQ(good, nullptr) << tsb_status_get_message(good);
   tsb_any x, out;
   ASSERT_EQ(tsb_json_read(R"({"dtype": "float32", "shape": [2], "data": [1.5, -2]})",
@@ -111,18 +114,18 @@ void ExpectRefused(const std::string& path, const std::string& why) {
 }
 
 TEST(HostileLibraryTest, NotASharedLibrary) {
-  ExpectRefused(TSB_NOT_A_LIBRARY, "invalid ELF header");
+  ExpectRefused(BuildPath("TSB_NOT_A_LIBRARY"), "invalid ELF header");
 }
 
 TEST(HostileLibraryTest, EmptyFile) { ExpectRefused(Write("empty.so", ""), "file too short"); }
 
 TEST(HostileLibraryTest, TruncatedToItsElfHeader) {
-  ExpectRefused(Write("head.so", Read(TSB_OPLIB_FIXTURE).substr(0, 64)),
+  ExpectRefused(Write("head.so", Read(BuildPath("TSB_OPLIB_FIXTURE")).substr(0, 64)),
                 "truncated: the program headers end at byte");
 }
 
 TEST(HostileLibraryTest, TruncatedInASegment) {
-  ExpectRefused(Write("half.so", CutInLastSegment(Read(TSB_OPLIB_FIXTURE))),
+  ExpectRefused(Write("half.so", CutInLastSegment(Read(BuildPath("TSB_OPLIB_FIXTURE")))),
                 "truncated: segment");
 }
 
@@ -151,13 +154,13 @@ TEST(HostileLibraryTest, MissingFile) {
 }
 
 TEST(HostileLibraryTest, UndefinedSymbol) {  // built against another LibTorch
-  ExpectRefused(TSB_UNRESOLVED_LIBRARY, "undefined symbol: tsb_hostile_symbol_nowhere");
+  ExpectRefused(BuildPath("TSB_UNRESOLVED_LIBRARY"), "undefined symbol: tsb_hostile_symbol_nowhere");
 }
 
 TEST(HostileLibraryTest, ACopyOfALoadedLibraryIsThatLibrary) {
   int32_t first = -1, copy = -1;
-  ASSERT_EQ(tsb_library_load(TSB_OPLIB_FIXTURE, &first), nullptr);
-  tsb_status* s = tsb_library_load(Write("copy.so", Read(TSB_OPLIB_FIXTURE)).c_str(), &copy);
+  ASSERT_EQ(tsb_library_load(BuildPath("TSB_OPLIB_FIXTURE"), &first), nullptr);
+  tsb_status* s = tsb_library_load(Write("copy.so", Read(BuildPath("TSB_OPLIB_FIXTURE"))).c_str(), &copy);
   ASSERT_EQ(s, nullptr) << tsb_status_get_message(s);
   EXPECT_EQ(copy, first);
   EXPECT_EQ(LibraryCount(), 1u);
@@ -165,7 +168,7 @@ TEST(HostileLibraryTest, ACopyOfALoadedLibraryIsThatLibrary) {
 
 // The plugin loader shares the check: a truncated plugin is refused too.
 TEST(HostileLibraryTest, TruncatedPlugin) {
-  std::string path = Write("half_plugin.so", CutInLastSegment(Read(TSB_PLUGIN_FIXTURE)));
+  std::string path = Write("half_plugin.so", CutInLastSegment(Read(BuildPath("TSB_PLUGIN_FIXTURE"))));
   int32_t id = -7;
   tsb_status* s = tsb_plugin_load(path.c_str(), &id);
   ASSERT_NE(s, nullptr);
@@ -175,13 +178,13 @@ TEST(HostileLibraryTest, TruncatedPlugin) {
       << tsb_status_get_message(s);
   tsb_status_free(s);
   EXPECT_EQ(id, -7);
-  s = tsb_plugin_load(TSB_PLUGIN_FIXTURE, nullptr);
+  s = tsb_plugin_load(BuildPath("TSB_PLUGIN_FIXTURE"), nullptr);
   EXPECT_EQ(s, nullptr) << tsb_status_get_message(s);
   tsb_status_free(s);
 }
 
 TEST(HostileLibraryTest, ATsbridgePluginIsNotAnOperatorLibrary) {
-  ExpectRefused(TSB_PLUGIN_FIXTURE, "is a tsbridge plugin");
+  ExpectRefused(BuildPath("TSB_PLUGIN_FIXTURE"), "is a tsbridge plugin");
 }
 
 }  // namespace
