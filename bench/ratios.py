@@ -8,7 +8,14 @@ out. With --benchmark_repetitions the median aggregate is used, otherwise the
 median of the plain runs.
 
   /usr/bin/python3 bench/ratios.py [--time cpu_time|real_time] [--markdown] FILE...
+
+Runs side by side (one ratio column per run, e.g. per LibTorch release):
+
+  /usr/bin/python3 bench/ratios.py --markdown --side-by-side \
+      "Debian 12=build/bench-results" "Debian 13=build-debian13/bench-results"
 """
+import glob
+import os
 import argparse
 import json
 import statistics
@@ -44,16 +51,11 @@ def load(path, field):
             for n in labels}
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("files", nargs="+")
-    parser.add_argument("--time", default="cpu_time", choices=["cpu_time", "real_time"])
-    parser.add_argument("--markdown", action="store_true")
-    args = parser.parse_args()
-
+def ratios(files, field):
+    """[(name, time, baseline, baseline time, ratio)] over FILES."""
     rows = []
-    for path in args.files:
-        results = load(path, args.time)
+    for path in files:
+        results = load(path, field)
         for name, (value, label) in results.items():
             if not (label or "").startswith("vs="):
                 continue
@@ -62,10 +64,33 @@ def main():
                 sys.exit(f"{path}: baseline {baseline!r} of {name!r} was not run")
             base_value = results[baseline][0]
             rows.append((name, value, baseline, base_value, value / base_value))
+    return rows
 
-    header = ("benchmark", "time (us)", "baseline", "baseline (us)", "ratio")
-    cells = [(n, f"{v:.3f}", b, f"{bv:.3f}", f"{r:.3f}") for n, v, b, bv, r in rows]
-    if args.markdown:
+
+def side_by_side(runs, field, markdown):
+    """One ratio column per LABEL=DIR run, rows joined by benchmark name."""
+    columns, names = [], []
+    for run in runs:
+        label, _, directory = run.partition("=")
+        if not directory or not os.path.isdir(directory):
+            sys.exit(f"--side-by-side wants LABEL=DIR with DIR holding *.json, got {run!r}")
+        column = {}
+        for name, _, baseline, _, ratio in ratios(sorted(glob.glob(f"{directory}/*.json")), field):
+            column[name] = (baseline, ratio)
+            if name not in names:
+                names.append(name)
+        columns.append((label, column))
+    header = ("benchmark", "baseline", *(f"ratio, {label}" for label, _ in columns))
+    cells = []
+    for name in names:
+        baseline = next(c[name][0] for _, c in columns if name in c)
+        cells.append((name, baseline,
+                       *(f"{c[name][1]:.3f}" if name in c else "–" for _, c in columns)))
+    print_table(header, cells, markdown, text_columns=(0, 1))
+
+
+def print_table(header, cells, markdown, text_columns=(0, 2)):
+    if markdown:
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
         for c in cells:
@@ -73,8 +98,26 @@ def main():
         return
     widths = [max(len(x) for x in col) for col in zip(header, *cells)]
     for c in [header, *cells]:
-        print("  ".join(x.ljust(w) if i in (0, 2) else x.rjust(w)
+        print("  ".join(x.ljust(w) if i in text_columns else x.rjust(w)
                         for i, (x, w) in enumerate(zip(c, widths))))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="*")
+    parser.add_argument("--time", default="cpu_time", choices=["cpu_time", "real_time"])
+    parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--side-by-side", nargs="+", metavar="LABEL=DIR")
+    args = parser.parse_args()
+    if args.side_by_side:
+        side_by_side(args.side_by_side, args.time, args.markdown)
+        return
+    if not args.files:
+        parser.error("give FILE... or --side-by-side LABEL=DIR...")
+    rows = ratios(args.files, args.time)
+    header = ("benchmark", "time (us)", "baseline", "baseline (us)", "ratio")
+    cells = [(n, f"{v:.3f}", b, f"{bv:.3f}", f"{r:.3f}") for n, v, b, bv, r in rows]
+    print_table(header, cells, args.markdown)
 
 
 if __name__ == "__main__":

@@ -77,7 +77,7 @@ endif()
 
 add_test(NAME r_check
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/check_package.sh ${PROJECT_SOURCE_DIR}/sdk/r
-          ${TSB_R_WORK}/check ${TSB_R_LIB})
+          ${TSB_R_WORK}/check ${TSB_R_LIB} ${TSB_R_WORK}/install/tsbridge.install.log)
 set_tests_properties(r_check PROPERTIES ENVIRONMENT "${TSB_R_ENV}" TIMEOUT 900
   FIXTURES_REQUIRED tsb_r_lib)
 
