@@ -100,6 +100,12 @@ void Register(const Case& c, const Matrices& m, c10::TypedOperatorHandle<SpmmFn>
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  // The sparse plugin's schemas use Optional: the bundled plugins first.
+  if (tsb_status* s = tsb_plugin_load_bundled()) {
+    std::fprintf(stderr, "cannot load the bundled plugins: %s\n", tsb_status_get_message(s));
+    tsb_status_free(s);
+    return 1;
+  }
   if (tsb_status* s = tsb_plugin_load(BuildPath("TSB_SPARSE_PLUGIN"), nullptr)) {
     std::fprintf(stderr, "cannot load the sparse plugin: %s\n", tsb_status_get_message(s));
     tsb_status_free(s);
