@@ -565,7 +565,8 @@ tsb_any TensorHandle(const Tensor& t) { return tsb::MakeHandle(TSB_TYPE_TENSOR, 
 
 bool SetUp() {
   for (const char* path :
-       {BuildPath("TSB_TUPLE_PLUGIN_PATH"), BuildPath("TSB_OPTIONAL_PLUGIN_PATH"), BuildPath("TSB_BENCH_RECORDS_PLUGIN")}) {
+       {BuildPath("TSB_TUPLE_PLUGIN_PATH"), BuildPath("TSB_OPTIONAL_PLUGIN_PATH"),
+        BuildPath("TSB_BENCH_RECORDS_PLUGIN")}) {
     if (tsb_status* s = tsb_plugin_load(path, nullptr)) {
       std::fprintf(stderr, "setup failed: %s\n", tsb_status_get_message(s));
       tsb_status_free(s);

@@ -389,8 +389,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (!CheckFixture(id, first)) return 1;
-  for (const char* source : {BuildPath("TSB_BENCH_REGISTRATION_PLUGIN"), BuildPath("TSB_BENCH_EMPTY_TORCH_LIBRARY"),
-                             BuildPath("TSB_BENCH_EMPTY_LIBRARY")}) {
+  for (const char* source :
+       {BuildPath("TSB_BENCH_REGISTRATION_PLUGIN"), BuildPath("TSB_BENCH_EMPTY_TORCH_LIBRARY"),
+        BuildPath("TSB_BENCH_EMPTY_LIBRARY")}) {
     if (!UnloadsOnClose(source, "probe")) {
       std::fprintf(stderr, "note: dlclose leaves %s loaded, so its dlopen rows add "
                    "libraries to the process\n", source);
@@ -408,8 +409,8 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond)
         ->Iterations(kCopyIterations)
         ->Repetitions(1);
-    benchmark::RegisterBenchmark(kCopyBaseline, CopyDlopen, BuildPath("TSB_BENCH_REGISTRATION_PLUGIN"),
-                                 "reg")
+    benchmark::RegisterBenchmark(kCopyBaseline, CopyDlopen,
+                                 BuildPath("TSB_BENCH_REGISTRATION_PLUGIN"), "reg")
         ->Unit(benchmark::kMillisecond)
         ->Iterations(kCopyIterations)
         ->Repetitions(1);

@@ -159,7 +159,11 @@ void LoadPlugins(int64_t round, std::atomic<bool>& tuples, Tally& tally) {
     tuples = true;
   }
   int32_t id = -1;
-  tally.Ok(tsb_plugin_load((std::string(BuildPath("TSB_SOAK_FIXTURES")) + "/good/libfixture_good_tsan.so").c_str(), &id), "good");
+  tally.Ok(
+      tsb_plugin_load(
+          (std::string(BuildPath("TSB_SOAK_FIXTURES")) + "/good/libfixture_good_tsan.so").c_str(),
+          &id),
+      "good");
   for (const char* broken : {"register_throws", "fails_halfway", "invalid_type"}) {
     const std::string path = std::string(BuildPath("TSB_SOAK_FIXTURES")) + "/" + broken +
                              "/libfixture_" + broken + "_tsan.so";

@@ -86,7 +86,8 @@ TEST(LibraryLoaderTest, LoadingTwiceIsANoOp) {
 TEST(LibraryLoaderTest, NotASharedLibraryChangesNothing) {
   int32_t id = -5;
   std::string message = Message(tsb_library_load(BuildPath("TSB_NOT_A_LIBRARY"), &id));
-  EXPECT_NE(message.find(std::string("cannot load operator library '") + BuildPath("TSB_NOT_A_LIBRARY") + "': "),
+  EXPECT_NE(message.find(std::string("cannot load operator library '") +
+                         BuildPath("TSB_NOT_A_LIBRARY") + "': "),
             std::string::npos)
       << message;
   EXPECT_NE(message.find("invalid ELF header"), std::string::npos) << message;
@@ -118,7 +119,10 @@ TEST(LibraryLoaderTest, KnownNameNotFoundSaysWhereItLooked) {
 }
 
 TEST(LibraryLoaderTest, FromEnvironment) {
-  setenv("TSB_LIBRARY_PATH", (std::string(BuildPath("TSB_OPLIB_FIXTURE")) + ":" + BuildPath("TSB_OPLIB_FIXTURE")).c_str(), 1);
+  setenv(
+      "TSB_LIBRARY_PATH",
+      (std::string(BuildPath("TSB_OPLIB_FIXTURE")) + ":" + BuildPath("TSB_OPLIB_FIXTURE")).c_str(),
+      1);
   TSB_ASSERT_OK(tsb_library_load_from_env());
   EXPECT_EQ(LibraryCount(), 1u);
   setenv("TSB_LIBRARY_PATH", "/nonexistent/libops.so", 1);

@@ -38,7 +38,8 @@ TEST_F(TupleTest, PluginDescribesItself) {
   EXPECT_STREQ(info.types[0], "tsbridge.tensor_pair");
   EXPECT_STREQ(info.types[1], "tsbridge.tensor_triple");
   // Built where the library looks for its bundled plugins.
-  EXPECT_EQ(std::filesystem::canonical(std::filesystem::path(BuildPath("TSB_TUPLE_PLUGIN_PATH")).parent_path()),
+  EXPECT_EQ(std::filesystem::canonical(
+                std::filesystem::path(BuildPath("TSB_TUPLE_PLUGIN_PATH")).parent_path()),
             std::filesystem::canonical(::tsb::BundledPluginDir()));
 }
 

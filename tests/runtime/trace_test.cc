@@ -84,10 +84,12 @@ TEST_F(TraceTest, TracedOperatorsReplayInAFreshProcess) {
 
   std::string path = ::testing::TempDir() + "traced_muladd.pt";
   TSB_ASSERT_OK(tsb_module_save(traced.m, path.c_str()));
-  std::string printed = RunCommand(std::string(BuildPath("TSB_PYTHON")) +
-                            " -c \"import sys, torch; m = torch.jit.load(sys.argv[1]); "
-                            "print(m(torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])).tolist()); "
-                            "print(m.graph)\" " + path);
+  std::string printed =
+      RunCommand(std::string(BuildPath("TSB_PYTHON")) +
+                 " -c \"import sys, torch; m = torch.jit.load(sys.argv[1]); "
+                 "print(m(torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])).tolist()); "
+                 "print(m.graph)\" " +
+                 path);
   EXPECT_THAT(printed, ::testing::StartsWith("[4.0, 10.0]\n"));
   EXPECT_THAT(printed, HasSubstr("aten::mul"));
   EXPECT_THAT(printed, HasSubstr("aten::add"));

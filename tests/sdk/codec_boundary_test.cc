@@ -25,7 +25,8 @@ using tsb_test::geo::Point;
 const std::string& PluginLoadError() {
   static const std::string error = [] {
     for (const char* path :
-         {BuildPath("TSB_TUPLE_PLUGIN_PATH"), BuildPath("TSB_OPTIONAL_PLUGIN_PATH"), BuildPath("TSB_SDK_TEST_PLUGIN_PATH")}) {
+         {BuildPath("TSB_TUPLE_PLUGIN_PATH"), BuildPath("TSB_OPTIONAL_PLUGIN_PATH"),
+          BuildPath("TSB_SDK_TEST_PLUGIN_PATH")}) {
       tsb_status* status = tsb_plugin_load(path, nullptr);
       std::string message = tsb_status_get_message(status);
       tsb_status_free(status);

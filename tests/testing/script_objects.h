@@ -18,7 +18,9 @@
 namespace tsb::testing {
 
 // Every load is a new CompilationUnit: its classes and Enums are new types.
-inline torch::jit::Module LoadFixture() { return torch::jit::load(BuildPath("TSB_ENUM_OBJECT_FIXTURE")); }
+inline torch::jit::Module LoadFixture() {
+  return torch::jit::load(BuildPath("TSB_ENUM_OBJECT_FIXTURE"));
+}
 
 inline c10::IValue Call(torch::jit::Module& module, const char* method,
                        std::vector<c10::IValue> args = {}) {

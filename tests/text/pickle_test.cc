@@ -33,7 +33,8 @@ class PickleTest : public JsonTest {
   // PyTorch saves its value for `name`; tsbridge loads it.
   tsb_any LoadFromPython(const std::string& name) {
     PythonRun probe = RunPython("-c 'import torch'");
-    EXPECT_EQ(probe.exit_code, 0) << BuildPath("TSB_PYTHON") << " cannot import torch:\n" << probe.output;
+    EXPECT_EQ(probe.exit_code, 0) << BuildPath("TSB_PYTHON") << " cannot import torch:\n"
+                                  << probe.output;
     const std::string path = WorkDir("python_to_cpp_" + name) + "/value.pt";
     PythonRun run = RunPython(Script("pickle_peer.py") + " save " + Quoted(path) + " " + name);
     EXPECT_EQ(run.exit_code, 0) << run.output;

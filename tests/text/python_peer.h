@@ -44,14 +44,15 @@ inline std::string Script(const char* name) {
 }
 
 // Fails the current test (fatally, from a void helper) without torch.
-#define TSB_REQUIRE_PYTORCH()                                                        \
-  do {                                                                               \
-    ::tsb::testing::PythonRun tsb_probe_ =                                           \
-        ::tsb::testing::RunPython("-c 'import torch; print(torch.__version__)'");    \
-    ASSERT_EQ(tsb_probe_.exit_code, 0)                                               \
-        << ::tsb::testing::BuildPath("TSB_PYTHON") << " cannot import torch, so tsbridge cannot be checked against " \
-           "PyTorch (install python3-torch, or configure with -DTSB_PYTHON=...):\n"  \
-        << tsb_probe_.output;                                                        \
+#define TSB_REQUIRE_PYTORCH()                                                       \
+  do {                                                                              \
+    ::tsb::testing::PythonRun tsb_probe_ =                                          \
+        ::tsb::testing::RunPython("-c 'import torch; print(torch.__version__)'");   \
+    ASSERT_EQ(tsb_probe_.exit_code, 0)                                              \
+        << ::tsb::testing::BuildPath("TSB_PYTHON")                                  \
+        << " cannot import torch, so tsbridge cannot be checked against "           \
+           "PyTorch (install python3-torch, or configure with -DTSB_PYTHON=...):\n" \
+        << tsb_probe_.output;                                                       \
   } while (0)
 
 // A fresh directory for one test's files (tests run in parallel processes).

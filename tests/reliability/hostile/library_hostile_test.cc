@@ -154,13 +154,15 @@ TEST(HostileLibraryTest, MissingFile) {
 }
 
 TEST(HostileLibraryTest, UndefinedSymbol) {  // built against another LibTorch
-  ExpectRefused(BuildPath("TSB_UNRESOLVED_LIBRARY"), "undefined symbol: tsb_hostile_symbol_nowhere");
+  ExpectRefused(BuildPath("TSB_UNRESOLVED_LIBRARY"),
+                "undefined symbol: tsb_hostile_symbol_nowhere");
 }
 
 TEST(HostileLibraryTest, ACopyOfALoadedLibraryIsThatLibrary) {
   int32_t first = -1, copy = -1;
   ASSERT_EQ(tsb_library_load(BuildPath("TSB_OPLIB_FIXTURE"), &first), nullptr);
-  tsb_status* s = tsb_library_load(Write("copy.so", Read(BuildPath("TSB_OPLIB_FIXTURE"))).c_str(), &copy);
+  tsb_status* s =
+      tsb_library_load(Write("copy.so", Read(BuildPath("TSB_OPLIB_FIXTURE"))).c_str(), &copy);
   ASSERT_EQ(s, nullptr) << tsb_status_get_message(s);
   EXPECT_EQ(copy, first);
   EXPECT_EQ(LibraryCount(), 1u);
@@ -168,7 +170,8 @@ TEST(HostileLibraryTest, ACopyOfALoadedLibraryIsThatLibrary) {
 
 // The plugin loader shares the check: a truncated plugin is refused too.
 TEST(HostileLibraryTest, TruncatedPlugin) {
-  std::string path = Write("half_plugin.so", CutInLastSegment(Read(BuildPath("TSB_PLUGIN_FIXTURE"))));
+  std::string path =
+      Write("half_plugin.so", CutInLastSegment(Read(BuildPath("TSB_PLUGIN_FIXTURE"))));
   int32_t id = -7;
   tsb_status* s = tsb_plugin_load(path.c_str(), &id);
   ASSERT_NE(s, nullptr);
