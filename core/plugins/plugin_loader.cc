@@ -19,12 +19,6 @@
 namespace tsb {
 namespace {
 
-// Closes a library unless released: every failure after dlopen closes it.
-struct LibraryCloser {
-  void operator()(void* handle) const { dlclose(handle); }
-};
-using Library = std::unique_ptr<void, LibraryCloser>;
-
 absl::Status LoadError(const std::string& path, absl::string_view why) {
   return absl::InvalidArgumentError(absl::StrCat("cannot load plugin '", path, "': ", why));
 }
@@ -119,10 +113,13 @@ absl::StatusOr<int32_t> PluginLoader::LoadLocked(const std::string& path) {
     return LoadError(path, object.status().message());
   }
   dlerror();
-  Library library(dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL));
+  // Never dlclose'd once open, even when refused: its static initialisers may
+  // have registered operators or classes with LibTorch (TORCH_LIBRARY,
+  // class_<>), which LibTorch keeps; unmapped, they crash the process at exit.
+  // A refused plugin's tsbridge registrations are undone, its code stays.
+  void* library = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) return LoadError(path, dlerror());
-  auto entry = reinterpret_cast<tsb_plugin_entry_v1>(
-      dlsym(library.get(), TSB_PLUGIN_ENTRY_SYMBOL));
+  auto entry = reinterpret_cast<tsb_plugin_entry_v1>(dlsym(library, TSB_PLUGIN_ENTRY_SYMBOL));
   if (entry == nullptr) {
     return LoadError(path, "it does not export " TSB_PLUGIN_ENTRY_SYMBOL
                            ", so it is not a tsbridge plugin");
@@ -163,7 +160,6 @@ absl::StatusOr<int32_t> PluginLoader::LoadLocked(const std::string& path) {
   for (const auto& s : record->kinds) record->kind_ptrs.push_back(s.c_str());
   for (const auto& s : record->types) record->type_ptrs.push_back(s.c_str());
   for (const auto& s : record->functions) record->function_ptrs.push_back(s.c_str());
-  library.release();  // its codecs and functions now live in the registries
   // Read again: a deferred plugin this one needed may have taken a slot.
   const int32_t id = Count();
   if (id == kMaxPlugins) return absl::ResourceExhaustedError("too many plugins");

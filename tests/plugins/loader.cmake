@@ -21,9 +21,10 @@ file(WRITE ${TSB_FIXTURE_DIR}/not_a_library/libfixture_not_a_library.so
      "This is a text file, not an ELF shared object. It is long enough that the\ndynamic loader reads its header and rejects it for what it is.\n")
 
 add_executable(tsbridge_loader_tests plugins/loader_test.cc testing/abi_test.cc)
-tsb_build_paths(tsbridge_loader_tests TSB_FIXTURE_DIR "${TSB_FIXTURE_DIR}")
+tsb_build_paths(tsbridge_loader_tests TSB_FIXTURE_DIR "${TSB_FIXTURE_DIR}"
+  TSB_SPARSE_PLUGIN "$<TARGET_FILE:tsbridge_plugin_sparse>")
 target_link_libraries(tsbridge_loader_tests PRIVATE tsbridge_internal tsb_test_main)
-add_dependencies(tsbridge_loader_tests ${tsb_fixture_targets})
+add_dependencies(tsbridge_loader_tests ${tsb_fixture_targets} tsbridge_plugin_sparse)
 tsb_add_gtest(tsbridge_loader_tests PROCESS_PER_TEST)
 
 # tsb_plugin_defer_bundled (deferred_test.cc): each test a new process, with
