@@ -300,14 +300,15 @@ absl::StatusOr<int32_t> LibraryLoader::LoadFileLocked(const std::string& path,
   absl::StatusOr<void*> opened = OpenLibrary(canonical, path);
   if (!opened.ok()) return opened.status();
   void* handle = *opened;
-  if (dlsym(handle, TSB_PLUGIN_ENTRY_SYMBOL) != nullptr) {  // registered no operator
-    dlclose(handle);
+  // Never dlclose'd, even when refused: opening it ran its static
+  // initialisers, and a plugin's may have registered operators and classes
+  // with LibTorch, which keeps them (as plugin_loader.cc does for plugins).
+  if (dlsym(handle, TSB_PLUGIN_ENTRY_SYMBOL) != nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cannot load operator library '", path, "': it is a tsbridge plugin (it exports ",
         TSB_PLUGIN_ENTRY_SYMBOL, "): load it with tsb_plugin_load (tsb --plugin, "
         "tsbridge.load_plugin)"));
   }
-  // Never dlclose'd: the dispatcher now holds its kernels.
   auto record = std::make_unique<LoadedLibrary>();
   record->name = name.empty() ? fs::path(canonical).stem().string() : name;
   record->path = canonical;

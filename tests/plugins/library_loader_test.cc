@@ -2,6 +2,7 @@
 // files, TSB_LIBRARY_PATH, and the error for a module calling an operator
 // nobody registered. Each test runs in its own process (tsb_add_gtest PROCESS_PER_TEST),
 // so each starts with nothing loaded.
+#include <dlfcn.h>
 #include <stdlib.h>
 
 #include <string>
@@ -93,6 +94,19 @@ TEST(LibraryLoaderTest, NotASharedLibraryChangesNothing) {
   EXPECT_NE(message.find("invalid ELF header"), std::string::npos) << message;
   EXPECT_EQ(id, -5);
   EXPECT_EQ(LibraryCount(), 0u);
+}
+
+// A plugin given as an operator library is refused, and stays mapped: the
+// sparse plugin registered operators and a class with LibTorch when it was
+// opened. Closed, this process (one per test) would crash at exit.
+TEST(LibraryLoaderTest, APluginIsRefusedAndStaysMapped) {
+  const char* sparse = BuildPath("TSB_SPARSE_PLUGIN");
+  int32_t id = -1;
+  std::string message = Message(tsb_library_load(sparse, &id));
+  EXPECT_NE(message.find("it is a tsbridge plugin"), std::string::npos) << message;
+  void* library = dlopen(sparse, RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_NE(library, nullptr) << "the refused plugin was closed";
+  if (library != nullptr) dlclose(library);  // the reference NOLOAD took
 }
 
 TEST(LibraryLoaderTest, MissingFile) {
