@@ -14,10 +14,10 @@ Runs side by side (one ratio column per run, e.g. per LibTorch release):
   /usr/bin/python3 bench/ratios.py --markdown --side-by-side \
       "Debian 12=build/bench-results" "Debian 13=build-debian13/bench-results"
 """
-import glob
-import os
 import argparse
+import glob
 import json
+import os
 import statistics
 import sys
 

@@ -158,15 +158,11 @@ void LoadPlugins(int64_t round, std::atomic<bool>& tuples, Tally& tally) {
     tally.Ok(tsb_plugin_load_bundled(), "bundled plugins");
     tuples = true;
   }
+  const std::string fixtures = BuildPath("TSB_SOAK_FIXTURES");
   int32_t id = -1;
-  tally.Ok(
-      tsb_plugin_load(
-          (std::string(BuildPath("TSB_SOAK_FIXTURES")) + "/good/libfixture_good_tsan.so").c_str(),
-          &id),
-      "good");
+  tally.Ok(tsb_plugin_load((fixtures + "/good/libfixture_good_tsan.so").c_str(), &id), "good");
   for (const char* broken : {"register_throws", "fails_halfway", "invalid_type"}) {
-    const std::string path = std::string(BuildPath("TSB_SOAK_FIXTURES")) + "/" + broken +
-                             "/libfixture_" + broken + "_tsan.so";
+    const std::string path = fixtures + "/" + broken + "/libfixture_" + broken + "_tsan.so";
     tsb_status* s = tsb_plugin_load(path.c_str(), &id);
     tally.Check(s != nullptr, std::string("loading ") + broken + " must fail");
     tsb_status_free(s);
