@@ -73,6 +73,15 @@ CASES = [
     ("no-op forward(Tensor) -> Tensor", 0.8, "noop", (torch.ones(4),), 20000),
     ("6 scalars (3 int, 3 float) -> None", 0.5, "six", (1, 2, 3, 0.5, 1.5, 2.5), 20000),
 ]
+# AOTInductor packages (bench/make_aoti_bench_packages.py, --aoti DIR):
+# tsbridge.load(...) against torch._inductor.aoti_load_package(...), which
+# flattens and rebuilds by the pytree specs in Python.
+AOTI_CASES = [
+    (".pt2 small MLP (64-128-10, batch 8)", 0.5, "mlp.pt2", lambda: (torch.rand(8, 64),), 5000),
+    (".pt2 x + 1 on one tensor", 0.5, "small.pt2", lambda: (torch.rand(16),), 5000),
+    (".pt2 Dict[str, Tensor] of 100 in and out", 0.5, "dict100.pt2",
+     lambda: ({f"k{i}": torch.rand(4) for i in range(100)},), 500),
+]
 REPEAT = 7
 # CPU time of this process, as the C++ benchmarks use: the machine's cores
 # are shared with other builds, and wall time would count their turns too.
@@ -110,6 +119,8 @@ def main():
                         help="also the DLPack path's figures, from a child process")
     parser.add_argument("--only", help="run one case (by method name), for profiling")
     parser.add_argument("--repeat", type=int, default=REPEAT, help="timeit runs per side")
+    parser.add_argument("--aoti", metavar="DIR",
+                        help="also the .pt2 cases, with the packages in DIR (LibTorch 2.6)")
     parser.add_argument("--loop", type=float, default=0,
                         help="with --only: call tsbridge's side for this many seconds (perf)")
     args = parser.parse_args()
@@ -139,6 +150,14 @@ def main():
     if args.both and getattr(tsbridge, "TORCH_FASTPATH", False):
         rows += [tuple(r) for r in dlpack_rows(args.only, args.repeat)]
         rows.sort(key=lambda r: [c[0] for c in CASES].index(r[0]))
+    for name, goal, package, make_args, number in AOTI_CASES if args.aoti else []:
+        package = os.path.join(args.aoti, package)
+        o_fn, t_fn = tsbridge.load(package), torch._inductor.aoti_load_package(package)
+        call_args = make_args()
+        assert repr(o_fn(*call_args)) == repr(t_fn(*call_args)), name
+        o, t = best_pair(lambda: o_fn(*call_args), lambda: t_fn(*call_args), number,
+                         args.repeat)
+        rows.append((name, o, t, o / t, goal, path_name()))
     if args.markdown:
         print("| case | tensors | tsbridge | PyTorch | ratio | goal |")
         print("|---|---|---|---|---|---|")

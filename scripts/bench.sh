@@ -4,6 +4,8 @@
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 install_missing
 configure_and_build -DTSB_BUILD_BENCH=ON
+# Fixtures too slow for every build (the .pt2 packages of aoti_benchmark).
+cmake --build "$BUILD" --target bench_fixtures
 out="$BUILD/bench-results"
 mkdir -p "$out"
 for binary in "$BUILD"/bench/*_benchmark; do
@@ -15,7 +17,10 @@ done
 /usr/bin/python3 "$ROOT/bench/ratios.py" --markdown "$out"/*.json
 # The Python host against PyTorch's own TorchScript calls (docs/python.md).
 if [[ -d "$BUILD/python/tsbridge" ]]; then
-  PYTHONPATH="$BUILD/python" /usr/bin/python3 "$ROOT/bench/python_host_bench.py" --markdown
+  aoti=()
+  [[ -d "$BUILD/bench/aoti_packages" ]] && aoti=(--aoti "$BUILD/bench/aoti_packages")
+  PYTHONPATH="$BUILD/python" /usr/bin/python3 "$ROOT/bench/python_host_bench.py" --markdown \
+    "${aoti[@]}"
 fi
 # The R host against the C ABI from C (docs/r.md); needs the R package
 # installed into the build (ctest -R r_install).

@@ -23,6 +23,7 @@ TSB_PACKAGES=(
   g++ cmake make ccache pkg-config
   libtorch-dev libabsl-dev libboost-dev libdlpack-dev
   nlohmann-json3-dev libcli11-dev
+  libzip-dev  # lists an AOTInductor package's models (core/runtime/aoti_package.cc, LibTorch 2.6)
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-torch python3-torchvision  # torchvision: tests/vision, examples/vision
   python3-dev python3-pytest python3-setuptools python3-pip python3-wheel

@@ -56,8 +56,7 @@ extern "C" {
 
 tsb_status* tsb_module_set_training(tsb_module* module, bool training) {
   return WithModule(module, [&](const tsb_module&) -> absl::Status {
-    rt::SetTraining(*module, training);
-    return absl::OkStatus();
+    return rt::SetTraining(*module, training);
   });
 }
 
@@ -135,7 +134,8 @@ tsb_status* tsb_module_set_attribute(tsb_module* module, const char* name, const
 tsb_status* tsb_module_get_code(const tsb_module* module, char** out) {
   return WithModule(module, [&](const tsb_module& m) -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    return TextOut(rt::Code(m), out);
+    TSB_ASSIGN_OR_RETURN(std::string code, rt::Code(m));
+    return TextOut(code, out);
   });
 }
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/plugins/deferred_plugins.h"
+#include "core/runtime/aoti_package.h"
 #include "core/plugins/library_loader.h"
 #include "core/runtime/module_scan.h"
 #include "core/runtime/module_state.h"
@@ -95,8 +96,9 @@ std::unique_ptr<tsb_module> MakeModule(torch::jit::Module module) {
     // getSchema() may build the schema lazily: done here, once, before any
     // concurrent call.
     wrapped->methods.push_back(
-        {fn, Signature::Make(fn->getSchema(), fn->name(), /*skip_self=*/true, "",
-                             /*describe=*/true)});
+        {fn->name(), fn, Signature::Make(fn->getSchema(), fn->name(), /*skip_self=*/true, "",
+                             /*describe=*/true),
+         nullptr});
   }
   ListNames(*wrapped);
   return wrapped;
@@ -107,6 +109,7 @@ absl::StatusOr<tsb_module*> LoadModule(const char* path) {
   if (!std::ifstream(path).good()) {
     return absl::NotFoundError(absl::StrCat("cannot open module file \"", path, "\""));
   }
+  if (IsAotiPackagePath(path)) return LoadAotiPackage(path);
   if (absl::Status scan = ScanModuleArchive(path, LoadDeferredPluginsFor); !scan.ok()) {
     return scan;
   }
@@ -145,6 +148,10 @@ absl::StatusOr<tsb_module*> CompileModule(const char* source) {
 }
 
 absl::Status SaveModule(const tsb_module& module, const char* path) {
+  if (module.is_package) {
+    return absl::FailedPreconditionError(
+        "an AOTInductor package is saved by the Python that compiled it, not by tsb_module_save");
+  }
   module.module.save(path);
   return absl::OkStatus();
 }
@@ -165,9 +172,15 @@ absl::Status DescribeMethod(const tsb_module& module, size_t i, tsb_schema_info*
 absl::Status CallMethod(const tsb_module& module, absl::string_view method,
                         const HostArgs& args, tsb_any* out) {
   for (const tsb_module::Method& m : module.methods) {
-    if (m.function->name() == method) {
-      return Run(*m.function, *m.signature, module.module._ivalue(), args, out);
-    }
+    if (m.name != method) continue;
+    if (m.aoti != nullptr) return CallAotiModel(*m.aoti, *m.signature, args, out);
+    return Run(*m.function, *m.signature, module.module._ivalue(), args, out);
+  }
+  if (module.is_package) {
+    std::vector<std::string> names;
+    for (const tsb_module::Method& m : module.methods) names.push_back(m.name);
+    return absl::NotFoundError(absl::StrCat("no method '", method, "' in the package; its models: ",
+                                            absl::StrJoin(names, ", ")));
   }
   return UnknownMethod(*module.module.type(), method);
 }

@@ -12,17 +12,28 @@
 
 #include "core/runtime/call.h"
 
+namespace tsb::runtime {
+struct AotiModel;  // core/runtime/aoti_package.h
+}  // namespace tsb::runtime
+
 // Declared opaque in tsbridge.h. Immutable once made: concurrent calls only
 // read it (TorchScript's own executors synchronise their first runs).
 struct tsb_module {
   struct Method {
-    torch::jit::Function* function;  // owned by the module's compilation unit
+    std::string name;
+    torch::jit::Function* function = nullptr;  // owned by the module's compilation unit
     std::unique_ptr<tsb::runtime::Signature> signature;
+    // Set for a model of an AOTInductor package instead of `function`.
+    std::shared_ptr<const tsb::runtime::AotiModel> aoti;
   };
+  // Empty (no object: any use asserts) for an AOTInductor package.
   torch::jit::Module module;
   std::vector<Method> methods;  // in the class's order
   // Dotted names hosts read (module_state.cc); they live as long as the module.
   std::vector<std::string> parameter_names, buffer_names, child_names;
+
+  // A .pt2 package's models have no TorchScript module behind them.
+  bool is_package = false;
 };
 
 namespace tsb::runtime {

@@ -67,6 +67,13 @@ absl::StatusOr<T> At(absl::StatusOr<T> value, const std::string& where) {
   return value;
 }
 
+// What a TorchScript module has and an AOTInductor package does not.
+absl::Status NoneInPackage(const tsb_module& module, absl::string_view what) {
+  if (!module.is_package) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat("an AOTInductor package (.pt2) has no ", what, " (docs/export.md)"));
+}
+
 }  // namespace
 
 void ListNames(tsb_module& module) {
@@ -79,15 +86,21 @@ void ListNames(tsb_module& module) {
   for (const auto& c : module.module.named_children()) module.child_names.push_back(c.name);
 }
 
-void SetTraining(tsb_module& module, bool training) {
+absl::Status SetTraining(tsb_module& module, bool training) {
+  // Compiled for inference: evaluation mode is the one it has.
+  if (training) TSB_RETURN_IF_ERROR(NoneInPackage(module, "training mode"));
+  if (module.is_package) return absl::OkStatus();
   for (torch::jit::Module m : module.module.modules()) {
     if (auto slot = m._ivalue()->type()->findAttributeSlot("training")) {
       m._ivalue()->setSlot(*slot, training);
     }
   }
+  return absl::OkStatus();
 }
 
-bool GetTraining(const tsb_module& module) { return module.module.is_training(); }
+bool GetTraining(const tsb_module& module) {
+  return !module.is_package && module.module.is_training();
+}
 
 size_t CountSlots(const tsb_module& module, Slots slots) { return NamesOf(module, slots).size(); }
 
@@ -117,10 +130,11 @@ absl::StatusOr<tsb_module*> GetChild(const tsb_module& module, size_t i, const c
 }
 
 size_t CountAttributes(const tsb_module& module) {
-  return module.module.type()->numAttributes();
+  return module.is_package ? 0 : module.module.type()->numAttributes();
 }
 
 absl::StatusOr<const char*> AttributeName(const tsb_module& module, size_t i) {
+  TSB_RETURN_IF_ERROR(NoneInPackage(module, "attributes"));
   const c10::ClassType& type = *module.module.type();
   if (i >= type.numAttributes()) {
     return absl::OutOfRangeError(absl::StrCat("attribute index ", i,
@@ -133,6 +147,7 @@ absl::StatusOr<const char*> AttributeName(const tsb_module& module, size_t i) {
 }
 
 absl::Status GetAttribute(const tsb_module& module, const std::string& name, tsb_any* out) {
+  TSB_RETURN_IF_ERROR(NoneInPackage(module, "attributes"));
   const c10::ClassType& type = *module.module.type();
   const std::string where = absl::StrCat("attribute '", name, "'");
   if (auto slot = type.findAttributeSlot(name)) {
@@ -147,6 +162,7 @@ absl::Status GetAttribute(const tsb_module& module, const std::string& name, tsb
 }
 
 absl::Status SetAttribute(tsb_module& module, const std::string& name, const tsb_any& value) {
+  TSB_RETURN_IF_ERROR(NoneInPackage(module, "attributes"));
   const c10::ClassType& type = *module.module.type();
   const std::string where = absl::StrCat("attribute '", name, "'");
   if (type.hasConstant(name)) {
@@ -166,7 +182,8 @@ absl::Status SetAttribute(tsb_module& module, const std::string& name, const tsb
   return absl::OkStatus();
 }
 
-std::string Code(const tsb_module& module) {
+absl::StatusOr<std::string> Code(const tsb_module& module) {
+  TSB_RETURN_IF_ERROR(NoneInPackage(module, "TorchScript code"));
   std::vector<c10::IValue> constants;
   torch::jit::PrintDepsTable deps;
   torch::jit::PythonPrint printer(constants, deps);
@@ -175,8 +192,9 @@ std::string Code(const tsb_module& module) {
 }
 
 absl::StatusOr<std::string> Graph(const tsb_module& module, const std::string& method) {
+  TSB_RETURN_IF_ERROR(NoneInPackage(module, "TorchScript graph"));
   for (const tsb_module::Method& m : module.methods) {
-    if (m.function->name() != method) continue;
+    if (m.name != method) continue;
     auto* graph_fn = torch::jit::tryToGraphFunction(*m.function);
     if (graph_fn == nullptr) {
       return absl::UnimplementedError(absl::StrCat("method '", method, "' has no graph"));

@@ -21,7 +21,7 @@ void ListNames(tsb_module& module);
 
 // Sets `training` on the module and every submodule (Module.train(mode));
 // modules without the attribute (tsb_module_compile's) are left alone.
-void SetTraining(tsb_module& module, bool training);
+absl::Status SetTraining(tsb_module& module, bool training);
 bool GetTraining(const tsb_module& module);
 
 // What a named list holds: parameters and buffers recursively with dotted
@@ -43,7 +43,7 @@ absl::Status SetAttribute(tsb_module& module, const std::string& name, const tsb
 
 // The class's TorchScript source (PyTorch's Module.code prints the same),
 // and a method's graph (Method.graph).
-std::string Code(const tsb_module& module);
+absl::StatusOr<std::string> Code(const tsb_module& module);
 absl::StatusOr<std::string> Graph(const tsb_module& module, const std::string& method);
 
 }  // namespace tsb::runtime

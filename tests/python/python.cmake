@@ -14,7 +14,7 @@ add_test(NAME python_includes
 add_test(NAME python_host
   COMMAND ${TSB_PYTHON} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_LIST_DIR})
 set_tests_properties(python_host PROPERTIES
-  ENVIRONMENT "PYTHONPATH=${TSB_PYTHON_DIR};TSB_PY_TEST_WORK=${CMAKE_CURRENT_BINARY_DIR}/python_work;TSB_SDK_TEST_PLUGIN_PATH=$<TARGET_FILE:tsbridge_sdk_test_plugin>"
+  ENVIRONMENT "PYTHONPATH=${TSB_PYTHON_DIR};TSB_PY_TEST_WORK=${CMAKE_CURRENT_BINARY_DIR}/python_work;TSB_EXPORT_FIXTURES=${TSB_EXPORT_FIXTURES};TSB_SDK_TEST_PLUGIN_PATH=$<TARGET_FILE:tsbridge_sdk_test_plugin>"
   TIMEOUT 600)
 tsb_python_sanitizer_env(python_host)
 
@@ -24,7 +24,7 @@ if(TARGET tsbridge_python_torch)
   add_test(NAME python_host_dlpack
     COMMAND ${TSB_PYTHON} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_LIST_DIR})
   set_tests_properties(python_host_dlpack PROPERTIES
-    ENVIRONMENT "PYTHONPATH=${TSB_PYTHON_DIR};TSB_PYTHON_NO_TORCH_FASTPATH=1;TSB_PY_TEST_WORK=${CMAKE_CURRENT_BINARY_DIR}/python_work_dlpack;TSB_SDK_TEST_PLUGIN_PATH=$<TARGET_FILE:tsbridge_sdk_test_plugin>"
+    ENVIRONMENT "PYTHONPATH=${TSB_PYTHON_DIR};TSB_PYTHON_NO_TORCH_FASTPATH=1;TSB_PY_TEST_WORK=${CMAKE_CURRENT_BINARY_DIR}/python_work_dlpack;TSB_EXPORT_FIXTURES=${TSB_EXPORT_FIXTURES};TSB_SDK_TEST_PLUGIN_PATH=$<TARGET_FILE:tsbridge_sdk_test_plugin>"
     TIMEOUT 600)
   tsb_python_sanitizer_env(python_host_dlpack)
 endif()

@@ -1,0 +1,43 @@
+"""The .pt2 packages bench/aoti_benchmark.cc and python_host_bench.py call
+(docs/export.md): mlp.pt2, a small MLP (64-128-10, batch 8); small.pt2,
+x + 1 on one tensor (the fixed cost of a call); dict100.pt2, a dict of 100
+tensors in and out. Usage: make_aoti_bench_packages.py OUTDIR (LibTorch 2.6;
+about a minute, so built only by scripts/bench.sh, target bench_fixtures)."""
+import pathlib
+import sys
+
+import torch
+
+out = pathlib.Path(sys.argv[1])
+out.mkdir(parents=True, exist_ok=True)
+
+
+class Small(torch.nn.Module):
+    def forward(self, x):
+        return x + 1
+
+
+class Mlp(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(),
+                                       torch.nn.Linear(128, 10))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class Dict100(torch.nn.Module):
+    def forward(self, d):
+        return {k: v + 1 for k, v in d.items()}
+
+
+with torch.no_grad():
+    for name, model, args in [
+        ("mlp", Mlp().eval(), (torch.rand(8, 64),)),
+        ("small", Small(), (torch.rand(16),)),
+        ("dict100", Dict100(), ({f"k{i}": torch.rand(4) for i in range(100)},)),
+    ]:
+        program = torch.export.export(model, args)
+        torch._inductor.aoti_compile_and_package(program, package_path=str(out / f"{name}.pt2"))
+(out / "stamp").write_text(f"compiled with torch {torch.__version__}\n")
