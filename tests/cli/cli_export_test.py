@@ -40,7 +40,7 @@ assert "forward(Tensor arg0, (Tensor, Tensor) arg1" in out and "*, Tensor scale"
 torch.manual_seed(5)
 t = lambda *shape: torch.randn(*shape)  # noqa: E731
 args = [t(3), (t(3), t(3)), [t(3), t(3)], {"u": t(3), "v": t(3)}, (t(2), t(2)), None]
-kwargs = {"scale": t(3)}
+kwargs = {"scale": t(3), "span": (t(2), t(2)), "steps": torch.tensor([1, 2, 3])}
 refs = []
 for i, a in enumerate(args):
     if a is None:
@@ -52,9 +52,11 @@ for i, a in enumerate(args):
     else:
         torch.save(a, work / f"arg{i}.pt")
         refs.append({"file": str(work / f"arg{i}.pt")})
-torch.save(kwargs["scale"], work / "scale.pt")
-run("run", package, "--args", json.dumps(refs),
-    "--kwargs", json.dumps({"scale": {"file": str(work / "scale.pt")}}),
+kw_refs = {}
+for k, v in kwargs.items():
+    torch.save(v, work / f"{k}.pt")  # the span tuple too: a value, not a Dict
+    kw_refs[k] = {"file": str(work / f"{k}.pt")}
+run("run", package, "--args", json.dumps(refs), "--kwargs", json.dumps(kw_refs),
     "--out", work / "out.pt")
 got = torch.load(work / "out.pt", weights_only=False)
 # PyTorch's caller rebuilds the output's namedtuple by its registered name.
@@ -62,10 +64,22 @@ from torch.utils import _pytree as pytree  # noqa: E402
 import collections  # noqa: E402
 pytree._register_namedtuple(collections.namedtuple("Box", ["lo", "hi"]),
                             serialized_type_name="tsbtest.Box")
+import dataclasses  # noqa: E402
+
+
+@dataclasses.dataclass
+class Span:
+    start: torch.Tensor
+    stop: torch.Tensor
+
+
+torch.export.register_dataclass(Span, serialized_type_name="tsbtest.Span")
 want = torch._inductor.aoti_load_package(str(package))(*args, **kwargs)
 
 
 def same(g, w, where):
+    if dataclasses.is_dataclass(w):  # a custom node no plugin names: a tuple
+        w = tuple(getattr(w, f.name) for f in dataclasses.fields(w))
     if isinstance(w, torch.Tensor):
         assert torch.equal(g, w) and g.dtype == w.dtype, where
     elif isinstance(w, dict):
@@ -83,7 +97,6 @@ def same(g, w, where):
 same(got, want, "result")
 bad = list(refs)
 bad[2] = [refs[0], refs[0], refs[0]]  # exported with a list of two
-out = run("run", package, "--args", json.dumps(bad),
-          "--kwargs", json.dumps({"scale": {"file": str(work / "scale.pt")}}), ok=False)
+out = run("run", package, "--args", json.dumps(bad), "--kwargs", json.dumps(kw_refs), ok=False)
 assert "argument 'arg2'" in out and "expected a list of 2 items" in out, out
 print("tsb run on a .pt2 matches PyTorch's own caller")

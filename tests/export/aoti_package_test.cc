@@ -47,10 +47,14 @@ TEST(AotiPackageTest, LoadingOneNamesTheLibTorchItNeeds) {
 
 #else
 
-class AotiPackageTest : public AbiTest {
+// Output leaves are Optional[Tensor] and tuples Tuple: the bundled plugins'
+// kinds, loaded first (each case runs in a process of its own).
+class AotiPackageLoadTest : public BundledPluginsTest {};
+
+class AotiPackageTest : public BundledPluginsTest {
  protected:
   void SetUp() override {
-    AbiTest::SetUp();
+    BundledPluginsTest::SetUp();
     TSB_ASSERT_OK(tsb_module_load(Fixture("nested.pt2").c_str(), &module_));
     // What PyTorch's aoti_load_package was given and returned.
     std::ifstream file(Fixture("nested_io.pt"), std::ios::binary);
@@ -60,7 +64,7 @@ class AotiPackageTest : public AbiTest {
   void TearDown() override {
     tsb_module_free(module_);
     io_ = Value();
-    AbiTest::TearDown();
+    BundledPluginsTest::TearDown();
   }
 
   Value Get(const Value& from, const char* key) {
@@ -80,15 +84,24 @@ class AotiPackageTest : public AbiTest {
     }
     return items;
   }
-  // forward(*args, scale=...), the arguments edited by `edit` first.
-  tsb_status* Call(std::vector<Value>& args, Value* out, bool with_scale = true) {
+  // forward(*args, **kwargs) with the keyword arguments PyTorch was given
+  // (none when `with_kwargs` is false).
+  tsb_status* Call(std::vector<Value>& args, Value* out, bool with_kwargs = true) {
+    return CallWith(module_, args, out, with_kwargs);
+  }
+  tsb_status* CallWith(tsb_module* m, std::vector<Value>& args, Value* out, bool with_kwargs) {
     std::vector<tsb_any> raw;
     for (Value& v : args) raw.push_back(v.get());
-    Value scale = Get(Get(io_, "kwargs"), "scale");
-    const char* names[] = {"scale"};
-    tsb_any kw[] = {scale.get()};
-    return tsb_module_call(module_, "forward",
-                           CallArgs(raw.data(), raw.size(), names, kw, with_scale ? 1 : 0).get(),
+    const char* names[] = {"scale", "span", "steps"};
+    std::vector<Value> values;
+    std::vector<tsb_any> kw;
+    for (const char* name : names) {
+      values.push_back(Get(Get(io_, "kwargs"), name));
+      kw.push_back(values.back().get());
+    }
+    return tsb_module_call(m, "forward",
+                           CallArgs(raw.data(), raw.size(), names, kw.data(),
+                                    with_kwargs ? kw.size() : 0).get(),
                            out->out());
   }
 
@@ -106,6 +119,7 @@ TEST_F(AotiPackageTest, ReturnsWhatPyTorchsOwnCallerReturns) {
   EXPECT_EQ(out.ToJson(), Get(io_, "out").ToJson());
   EXPECT_THAT(out.ToJson(), HasSubstr("\"none\":null"));
   EXPECT_THAT(out.ToJson(), HasSubstr("\"dtype\":\"float64\""));
+  EXPECT_THAT(out.ToJson(), HasSubstr("\"steps\":{\"dtype\":\"int64\",\"shape\":[3],\"data\":[2,4,6]}"));
 }
 
 TEST_F(AotiPackageTest, TheSpecIsTheSignature) {
@@ -118,8 +132,9 @@ TEST_F(AotiPackageTest, TheSpecIsTheSignature) {
   EXPECT_STREQ(info.name, "forward");
   EXPECT_EQ(std::string(info.schema),
             "forward(Tensor arg0, (Tensor, Tensor) arg1, Tensor[] arg2, Dict(str, Tensor) arg3, "
-            "(Tensor, Tensor) arg4, Any arg5, *, Tensor scale) -> Dict(str, Any)");
-  ASSERT_EQ(info.num_arguments, 7u);
+            "(Tensor, Tensor) arg4, Any arg5, *, Tensor scale, (Tensor, Tensor) span, "
+            "Tensor steps) -> Dict(str, Any)");
+  ASSERT_EQ(info.num_arguments, 9u);
   EXPECT_TRUE(tsb_schema_get_argument(&info, 6)->kwarg_only);
   EXPECT_STREQ(tsb_schema_get_argument(&info, 6)->annotation, "Tensor");
 }
@@ -159,7 +174,7 @@ TEST_F(AotiPackageTest, WrongShapesAreRefusedWithPaths) {
   edited[0] = Value::Int(3);
   EXPECT_THAT(Message(Call(edited, &out)),
               HasSubstr("argument 'arg0': expected Tensor, got int 3"));
-  EXPECT_EQ(Message(Call(args, &out, /*with_scale=*/false)),
+  EXPECT_EQ(Message(Call(args, &out, /*with_kwargs=*/false)),
             "forward(): missing argument 'scale'");
   // The None leaf was specialised at export: PyTorch ignores what is there.
   edited = args;
@@ -184,7 +199,9 @@ TEST_F(AotiPackageTest, WhatOnlyTorchScriptModulesHaveIsAClearError) {
             "no method 'other' in the package; its models: forward");
 }
 
-TEST(AotiPackagePluginTest, APluginsRecordNamesTheNamedtuple) {
+TEST_F(AotiPackageTest, APluginsRecordNamesTheNamedtuple) {
+  // Loaded after SetUp's package: the types are chosen at load, so only a
+  // package loaded from now on sees the record.
   Status loaded(tsb_plugin_load(BuildPath("TSB_EXPORT_BOX_PLUGIN"), nullptr));
   ASSERT_EQ(loaded.get(), nullptr) << tsb_status_get_message(loaded.get());
   tsb_module* m = nullptr;
@@ -194,33 +211,17 @@ TEST(AotiPackagePluginTest, APluginsRecordNamesTheNamedtuple) {
   TSB_EXPECT_OK(tsb_module_get_method(m, 0, &info));
   EXPECT_STREQ(tsb_schema_get_argument(&info, 4)->annotation, "tsbtest.Box");
   // Built from a plain tuple by its type, and read back by field name.
-  std::ifstream file(Fixture("nested_io.pt"), std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  Value io, args_list, key = Value::Str("args"), kwargs, scale, skey = Value::Str("kwargs"),
-            sname = Value::Str("scale");
-  TSB_ASSERT_OK(tsb_pickle_read(bytes.data(), bytes.size(), io.out()));
-  TSB_ASSERT_OK(tsb_dict_get(&io.get(), &key.get(), args_list.out()));
-  TSB_ASSERT_OK(tsb_dict_get(&io.get(), &skey.get(), kwargs.out()));
-  TSB_ASSERT_OK(tsb_dict_get(&kwargs.get(), &sname.get(), scale.out()));
-  std::vector<Value> args(6);
-  std::vector<tsb_any> raw;
-  for (size_t i = 0; i < 6; ++i) {
-    TSB_ASSERT_OK(tsb_list_get(&args_list.get(), i, args[i].out()));
-    raw.push_back(args[i].get());
-  }
-  const char* names[] = {"scale"};
-  tsb_any kw[] = {scale.get()};
+  std::vector<Value> args = Items(Get(io_, "args"));
   Value out, box, hi;
-  TSB_ASSERT_OK(tsb_module_call(m, "forward", CallArgs(raw.data(), 6, names, kw, 1).get(),
-                                out.out()));
+  TSB_EXPECT_OK(CallWith(m, args, &out, true));
   Value box_key = Value::Str("box");
-  TSB_ASSERT_OK(tsb_dict_get(&out.get(), &box_key.get(), box.out()));
-  TSB_ASSERT_OK(tsb_any_get_field(&box.get(), "hi", hi.out()));
+  TSB_EXPECT_OK(tsb_dict_get(&out.get(), &box_key.get(), box.out()));
+  TSB_EXPECT_OK(tsb_any_get_field(&box.get(), "hi", hi.out()));
   EXPECT_EQ(hi.get().type_index, TSB_TYPE_TENSOR);
   tsb_module_free(m);
 }
 
-TEST(AotiPackageLoadTest, EachModelOfAPackageIsAMethod) {
+TEST_F(AotiPackageLoadTest, EachModelOfAPackageIsAMethod) {
   tsb_module* m = nullptr;
   TSB_ASSERT_OK(tsb_module_load(Fixture("two_models.pt2").c_str(), &m));
   size_t n = 0;
@@ -236,7 +237,7 @@ TEST(AotiPackageLoadTest, EachModelOfAPackageIsAMethod) {
   tsb_module_free(m);
 }
 
-TEST(AotiPackageLoadTest, ExportedProgramsAndOtherFilesAreRefused) {
+TEST_F(AotiPackageLoadTest, ExportedProgramsAndOtherFilesAreRefused) {
   tsb_module* m = nullptr;
   EXPECT_THAT(Message(tsb_module_load(Fixture("program.pt2").c_str(), &m)),
               HasSubstr("it is a torch.export.save archive of an ExportedProgram"));

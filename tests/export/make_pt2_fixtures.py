@@ -4,8 +4,9 @@ Usage: make_pt2_fixtures.py OUTDIR. With a PyTorch that has AOTInductor
 (2.6), writes into OUTDIR:
   nested.pt2        one model whose signature holds the spec cases: a tensor,
                     a tuple, a list, a str-keyed dict, a registered namedtuple,
-                    a None (specialised), a keyword argument; outputs nested
-                    the same way, with a None and a 0-d tensor
+                    a None (specialised), keyword arguments, a custom node (a
+                    registered dataclass), an int64 tensor; outputs nested the
+                    same way, with a None, a 0-d, a float64 and an int64 tensor
   nested_io.pt      torch.save of {"args", "kwargs", "out"}: the inputs and
                     what PyTorch's own caller (aoti_load_package) returns for
                     them; namedtuples saved as plain tuples
@@ -16,6 +17,7 @@ With an older PyTorch (1.13), writes only a stamp: tsbridge built there
 refuses every .pt2. Compiling takes ~15 s per model: one model, one process.
 """
 import collections
+import dataclasses
 import pathlib
 import sys
 
@@ -36,12 +38,21 @@ Box = collections.namedtuple("Box", ["lo", "hi"])
 pytree._register_namedtuple(Box, serialized_type_name="tsbtest.Box")
 
 
+@dataclasses.dataclass
+class Span:
+    start: torch.Tensor
+    stop: torch.Tensor
+
+
+torch.export.register_dataclass(Span, serialized_type_name="tsbtest.Span")
+
+
 class Nested(torch.nn.Module):
     def __init__(self):
         super().__init__()
         self.linear = torch.nn.Linear(3, 3)
 
-    def forward(self, x, pair, items, table, box, nothing, *, scale):
+    def forward(self, x, pair, items, table, box, nothing, *, scale, span, steps):
         a, b = pair
         y = self.linear(x) * scale + a - b + items[0] + items[1] + table["u"] * table["v"]
         return {
@@ -50,6 +61,8 @@ class Nested(torch.nn.Module):
             "box": Box(box.lo + 1, box.hi * 2),
             "none": None,
             "t": (y.sum(), table["v"]),
+            "span": Span(span.start + steps.sum(), span.stop),
+            "steps": steps * 2,
         }
 
 
@@ -62,7 +75,7 @@ torch.manual_seed(0)
 model = Nested().eval()
 t = lambda *shape: torch.randn(*shape)  # noqa: E731
 args = (t(3), (t(3), t(3)), [t(3), t(3)], {"u": t(3), "v": t(3)}, Box(t(2), t(2)), None)
-kwargs = {"scale": t(3)}
+kwargs = {"scale": t(3), "span": Span(t(2), t(2)), "steps": torch.tensor([1, 2, 3])}
 from torch._inductor.package import package_aoti  # noqa: E402
 
 package = {"aot_inductor.package": True}
@@ -79,7 +92,10 @@ with torch.no_grad():
 
 
 def plain(value):
-    """Namedtuples as tuples: tsbridge's pickle reader knows no Box class."""
+    """Namedtuples and dataclasses as tuples: tsbridge's pickle reader knows
+    no Box or Span class."""
+    if dataclasses.is_dataclass(value):
+        return tuple(plain(getattr(value, f.name)) for f in dataclasses.fields(value))
     if isinstance(value, tuple):
         return tuple(plain(v) for v in value)
     if isinstance(value, list):

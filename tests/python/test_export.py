@@ -2,6 +2,7 @@
 tests/export/make_pt2_fixtures.py compiled, called with new inputs, must
 return what PyTorch's own caller (torch._inductor.aoti_load_package) returns."""
 import collections
+import dataclasses
 import inspect
 import os
 
@@ -18,15 +19,25 @@ if AOTI:
     Box = collections.namedtuple("Box", ["lo", "hi"])
     pytree._register_namedtuple(Box, serialized_type_name="tsbtest.Box")
 
+    @dataclasses.dataclass
+    class Span:
+        start: torch.Tensor
+        stop: torch.Tensor
+
+    torch.export.register_dataclass(Span, serialized_type_name="tsbtest.Span")
+
 
 def inputs(seed):
     g = torch.Generator().manual_seed(seed)
     t = lambda *shape: torch.randn(*shape, generator=g)  # noqa: E731
     args = (t(3), (t(3), t(3)), [t(3), t(3)], {"u": t(3), "v": t(3)}, (t(2), t(2)), None)
-    return args, {"scale": t(3)}
+    # The dataclass Span goes in as a plain tuple: PyTorch flattens both alike.
+    return args, {"scale": t(3), "span": (t(2), t(2)), "steps": torch.tensor([1, 2, 3])}
 
 
 def assert_same(got, want, where="result"):
+    if dataclasses.is_dataclass(want):  # a custom node no plugin names: a tuple
+        want = tuple(getattr(want, f.name) for f in dataclasses.fields(want))
     if isinstance(want, torch.Tensor):
         assert isinstance(got, torch.Tensor), where
         assert got.dtype == want.dtype and torch.equal(got, want), where
@@ -54,7 +65,8 @@ def test_a_package_returns_what_pytorchs_own_caller_returns():
         assert_same(m(*args, **kwargs), theirs(*args, **kwargs))
     # The spec is the signature: positional names are all it lacks.
     sig = inspect.signature(m.forward)
-    assert list(sig.parameters) == ["arg0", "arg1", "arg2", "arg3", "arg4", "arg5", "scale"]
+    assert list(sig.parameters) == ["arg0", "arg1", "arg2", "arg3", "arg4", "arg5", "scale",
+                                    "span", "steps"]
     assert sig.parameters["scale"].kind is inspect.Parameter.KEYWORD_ONLY
     assert sig.parameters["arg3"].annotation == "Dict[str, Tensor]"
 
