@@ -15,6 +15,7 @@
 #include <benchmark/benchmark.h>
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 
+#include "bench/bench_util.h"
 #include "core/value/convert.h"
 #include "tests/testing/build_paths.h"
 #include "tsbridge/kind_codec.hpp"
@@ -37,19 +38,22 @@ tsb_any g_x_any{}, g_batch_any{}, g_dict_any{};
 c10::Dict<std::string, at::Tensor> g_dict_value;
 std::vector<std::string> g_keys;  // in the spec's order
 
-bool Ok(benchmark::State& state, tsb_status* s) {
-  if (s == nullptr) return true;
-  state.SkipWithError(tsb_status_get_message(s));
-  tsb_status_free(s);
-  return false;
+using tsb_bench::Ok;
+
+// forward(arg) through the host ABI, the result released: each `abi` row.
+void CallForward(benchmark::State& state, tsb_module* module, const tsb_any& arg) {
+  tsb::CallArgs args(&arg, 1);
+  for (auto _ : state) {
+    tsb_any out{};
+    if (!Ok(state, tsb_module_call(module, "forward", args.get(), &out))) break;
+    tsb_any_release(&out);
+  }
 }
 
-template <typename F>
-void Add(const char* name, const char* baseline, F&& fn) {
-  benchmark::RegisterBenchmark(name, [fn = std::forward<F>(fn), baseline](benchmark::State& s) {
-    fn(s);
-    if (baseline != nullptr) s.SetLabel(std::string("vs=") + baseline);
-  })->Unit(benchmark::kMicrosecond)->MinTime(0.2);
+// The loader's own run on one tensor: the small models' baselines.
+void RunDirect(benchmark::State& state, const Case& c, const at::Tensor& x) {
+  std::vector<at::Tensor> in{x};
+  for (auto _ : state) benchmark::DoNotOptimize(c.loader->run(in));
 }
 
 bool Load(const char* name, Case* c) {
@@ -110,33 +114,17 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   if (!Setup()) return 1;
 
-  Add("aoti/mlp/direct", nullptr, [](benchmark::State& state) {
-    std::vector<at::Tensor> in{g_batch};
-    for (auto _ : state) benchmark::DoNotOptimize(g_mlp.loader->run(in));
-  });
-  Add("aoti/mlp/abi", "aoti/mlp/direct", [](benchmark::State& state) {
-    tsb::CallArgs args(&g_batch_any, 1);
-    for (auto _ : state) {
-      tsb_any out{};
-      if (!Ok(state, tsb_module_call(g_mlp.module, "forward", args.get(), &out))) break;
-      tsb_any_release(&out);
-    }
-  });
-  Add("aoti/small/direct", nullptr, [](benchmark::State& state) {
-    std::vector<at::Tensor> in{g_x};
-    for (auto _ : state) benchmark::DoNotOptimize(g_small.loader->run(in));
-  });
-  Add("aoti/small/abi", "aoti/small/direct", [](benchmark::State& state) {
-    tsb::CallArgs args(&g_x_any, 1);
-    for (auto _ : state) {
-      tsb_any out{};
-      if (!Ok(state, tsb_module_call(g_small.module, "forward", args.get(), &out))) break;
-      tsb_any_release(&out);
-    }
-  });
+  tsb_bench::AddVs("aoti/mlp/direct", nullptr,
+                   [](benchmark::State& state) { RunDirect(state, g_mlp, g_batch); });
+  tsb_bench::AddVs("aoti/mlp/abi", "aoti/mlp/direct",
+                   [](benchmark::State& state) { CallForward(state, g_mlp.module, g_batch_any); });
+  tsb_bench::AddVs("aoti/small/direct", nullptr,
+                   [](benchmark::State& state) { RunDirect(state, g_small, g_x); });
+  tsb_bench::AddVs("aoti/small/abi", "aoti/small/direct",
+                   [](benchmark::State& state) { CallForward(state, g_small.module, g_x_any); });
   // The hand-written flatten a C++ caller of AOTIModelPackageLoader writes:
   // the dict's tensors in the spec's key order, then a dict of the outputs.
-  Add("aoti/dict100/direct", nullptr, [](benchmark::State& state) {
+  tsb_bench::AddVs("aoti/dict100/direct", nullptr, [](benchmark::State& state) {
     for (auto _ : state) {
       std::vector<at::Tensor> flat;
       flat.reserve(g_keys.size());
@@ -148,14 +136,8 @@ int main(int argc, char** argv) {
       benchmark::DoNotOptimize(result);
     }
   });
-  Add("aoti/dict100/abi", "aoti/dict100/direct", [](benchmark::State& state) {
-    tsb::CallArgs args(&g_dict_any, 1);
-    for (auto _ : state) {
-      tsb_any out{};
-      if (!Ok(state, tsb_module_call(g_dict.module, "forward", args.get(), &out))) break;
-      tsb_any_release(&out);
-    }
-  });
+  tsb_bench::AddVs("aoti/dict100/abi", "aoti/dict100/direct",
+                   [](benchmark::State& state) { CallForward(state, g_dict.module, g_dict_any); });
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   tsb_any_release(&g_x_any);

@@ -15,6 +15,7 @@
 #include <ATen/ATen.h>
 #include <benchmark/benchmark.h>
 
+#include "bench/bench_util.h"
 #include "tsbridge/kind_codec.hpp"
 #include "core/value/convert.h"
 #include "tsbridge/tsbridge.h"
@@ -25,12 +26,7 @@ namespace {
 constexpr size_t kEntries = 100;
 const char* const kBaseline = "dict/copy";
 
-bool Ok(benchmark::State& state, tsb_status* s) {
-  if (s == nullptr) return true;
-  state.SkipWithError(tsb_status_get_message(s));
-  tsb_status_free(s);
-  return false;
-}
+using tsb_bench::Ok;
 bool Ok(benchmark::State& state, const absl::Status& s) {
   if (s.ok()) return true;
   state.SkipWithError(s.ToString().c_str());

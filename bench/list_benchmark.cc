@@ -12,6 +12,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench/bench_util.h"
 #include "tsbridge/tsbridge.h"
 #include "tsbridge/tsbridge.hpp"
 
@@ -19,13 +20,7 @@ namespace {
 
 constexpr size_t kN = size_t{1} << 20;
 
-// A failed call must abort the benchmark loudly, never time an error path.
-bool Ok(benchmark::State& state, tsb_status* s) {
-  if (s == nullptr) return true;
-  state.SkipWithError(tsb_status_get_message(s));
-  tsb_status_free(s);
-  return false;
-}
+using tsb_bench::Ok;
 
 template <typename T>
 struct Ops;

@@ -12,6 +12,7 @@
 #include <ATen/ATen.h>
 #include <benchmark/benchmark.h>
 
+#include "bench/bench_util.h"
 #include "core/runtime/module.h"  // the tsb_module's torch::jit::Module, for the baseline
 #include "tsbridge/kind_codec.hpp"
 #include "core/value/convert.h"
@@ -28,21 +29,8 @@ tsb_module* g_module = nullptr;
 at::Tensor g_a, g_b;
 tsb_any g_a_any{}, g_b_any{};
 
-// A failed call must abort the benchmark loudly, never time an error path.
-bool Ok(benchmark::State& state, tsb_status* s) {
-  if (s == nullptr) return true;
-  state.SkipWithError(tsb_status_get_message(s));
-  tsb_status_free(s);
-  return false;
-}
+using tsb_bench::Ok;
 
-template <typename F>
-void Add(const char* name, const char* baseline, F&& fn) {
-  benchmark::RegisterBenchmark(name, [fn = std::forward<F>(fn), baseline](benchmark::State& s) {
-    fn(s);
-    if (baseline != nullptr) s.SetLabel(std::string("vs=") + baseline);
-  })->Unit(benchmark::kMicrosecond)->MinTime(0.2);
-}
 
 bool Setup() {
   if (tsb_status* s = tsb_module_compile(kSource, &g_module)) {
@@ -77,14 +65,14 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   if (!Setup()) return 1;
 
-  Add("runtime/method/direct", nullptr, [](benchmark::State& state) {
+  tsb_bench::AddVs("runtime/method/direct", nullptr, [](benchmark::State& state) {
     torch::jit::Method method = g_module->module.get_method("f");
     for (auto _ : state) {
       c10::IValue out = method({g_a});
       benchmark::DoNotOptimize(out);
     }
   });
-  Add("runtime/method/abi", "runtime/method/direct", [](benchmark::State& state) {
+  tsb_bench::AddVs("runtime/method/abi", "runtime/method/direct", [](benchmark::State& state) {
     for (auto _ : state) {
       tsb_any out;
       if (!Ok(state, tsb_module_call(g_module, "f", ::tsb::CallArgs(&g_a_any, 1).get(), &out))) {
@@ -93,13 +81,13 @@ int main(int argc, char** argv) {
       tsb_any_release(&out);
     }
   });
-  Add("runtime/op_add/direct", nullptr, [](benchmark::State& state) {
+  tsb_bench::AddVs("runtime/op_add/direct", nullptr, [](benchmark::State& state) {
     for (auto _ : state) {
       at::Tensor out = at::add(g_a, g_b);
       benchmark::DoNotOptimize(out);
     }
   });
-  Add("runtime/op_add/abi", "runtime/op_add/direct", [](benchmark::State& state) {
+  tsb_bench::AddVs("runtime/op_add/abi", "runtime/op_add/direct", [](benchmark::State& state) {
     tsb_any args[2] = {g_a_any, g_b_any};
     for (auto _ : state) {
       tsb_any out;
@@ -109,13 +97,13 @@ int main(int argc, char** argv) {
   });
   // The Scalar overload's own baseline: at::add(Tensor, Scalar) wraps the
   // int into a tensor, which at::add(Tensor, Tensor) does not pay.
-  Add("runtime/op_add_scalar/direct", nullptr, [](benchmark::State& state) {
+  tsb_bench::AddVs("runtime/op_add_scalar/direct", nullptr, [](benchmark::State& state) {
     for (auto _ : state) {
       at::Tensor out = at::add(g_a, c10::Scalar(int64_t{1}));
       benchmark::DoNotOptimize(out);
     }
   });
-  Add("runtime/op_add_scalar/abi", "runtime/op_add_scalar/direct", [](benchmark::State& state) {
+  tsb_bench::AddVs("runtime/op_add_scalar/abi", "runtime/op_add_scalar/direct", [](benchmark::State& state) {
     tsb_any args[2] = {g_a_any, tsb_any_int(1)};
     for (auto _ : state) {
       tsb_any out;

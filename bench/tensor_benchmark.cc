@@ -14,6 +14,7 @@
 #include <ATen/dlpack.h>  // LibTorch's own DLPack (v0.6), the one the ABI uses
 #include <benchmark/benchmark.h>
 
+#include "bench/bench_util.h"
 #include "tsbridge/kind_codec.hpp"
 #include "core/value/convert.h"
 #include "tsbridge/tsbridge.h"
@@ -25,12 +26,7 @@ constexpr int64_t kSmall = int64_t{1} << 10;
 constexpr int64_t kLarge = int64_t{1} << 30;
 const char* const kBaseline = "tensor/crossing/1KB";
 
-bool Ok(benchmark::State& state, tsb_status* s) {
-  if (s == nullptr) return true;
-  state.SkipWithError(tsb_status_get_message(s));
-  tsb_status_free(s);
-  return false;
-}
+using tsb_bench::Ok;
 
 // Allocated once; zero-filled so that the 1 GB is resident and a copying
 // implementation would really pay for it.
