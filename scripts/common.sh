@@ -34,6 +34,20 @@ TSB_PACKAGES=(
   clang "libclang-rt-$TSB_LLVM-dev" "llvm-$TSB_LLVM"
 )
 
+# apt_install PACKAGE...: one apt-get at a time on this machine. .ci/run
+# prepares the Debian 13 root (which may install debootstrap) while Debian 12's
+# packages install; two apt-gets at once fail on dpkg's lock.
+apt_install() {
+  local sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  (
+    flock 9
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+      "$@" >/dev/null
+  ) 9>"${TMPDIR:-/tmp}/tsbridge-apt.lock"
+}
+
 install_missing() {
   local missing=()
   for p in "${TSB_PACKAGES[@]}"; do
@@ -42,11 +56,7 @@ install_missing() {
   done
   if ((${#missing[@]})); then
     echo "tsbridge: installing ${missing[*]}"
-    local sudo=""
-    [[ $(id -u) -eq 0 ]] || sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-      "${missing[@]}" >/dev/null
+    apt_install "${missing[@]}"
   fi
 }
 

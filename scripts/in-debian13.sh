@@ -24,9 +24,7 @@ sudo=""
 # Made once: a root whose debootstrap did not finish is made again.
 if [[ ! -e "$TARGET/.tsbridge-root-ready" ]]; then
   if ! command -v debootstrap >/dev/null; then
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-      debootstrap >/dev/null
+    (source "$CHECKOUT/scripts/common.sh" && apt_install debootstrap)
   fi
   echo "tsbridge: making a Debian 13 root in $TARGET (debootstrap, about a minute)"
   $sudo rm -rf "$TARGET"
