@@ -60,12 +60,14 @@ install_missing() {
   fi
 }
 
+# configure_and_build [CMAKE_ARG...]: TSB_CMAKE_ARGS (split on spaces) come
+# last, so a caller can change one option of any stage.
 configure_and_build() {
   # -g1: line tables and function names (backtraces, sanitizer reports) for
   # about 20 % less compile time than -g's full debug information.
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
-    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "$@" >/dev/null
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "$@" ${TSB_CMAKE_ARGS:-} >/dev/null
   # Two jobs: a LibTorch translation unit takes about 1 GiB and 10 s.
   cmake --build "$BUILD" -j "${TSB_JOBS:-2}"
 }

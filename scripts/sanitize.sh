@@ -12,7 +12,11 @@ BUILD="${TSB_ASAN_BUILD_DIR:-$ROOT/build-asan}"
 # fewer differential examples and a shorter soak than the main stage; the R
 # host's tests and a short R soak likewise in Debian's R (tests/r/r.cmake).
 # -O1 and line tables only: readable stacks at a fraction of the compile time.
+# No precompiled headers: a clang PCH embeds its clone's absolute paths, so
+# ccache would miss every unit that uses one in a new clone
+# (docs/platforms.md, "Build cost").
 configure_and_build -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DTSB_PRECOMPILE_HEADERS=OFF \
   "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
   "-DTSB_SANITIZE=address;undefined" -DTSB_FUZZ=ON \

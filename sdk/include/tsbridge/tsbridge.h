@@ -39,7 +39,7 @@
 
 /* Version first, as DLPack does: hosts compare these with tsb_version(). */
 #define TSB_VERSION_MAJOR 1
-#define TSB_VERSION_MINOR 1
+#define TSB_VERSION_MINOR 2
 #define TSB_VERSION_PATCH 0
 #define TSB_VERSION \
   (TSB_VERSION_MAJOR * 10000 + TSB_VERSION_MINOR * 100 + TSB_VERSION_PATCH)
@@ -684,7 +684,9 @@ TSB_API tsb_status* tsb_pickle_read(const char* data, size_t size, tsb_any* out)
 typedef struct tsb_module tsb_module;
 
 /* Loads a module saved by torch.jit.save or tsb_module_save; caller frees
- * *out with tsb_module_free. */
+ * *out with tsb_module_free. From 1.2, a path ending in ".pt2" loads an
+ * AOTInductor package (LibTorch 2.6 or newer; docs/export.md): its models
+ * are the module's methods, their pytree specs the methods' signatures. */
 TSB_API tsb_status* tsb_module_load(const char* path, tsb_module** out);
 /* Compiles TorchScript source: its top-level defs become methods of a new
  * module (__torch__.tsb.Compiled), so each takes `self` first, as with
