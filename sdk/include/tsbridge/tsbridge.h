@@ -688,11 +688,21 @@ typedef struct tsb_module tsb_module;
  * AOTInductor package (LibTorch 2.6 or newer; docs/export.md): its models
  * are the module's methods, their pytree specs the methods' signatures. */
 TSB_API tsb_status* tsb_module_load(const char* path, tsb_module** out);
-/* Compiles TorchScript source: its top-level defs become methods of a new
- * module (__torch__.tsb.Compiled), so each takes `self` first, as with
- * Module.define in PyTorch. The module can be saved and reloaded. */
+/* Compiles TorchScript source. When every top-level def takes `self` first,
+ * they become methods of a new module (__torch__.tsb.Compiled), as with
+ * Module.define in PyTorch, which can be saved and reloaded. Otherwise
+ * (from 1.2) the defs are free functions, as torch.jit.CompilationUnit and
+ * R torch's jit_compile compile them, called by name like methods; such a
+ * module has no state and is not saved. */
 TSB_API tsb_status* tsb_module_compile(const char* source, tsb_module** out);
 TSB_API tsb_status* tsb_module_save(const tsb_module* module, const char* path);
+/* The bytes tsb_module_save would write to a file (torch.jit.save's zip
+ * archive); caller frees *data with tsb_string_free. Added in 1.2. */
+TSB_API tsb_status* tsb_module_write(const tsb_module* module, char** data, size_t* size);
+/* A module from the bytes of a TorchScript archive (tsb_module_write,
+ * torch.jit.save into a buffer), checked as tsb_module_load checks a file;
+ * caller frees *out with tsb_module_free. Added in 1.2. */
+TSB_API tsb_status* tsb_module_read(const char* data, size_t size, tsb_module** out);
 TSB_API void tsb_module_free(tsb_module* module);
 /* Methods, in the module's order. Pointers in *out live as long as the
  * module; out->struct_size must be set (the struct is filled up to it). */
