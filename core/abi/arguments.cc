@@ -1,10 +1,22 @@
 #include "core/abi/arguments.h"
 
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
 #include "absl/strings/str_cat.h"
 #include "core/abi/guard.h"
 #include "tsbridge/kind_codec.hpp"
 
 namespace tsb::abi {
+
+char* MallocCopy(const char* data, size_t size, bool terminate) {
+  char* out = static_cast<char*>(std::malloc(size + (terminate ? 1 : 0) + (size == 0)));
+  if (out == nullptr) throw std::bad_alloc();
+  if (size > 0) std::memcpy(out, data, size);
+  if (terminate) out[size] = '\0';
+  return out;
+}
 
 absl::Status CheckArg(const void* p, const char* name) {
   if (p != nullptr) return absl::OkStatus();

@@ -18,6 +18,10 @@
 
 namespace tsb::abi {
 
+// A malloc'ed copy, released by tsb_string_free (std::free); NUL-terminated
+// when `terminate`. Never NULL on success, even for zero bytes.
+char* MallocCopy(const char* data, size_t size, bool terminate);
+
 // The IValue of a non-NULL, well-formed boundary value.
 absl::StatusOr<c10::IValue> ValueArg(const tsb_any* value, const char* name);
 

@@ -1,6 +1,7 @@
 // The runtime's exported functions: modules, object methods, operators,
 // tracing. Each body runs in Guard; the work is in core/runtime/.
 #include <cstddef>
+#include <string>
 
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
@@ -43,6 +44,25 @@ tsb_status* tsb_module_save(const tsb_module* module, const char* path) {
     TSB_RETURN_IF_ERROR(CheckArg(module, "module"));
     TSB_RETURN_IF_ERROR(CheckArg(path, "path"));
     return rt::SaveModule(*module, path);
+  });
+}
+
+tsb_status* tsb_module_write(const tsb_module* module, char** data, size_t* size) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(module, "module"));
+    TSB_RETURN_IF_ERROR(CheckArg(data, "data"));
+    TSB_RETURN_IF_ERROR(CheckArg(size, "size"));
+    TSB_ASSIGN_OR_RETURN(std::string bytes, rt::WriteModule(*module));
+    *data = tsb::abi::MallocCopy(bytes.data(), bytes.size(), false);
+    *size = bytes.size();
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_module_read(const char* data, size_t size, tsb_module** out) {
+  return Guard([&]() -> absl::Status {
+    if (size > 0) TSB_RETURN_IF_ERROR(CheckArg(data, "data"));
+    return ModuleOut(out, [&] { return rt::ReadModule(data, size); });
   });
 }
 

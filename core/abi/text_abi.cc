@@ -1,8 +1,5 @@
 // The text and binary forms of values: JSON (docs/json.md) and the bytes
 // torch.save writes.
-#include <cstdlib>
-#include <cstring>
-#include <new>
 #include <string>
 
 #include "core/abi/arguments.h"
@@ -12,21 +9,9 @@
 #include "tsbridge/kind_codec.hpp"
 
 using tsb::abi::CheckArg;
+using tsb::abi::MallocCopy;
 using tsb::abi::Guard;
 
-namespace {
-
-// A malloc'ed copy, released by tsb_string_free (std::free). Never NULL on
-// success, even for zero bytes.
-char* MallocCopy(const char* data, size_t size, bool terminate) {
-  char* out = static_cast<char*>(std::malloc(size + (terminate ? 1 : 0) + (size == 0)));
-  if (out == nullptr) throw std::bad_alloc();
-  if (size > 0) std::memcpy(out, data, size);
-  if (terminate) out[size] = '\0';
-  return out;
-}
-
-}  // namespace
 
 extern "C" {
 

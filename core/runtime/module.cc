@@ -3,7 +3,9 @@
 #include "core/runtime/module.h"
 
 #include <fstream>
+#include <sstream>
 
+#include <torch/csrc/jit/frontend/parser.h>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/serialization/import.h>
@@ -38,11 +40,12 @@ absl::Status UnknownMethod(const c10::ClassType& type, absl::string_view method)
 
 // Binds, runs and converts: self first on the stack, then the arguments.
 // A TorchScript exception (c10::Error) names the method too.
+// `self` is None for a free function.
 absl::Status Run(torch::jit::Function& fn, const Signature& sig, c10::IValue self,
                  const HostArgs& args, tsb_any* out) {
   Binding binding;
   binding.stack.reserve(1 + sig.params().size());  // one buffer: self, then the rest
-  binding.stack.push_back(std::move(self));
+  if (!self.isNone()) binding.stack.push_back(std::move(self));
   // Named by the call once, at the end: WithCall is out of line.
   absl::Status status = Bind(sig, args, &binding);
   // Checked before running: a result no codec serves would be lost work.
@@ -104,30 +107,87 @@ std::unique_ptr<tsb_module> MakeModule(torch::jit::Module module) {
   return wrapped;
 }
 
+namespace {
+
+// Scans an archive, then imports it (`import` runs torch::jit::load on a
+// file or on bytes); `what` names it in errors ("module \"m.pt\"").
+template <typename Scan, typename Import>
+absl::StatusOr<tsb_module*> LoadArchive(const std::string& what, Scan scan, Import import) {
+  if (absl::Status scanned = scan(); !scanned.ok()) return scanned;
+  try {
+    torch::jit::Module module = import();
+    if (absl::Status tensors = CheckLoadedTensors(module); !tensors.ok()) {
+      return absl::Status(tensors.code(),
+                          absl::StrCat("cannot load ", what, ": ", tensors.message()));
+    }
+    return MakeModule(std::move(module)).release();
+  } catch (const std::exception& e) {  // c10::Error, torch::jit::ErrorReport
+    // "Unknown builtin op: torchvision::nms" names no library to load.
+    if (auto missing = MissingOperatorError(e.what(), absl::StrCat("cannot load ", what))) {
+      return *missing;
+    }
+    throw;
+  }
+}
+
+// Whether every top-level def of `source` takes `self` first: then they are
+// methods (Module.define), else free functions (torch.jit.CompilationUnit).
+// A source that does not parse counts as methods: Module.define reports it.
+bool DefinesMethods(const std::string& source) {
+  try {
+    torch::jit::Parser parser(std::make_shared<torch::jit::Source>(source));
+    while (parser.lexer().cur().kind != torch::jit::TK_EOF) {
+      torch::jit::Def def(parser.parseFunction(/*is_method=*/false));
+      const torch::jit::List<torch::jit::Param> params = def.decl().params();
+      if (params.empty() || params[0].ident().name() != "self") return false;
+    }
+  } catch (const std::exception&) {
+    return true;
+  }
+  return true;
+}
+
+absl::Status CompileError(absl::Status status) {
+  if (auto missing = MissingOperatorError(status.message(), "cannot compile the source")) {
+    return *missing;
+  }
+  return status;
+}
+
+absl::Status NotSavable(const tsb_module& module) {
+  if (module.is_package) {
+    return absl::FailedPreconditionError(
+        "an AOTInductor package is saved by the Python that compiled it, not by tsbridge");
+  }
+  if (module.free_functions != nullptr) {
+    return absl::FailedPreconditionError(
+        "a module of free functions (compiled from defs without `self`) cannot be saved: a "
+        "TorchScript archive holds a module; compile the defs as methods (`self` first) to "
+        "save them");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<tsb_module*> LoadModule(const char* path) {
   // torch::jit::load's own error for a missing file is an errno dump.
   if (!std::ifstream(path).good()) {
     return absl::NotFoundError(absl::StrCat("cannot open module file \"", path, "\""));
   }
   if (IsAotiPackagePath(path)) return LoadAotiPackage(path);
-  if (absl::Status scan = ScanModuleArchive(path, LoadDeferredPluginsFor); !scan.ok()) {
-    return scan;
-  }
-  try {
-    torch::jit::Module module = torch::jit::load(path);
-    if (absl::Status tensors = CheckLoadedTensors(module); !tensors.ok()) {
-      return absl::Status(tensors.code(), absl::StrCat("cannot load module \"", path,
-                                                       "\": ", tensors.message()));
-    }
-    return MakeModule(std::move(module)).release();
-  } catch (const std::exception& e) {  // c10::Error, torch::jit::ErrorReport
-    // "Unknown builtin op: torchvision::nms" names no library to load.
-    if (auto missing = MissingOperatorError(
-            e.what(), absl::StrCat("cannot load module \"", path, "\""))) {
-      return *missing;
-    }
-    throw;
-  }
+  return LoadArchive(
+      absl::StrCat("module \"", path, "\""),
+      [&] { return ScanModuleArchive(path, LoadDeferredPluginsFor); },
+      [&] { return torch::jit::load(path); });
+}
+
+absl::StatusOr<tsb_module*> ReadModule(const char* data, size_t size) {
+  if (size == 0) return absl::InvalidArgumentError("no bytes to read a module from (size is 0)");
+  return LoadArchive(
+      absl::StrCat("a module from ", size, " bytes"),
+      [&] { return ScanModuleArchive(data, size, LoadDeferredPluginsFor); },
+      [&] { return torch::jit::load(MemoryReader(data, size)); });
 }
 
 absl::StatusOr<tsb_module*> CompileModule(const char* source) {
@@ -135,25 +195,41 @@ absl::StatusOr<tsb_module*> CompileModule(const char* source) {
   // be saved with tsb_module_save and loaded back like any .pt file.
   TSB_RETURN_IF_ERROR(LoadDeferredPluginsFor(source));
   torch::jit::Module module(c10::QualifiedName("__torch__.tsb.Compiled"));
-  // A compilation error is a torch::jit::ErrorReport: a TorchError too.
-  absl::Status defined = CatchAll(
-      [&] { module.define(source, MakeTypeResolver()); }, /*from_torch=*/true);
-  if (!defined.ok()) {
-    if (auto missing = MissingOperatorError(defined.message(), "cannot compile the source")) {
-      return *missing;
-    }
-    return defined;
+  if (DefinesMethods(source)) {
+    // A compilation error is a torch::jit::ErrorReport: a TorchError too.
+    absl::Status defined = CatchAll(
+        [&] { module.define(source, MakeTypeResolver()); }, /*from_torch=*/true);
+    if (!defined.ok()) return CompileError(std::move(defined));
+    return MakeModule(std::move(module)).release();
   }
-  return MakeModule(std::move(module)).release();
+  auto unit = std::make_shared<torch::jit::CompilationUnit>();
+  std::vector<torch::jit::Function*> functions;
+  absl::Status defined = CatchAll(
+      [&] { functions = unit->define(c10::nullopt, source, MakeTypeResolver(), nullptr); },
+      /*from_torch=*/true);
+  if (!defined.ok()) return CompileError(std::move(defined));
+  std::unique_ptr<tsb_module> wrapped = MakeModule(std::move(module));
+  wrapped->free_functions = std::move(unit);
+  for (torch::jit::Function* fn : functions) {
+    wrapped->methods.push_back(
+        {fn->name(), fn, Signature::Make(fn->getSchema(), fn->name(), /*skip_self=*/false, "",
+                             /*describe=*/true),
+         nullptr, /*takes_self=*/false});
+  }
+  return wrapped.release();
 }
 
 absl::Status SaveModule(const tsb_module& module, const char* path) {
-  if (module.is_package) {
-    return absl::FailedPreconditionError(
-        "an AOTInductor package is saved by the Python that compiled it, not by tsb_module_save");
-  }
+  TSB_RETURN_IF_ERROR(NotSavable(module));
   module.module.save(path);
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> WriteModule(const tsb_module& module) {
+  TSB_RETURN_IF_ERROR(NotSavable(module));
+  std::ostringstream out;
+  module.module.save(out);
+  return std::move(out).str();
 }
 
 void FreeModule(tsb_module* module) noexcept { delete module; }
@@ -174,7 +250,8 @@ absl::Status CallMethod(const tsb_module& module, absl::string_view method,
   for (const tsb_module::Method& m : module.methods) {
     if (m.name != method) continue;
     if (m.aoti != nullptr) return CallAotiModel(*m.aoti, *m.signature, args, out);
-    return Run(*m.function, *m.signature, module.module._ivalue(), args, out);
+    c10::IValue self = m.takes_self ? c10::IValue(module.module._ivalue()) : c10::IValue();
+    return Run(*m.function, *m.signature, std::move(self), args, out);
   }
   if (module.is_package) {
     std::vector<std::string> names;

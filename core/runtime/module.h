@@ -25,6 +25,9 @@ struct tsb_module {
     std::unique_ptr<tsb::runtime::Signature> signature;
     // Set for a model of an AOTInductor package instead of `function`.
     std::shared_ptr<const tsb::runtime::AotiModel> aoti;
+    // A free function (tsb_module_compile of defs without `self`) runs
+    // without the module as its first argument.
+    bool takes_self = true;
   };
   // Empty (no object: any use asserts) for an AOTInductor package.
   torch::jit::Module module;
@@ -34,6 +37,9 @@ struct tsb_module {
 
   // A .pt2 package's models have no TorchScript module behind them.
   bool is_package = false;
+  // Free functions live in a compilation unit of their own, not in the
+  // (empty) module's class: set when the methods are such functions.
+  std::shared_ptr<torch::jit::CompilationUnit> free_functions;
 };
 
 namespace tsb::runtime {

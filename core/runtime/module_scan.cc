@@ -1,5 +1,7 @@
 #include "core/runtime/module_scan.h"
 
+#include <algorithm>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -298,11 +300,8 @@ absl::Status CheckDebugRanges(const char* bytes, size_t size, const std::string&
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::Status ScanModuleArchive(
-    const char* path, const std::function<absl::Status(absl::string_view code)>& on_code) {
-  caffe2::serialize::PyTorchStreamReader reader(path);
+absl::Status ScanReader(caffe2::serialize::PyTorchStreamReader& reader,
+                        const std::function<absl::Status(absl::string_view code)>& on_code) {
   for (const std::string& name : reader.getAllRecords()) {
     const bool pickle = absl::EndsWith(name, "pkl");
     const bool code = absl::StartsWith(name, "code/") && absl::EndsWith(name, ".py");
@@ -323,6 +322,42 @@ absl::Status ScanModuleArchive(
     }
   }
   return absl::OkStatus();
+}
+
+class BufferReader final : public caffe2::serialize::ReadAdapterInterface {
+ public:
+  BufferReader(const char* data, size_t size) : data_(data), size_(size) {}
+  size_t size() const override { return size_; }
+  size_t read(uint64_t pos, void* buf, size_t n, const char* /*what*/) const override {
+    if (pos >= size_) return 0;
+    n = std::min<size_t>(n, size_ - pos);
+    std::memcpy(buf, data_ + pos, n);
+    return n;
+  }
+
+ private:
+  const char* data_;
+  size_t size_;
+};
+
+}  // namespace
+
+std::shared_ptr<caffe2::serialize::ReadAdapterInterface> MemoryReader(const char* data,
+                                                                      size_t size) {
+  return std::make_shared<BufferReader>(data, size);
+}
+
+absl::Status ScanModuleArchive(
+    const char* path, const std::function<absl::Status(absl::string_view code)>& on_code) {
+  caffe2::serialize::PyTorchStreamReader reader(path);
+  return ScanReader(reader, on_code);
+}
+
+absl::Status ScanModuleArchive(
+    const char* data, size_t size,
+    const std::function<absl::Status(absl::string_view code)>& on_code) {
+  caffe2::serialize::PyTorchStreamReader reader(MemoryReader(data, size));
+  return ScanReader(reader, on_code);
 }
 
 }  // namespace tsb::runtime

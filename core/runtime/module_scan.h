@@ -5,12 +5,23 @@
 #ifndef TSBRIDGE_CORE_RUNTIME_MODULE_SCAN_H_
 #define TSBRIDGE_CORE_RUNTIME_MODULE_SCAN_H_
 
+#include <cstddef>
 #include <functional>
+#include <memory>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
+namespace caffe2::serialize {
+class ReadAdapterInterface;
+}  // namespace caffe2::serialize
+
 namespace tsb::runtime {
+
+// Reads `data` in place, for LibTorch's archive reader and importer; the
+// bytes must outlive it.
+std::shared_ptr<caffe2::serialize::ReadAdapterInterface> MemoryReader(const char* data,
+                                                                      size_t size);
 
 // OK when every pickle of the archive (data.pkl, constants.pkl, the code's
 // .debug_pkl) passes ScanPickle, every .debug_pkl holds the debug ranges
@@ -22,6 +33,10 @@ namespace tsb::runtime {
 // to deferred plugins, whose operators the importer will look up).
 absl::Status ScanModuleArchive(
     const char* path,
+    const std::function<absl::Status(absl::string_view code)>& on_code = nullptr);
+// The same for an archive in memory (tsb_module_read).
+absl::Status ScanModuleArchive(
+    const char* data, size_t size,
     const std::function<absl::Status(absl::string_view code)>& on_code = nullptr);
 
 }  // namespace tsb::runtime

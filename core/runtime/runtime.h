@@ -5,6 +5,7 @@
 #define TSBRIDGE_CORE_RUNTIME_RUNTIME_H_
 
 #include <cstddef>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -19,6 +20,9 @@ namespace tsb::runtime {
 absl::StatusOr<tsb_module*> LoadModule(const char* path);
 absl::StatusOr<tsb_module*> CompileModule(const char* source);
 absl::Status SaveModule(const tsb_module& module, const char* path);
+// A module to and from the bytes of a TorchScript archive.
+absl::StatusOr<std::string> WriteModule(const tsb_module& module);
+absl::StatusOr<tsb_module*> ReadModule(const char* data, size_t size);
 void FreeModule(tsb_module* module) noexcept;
 size_t NumMethods(const tsb_module& module);
 absl::Status DescribeMethod(const tsb_module& module, size_t i, tsb_schema_info* out);
