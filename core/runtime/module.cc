@@ -157,7 +157,8 @@ absl::Status CompileError(absl::Status status) {
 absl::Status NotSavable(const tsb_module& module) {
   if (module.is_package) {
     return absl::FailedPreconditionError(
-        "an AOTInductor package is saved by the Python that compiled it, not by tsbridge");
+        "an AOTInductor package is saved by the Python that compiled it, not by "
+        "tsb_module_save or tsb_module_write");
   }
   if (module.free_functions != nullptr) {
     return absl::FailedPreconditionError(

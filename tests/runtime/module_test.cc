@@ -1,6 +1,9 @@
 // Modules through the host ABI: load, method schemas, calls with positional,
-// keyword and default arguments, every binding error, compile and save.
+// keyword and default arguments, every binding error, compile (methods and
+// free functions), save, and bytes.
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <ATen/ATen.h>
@@ -216,6 +219,88 @@ TEST_F(ModuleTest, CompileErrorIsATorchError) {
   Status s(tsb_module_compile("def broken(self) -> int:\n    return undefined_name\n", &m));
   EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TORCH);
   EXPECT_THAT(MessageOf(s), HasSubstr("undefined_name"));
+  EXPECT_EQ(m, nullptr);
+}
+
+TEST_F(ModuleTest, CompilesFreeFunctionsAsCompilationUnitDoes) {
+  // The example: `def fn(x: Tensor)` without self, as R torch's
+  // jit_compile and torch.jit.CompilationUnit take it; one calls the other.
+  Module compiled;
+  TSB_ASSERT_OK(tsb_module_compile(
+      "def fn(x: Tensor):\n"
+      "    return torch.relu(x)\n"
+      "def shifted(x: Tensor, by: int = 1) -> Tensor:\n"
+      "    return fn(x) + by\n",
+      compiled.out()));
+  size_t n = 0;
+  TSB_ASSERT_OK(tsb_module_count_methods(compiled.m, &n));
+  EXPECT_EQ(n, 2u);
+  tsb_schema_info info{};
+  info.struct_size = sizeof(info);
+  TSB_ASSERT_OK(tsb_module_get_method(compiled.m, 1, &info));
+  EXPECT_EQ(std::string(info.name), "shifted");
+  EXPECT_EQ(info.num_arguments, 2u);  // no self to skip
+  Value x(Boundary(c10::IValue(at::tensor({-1.0, 2.0}))));
+  Value out;
+  TSB_ASSERT_OK(CallModule(compiled.m, "shifted", {x.get()}, {{"by", tsb_any_int(3)}},
+                           out.out()));
+  EXPECT_TRUE(at::equal(TensorOf(out.get()), at::tensor({3.0, 5.0})));
+  TSB_ASSERT_OK(CallModule(compiled.m, "fn", {x.get()}, {}, out.out()));
+  EXPECT_TRUE(at::equal(TensorOf(out.get()), at::tensor({0.0, 2.0})));
+
+  Status wrong(CallModule(compiled.m, "fn", {tsb_any_int(3)}, {}, out.out()));
+  EXPECT_EQ(MessageOf(wrong), "fn(): argument 'x': expected Tensor, got int 3");
+  Status saved(tsb_module_save(compiled.m, (::testing::TempDir() + "free.pt").c_str()));
+  EXPECT_EQ(tsb_status_get_code(saved.get()), TSB_ERR_UNSUPPORTED);
+  EXPECT_THAT(MessageOf(saved), HasSubstr("a module of free functions"));
+  char* data = nullptr;
+  size_t size = 0;
+  Status written(tsb_module_write(compiled.m, &data, &size));
+  EXPECT_THAT(MessageOf(written), HasSubstr("cannot be saved"));
+  EXPECT_EQ(data, nullptr);
+}
+
+TEST_F(ModuleTest, WritesAndReadsAModuleAsBytes) {
+  char* data = nullptr;
+  size_t size = 0;
+  TSB_ASSERT_OK(tsb_module_write(module_.m, &data, &size));
+  ASSERT_GT(size, 4u);
+  EXPECT_EQ(std::string(data, 2), "PK");  // torch.jit.save's zip archive
+  Module copy;
+  TSB_ASSERT_OK(tsb_module_read(data, size, copy.out()));
+  tsb_string_free(data);
+  Value out;
+  TSB_ASSERT_OK(CallModule(copy.m, "add", {tsb_any_int(1)}, {}, out.out()));
+  EXPECT_EQ(out.get().u.i, 11);
+
+  // The bytes torch.jit.save wrote (the fixture file) load the same way.
+  std::ifstream file(Fixture("calls.pt"), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  Module from_file_bytes;
+  TSB_ASSERT_OK(tsb_module_read(bytes.data(), bytes.size(), from_file_bytes.out()));
+  size_t n = 0;
+  TSB_ASSERT_OK(tsb_module_count_methods(from_file_bytes.m, &n));
+  EXPECT_EQ(n, 6u);
+}
+
+TEST_F(ModuleTest, ReadRefusesBytesThatAreNoArchive) {
+  tsb_module* m = nullptr;
+  Status empty(tsb_module_read("", 0, &m));
+  EXPECT_EQ(MessageOf(empty), "no bytes to read a module from (size is 0)");
+  Status null_data(tsb_module_read(nullptr, 3, &m));
+  EXPECT_EQ(MessageOf(null_data), "argument 'data' is NULL");
+  const std::string junk = "not a zip archive at all";
+  Status junk_status(tsb_module_read(junk.data(), junk.size(), &m));
+  EXPECT_NE(junk_status.get(), nullptr);
+  // Cut short: every prefix of a real archive is refused, none crashes.
+  char* data = nullptr;
+  size_t size = 0;
+  TSB_ASSERT_OK(tsb_module_write(module_.m, &data, &size));
+  for (size_t cut : {size / 4, size / 2, size - 1}) {
+    Status cut_status(tsb_module_read(data, cut, &m));
+    EXPECT_NE(cut_status.get(), nullptr) << "prefix of " << cut << " bytes";
+  }
+  tsb_string_free(data);
   EXPECT_EQ(m, nullptr);
 }
 

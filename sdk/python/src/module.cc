@@ -116,6 +116,31 @@ PyObject* Save(PyObject*, PyObject* args) {
   });
 }
 
+// write(module) -> bytes, read(bytes) -> module capsule: a module as the
+// bytes of its TorchScript archive (Module.to_bytes, pickling).
+PyObject* Write(PyObject*, PyObject* capsule) {
+  return Entry([&]() -> PyObject* {
+    char* data = nullptr;
+    size_t size = 0;
+    Raise(tsb_module_write(ModuleFromCapsule(capsule), &data, &size));
+    Ref bytes(PyBytes_FromStringAndSize(data, static_cast<Py_ssize_t>(size)));
+    tsb_string_free(data);
+    return Check(bytes.release());
+  });
+}
+
+PyObject* Read(PyObject*, PyObject* args) {
+  Py_buffer buf;
+  if (!PyArg_ParseTuple(args, "y*", &buf)) return nullptr;
+  PyObject* result = Entry([&]() -> PyObject* {
+    tsb_module* m = nullptr;
+    Raise(tsb_module_read(static_cast<const char*>(buf.buf), static_cast<size_t>(buf.len), &m));
+    return ModuleCapsule(m);
+  });
+  PyBuffer_Release(&buf);
+  return result;
+}
+
 PyObject* Methods(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
     std::vector<tsb_schema_info> all;
@@ -421,6 +446,8 @@ PyMethodDef g_functions[] = {
     {"load", NewModule<tsb_module_load>, METH_VARARGS, "load(path) -> module capsule"},
     {"compile", NewModule<tsb_module_compile>, METH_VARARGS, "compile(source) -> module capsule"},
     {"save", Save, METH_VARARGS, "save(module, path)"},
+    {"write", Write, METH_O, "write(module) -> bytes of its TorchScript archive"},
+    {"read", Read, METH_VARARGS, "read(bytes) -> module capsule"},
     {"methods", Methods, METH_O, "methods(module) -> [schema dict]"},
     {"method_caller", NewMethodCaller, METH_VARARGS, "method_caller(module, name)"},
     {"op_overloads", OpOverloads, METH_VARARGS, "op_overloads('ns::op') -> [schema dict]"},

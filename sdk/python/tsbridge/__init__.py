@@ -98,6 +98,15 @@ class Module:
     def save(self, path):
         _native.save(self._capsule, str(path))
 
+    def to_bytes(self):
+        """The bytes Module.save would write (torch.jit.save's archive):
+        torch.jit.load(io.BytesIO(b)) and tsbridge.load(b) read them."""
+        return _native.write(self._capsule)
+
+    def __reduce__(self):
+        # pickle (multiprocessing, Dask, Ray) ships the archive's bytes.
+        return (_from_bytes, (self.to_bytes(), self._origin))
+
     # --- state, as torch.jit.load's users know it (docs/python.md)
 
     def train(self, mode=True):
@@ -169,14 +178,22 @@ class Module:
         return f"<tsbridge.Module {self._origin} methods: {', '.join(self._schemas)}>"
 
 
-def load(path):
-    """Loads a module saved by torch.jit.save (or Module.save)."""
-    return Module(_native.load(str(path)), str(path))
+def load(path_or_bytes):
+    """Loads a module saved by torch.jit.save (or Module.save), from a path,
+    or from bytes (Module.to_bytes, torch.jit.save into io.BytesIO)."""
+    if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
+        return _from_bytes(path_or_bytes, "<bytes>")
+    return Module(_native.load(str(path_or_bytes)), str(path_or_bytes))
+
+
+def _from_bytes(data, origin):
+    return Module(_native.read(data), origin)
 
 
 def compile(source):  # noqa: A001  (the name the issue asks for)
-    """Compiles TorchScript source; each def takes ``self`` first and becomes
-    a method (docs/runtime.md)."""
+    """Compiles TorchScript source. Defs that all take ``self`` first become
+    methods of a module that can be saved; otherwise they are free functions,
+    as torch.jit.CompilationUnit compiles them (docs/runtime.md)."""
     return Module(_native.compile(source), "<compiled>")
 
 

@@ -37,6 +37,7 @@ tsb_default <- function() structure(list(), class = "tsb_default")
   m$.origin <- origin
   m$.schemas <- schemas
   m$save <- function(path) invisible(.Call(tsbr_module_save, ptr, path.expand(path)))
+  m$to_raw <- function() .Call(tsbr_module_write, ptr)
   m$methods <- names(schemas)
   m$schema <- function(method) schemas[[method]]$schema
   .module_state(m, ptr, origin, "forward" %in% names(schemas))
@@ -116,7 +117,10 @@ NULL
   invisible(m)
 }
 
-tsb_load <- function(path) .module(.Call(tsbr_module_load, path.expand(path)), path)
+tsb_load <- function(path) {
+  if (is.raw(path)) return(.module(.Call(tsbr_module_read, path), "<raw>"))
+  .module(.Call(tsbr_module_load, path.expand(path)), path)
+}
 
 tsb_compile <- function(source) .module(.Call(tsbr_module_compile, source), "<compiled>")
 

@@ -233,6 +233,30 @@ SEXP tsbr_module_save(SEXP module, SEXP path) {
   TSB_END
 }
 
+// The bytes of the module's TorchScript archive, and a module from them
+// (m$to_raw(), tsb_load(raw)).
+SEXP tsbr_module_write(SEXP module) {
+  TSB_BEGIN
+  char* data = nullptr;
+  size_t size = 0;
+  CheckStatus(tsb_module_write(ModuleOf(module), &data, &size));
+  std::unique_ptr<char, decltype(&tsb_string_free)> owned(data, &tsb_string_free);
+  cpp11::writable::raws out(static_cast<R_xlen_t>(size));
+  if (size > 0) std::memcpy(RAW(out), data, size);
+  return out;
+  TSB_END
+}
+
+SEXP tsbr_module_read(SEXP bytes) {
+  TSB_BEGIN
+  if (TYPEOF(bytes) != RAWSXP) Fail(TSB_ERR_TYPE, "expected a raw vector, got " + Describe(bytes));
+  tsb_module* m = nullptr;
+  CheckStatus(tsb_module_read(reinterpret_cast<const char*>(RAW(bytes)),
+                              static_cast<size_t>(XLENGTH(bytes)), &m));
+  return WrapModule(m);
+  TSB_END
+}
+
 SEXP tsbr_module_methods(SEXP module) {
   TSB_BEGIN
   tsb_module* m = ModuleOf(module);

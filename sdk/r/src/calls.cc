@@ -192,10 +192,12 @@ tsb_status* TraceCallback(void* user_data, const tsb_any* inputs, size_t n, tsb_
 tsb_module* ModuleOf(SEXP xptr) {
   if (TYPEOF(xptr) != EXTPTRSXP) Fail(TSB_ERR_INVALID_ARGUMENT, "expected a tsbridge module, got " + Describe(xptr));
   auto* m = static_cast<ModuleBox*>(R_ExternalPtrAddr(xptr));
+  if (m == nullptr && (m = static_cast<ModuleBox*>(ReviveModule(xptr))) != nullptr) {
+    R_RegisterCFinalizerEx(xptr, FinalizeModule, TRUE);
+  }
   if (m == nullptr) {
     Fail(TSB_ERR_INVALID_ARGUMENT,
-         "this module is no longer valid (saved with saveRDS() and read back: use $save() and "
-         "tsb_load())");
+         "this module is no longer valid (its process ended, and it was not serialized with it)");
   }
   return m->module;
 }
@@ -204,20 +206,35 @@ SEXP WrapModule(tsb_module* module) {
   auto* box = new ModuleBox{module};
   SEXP xptr = PROTECT(R_MakeExternalPtr(box, R_NilValue, R_NilValue));
   R_RegisterCFinalizerEx(xptr, FinalizeModule, TRUE);
+  R_SetExternalPtrTag(xptr, NewModuleState(xptr));
   UNPROTECT(1);
   return xptr;
 }
 
 SEXP WrapCaller(Caller* caller, SEXP owner) {
-  SEXP xptr = PROTECT(R_MakeExternalPtr(caller, R_NilValue, owner));
+  SEXP name = PROTECT(Rf_mkString(caller->name.c_str()));
+  SEXP xptr = PROTECT(R_MakeExternalPtr(caller, name, owner));
   R_RegisterCFinalizerEx(xptr, FinalizeCaller, TRUE);
-  UNPROTECT(1);
+  UNPROTECT(2);
   return xptr;
 }
 
 Caller& CallerOf(SEXP xptr) {
-  Caller* c = TYPEOF(xptr) == EXTPTRSXP ? static_cast<Caller*>(R_ExternalPtrAddr(xptr)) : nullptr;
-  if (c == nullptr) Fail(TSB_ERR_INVALID_ARGUMENT, "this function's tsbridge handle is no longer valid");
+  if (TYPEOF(xptr) != EXTPTRSXP) {
+    Fail(TSB_ERR_INVALID_ARGUMENT, "expected a tsbridge function handle, got " + Describe(xptr));
+  }
+  if (auto* c = static_cast<Caller*>(R_ExternalPtrAddr(xptr))) return *c;
+  // Read back by unserialize(): look the callee up again by its name.
+  SEXP name = R_ExternalPtrTag(xptr);
+  if (TYPEOF(name) != STRSXP || Rf_length(name) != 1) {
+    Fail(TSB_ERR_INVALID_ARGUMENT, "this function's tsbridge handle is no longer valid");
+  }
+  SEXP owner = R_ExternalPtrProtected(xptr);
+  Caller* c = TYPEOF(owner) == EXTPTRSXP
+                  ? MethodCaller(ModuleOf(owner), CHAR(STRING_ELT(name, 0)))
+                  : OperatorCaller(CHAR(STRING_ELT(name, 0)));
+  R_SetExternalPtrAddr(xptr, c);
+  R_RegisterCFinalizerEx(xptr, FinalizeCaller, TRUE);
   return *c;
 }
 

@@ -34,11 +34,19 @@ struct Caller {
   std::vector<std::string> tensor_names;
 };
 
-// The module behind an xptr made by WrapModule.
+// The module behind an xptr made by WrapModule; one read back by readRDS()
+// or a worker takes over the module its state unserialized into.
 tsb_module* ModuleOf(SEXP xptr);
 SEXP WrapModule(tsb_module* module);
+// A caller's xptr keeps `owner` (the module's xptr, or NULL for an
+// operator) and the callee's name, from which it revives after serialize().
 SEXP WrapCaller(Caller* caller, SEXP owner);
 Caller& CallerOf(SEXP xptr);
+
+// serialize.cc: the module state a module's xptr carries as its tag.
+SEXP NewModuleState(SEXP xptr);
+// The ModuleBox a NULL xptr adopts from its unserialized state, or nullptr.
+void* ReviveModule(SEXP xptr);
 Caller* MethodCaller(tsb_module* module, const std::string& name);
 Caller* OperatorCaller(const std::string& name);
 

@@ -6,6 +6,7 @@
 
 extern "C" {
 SEXP tsbr_init(SEXP);
+void tsbr_init_serialization(DllInfo* dll);
 SEXP tsbr_set_integer64(SEXP);
 SEXP tsbr_parse_type(SEXP);
 SEXP tsbr_type_info(SEXP);
@@ -21,6 +22,8 @@ SEXP tsbr_tensor_to_r(SEXP);
 SEXP tsbr_r_address(SEXP);
 SEXP tsbr_dlpack_stats();
 SEXP tsbr_module_load(SEXP);
+SEXP tsbr_module_write(SEXP);
+SEXP tsbr_module_read(SEXP);
 SEXP tsbr_module_compile(SEXP);
 SEXP tsbr_module_save(SEXP, SEXP);
 SEXP tsbr_module_methods(SEXP);
@@ -69,6 +72,7 @@ static const R_CallMethodDef kCallEntries[] = {
     TSB_ENTRY(tsbr_tensor_to_r, 1),    TSB_ENTRY(tsbr_r_address, 1),
     TSB_ENTRY(tsbr_dlpack_stats, 0),   TSB_ENTRY(tsbr_module_load, 1),
     TSB_ENTRY(tsbr_module_compile, 1), TSB_ENTRY(tsbr_module_save, 2),
+    TSB_ENTRY(tsbr_module_write, 1),   TSB_ENTRY(tsbr_module_read, 1),
     TSB_ENTRY(tsbr_module_methods, 1), TSB_ENTRY(tsbr_method_caller, 2),
     TSB_ENTRY(tsbr_op_caller, 1),      TSB_ENTRY(tsbr_op_overloads, 1),
     TSB_ENTRY(tsbr_call_frame, 2),     TSB_ENTRY(tsbr_call_list, 2),
@@ -93,5 +97,6 @@ void R_init_tsbridge(DllInfo* dll) {
   R_registerRoutines(dll, NULL, kCallEntries, NULL, NULL);
   R_useDynamicSymbols(dll, FALSE);
   R_forceSymbols(dll, TRUE);
+  tsbr_init_serialization(dll);
 }
 }

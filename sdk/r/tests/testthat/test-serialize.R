@@ -1,0 +1,78 @@
+# Modules without files and across processes: free functions compiled as
+# R torch's jit_compile compiles them, modules to and from raw vectors,
+# saveRDS()/readRDS(), and a parallel socket cluster (docs/r.md).
+
+# A scripted Linear(3, 2) saved by PyTorch, and its output for `x` as PyTorch
+# computes it.
+linear_fixture <- function() {
+  path <- file.path(tsb_work, "serialize_linear.pt")
+  want <- python_out(sprintf(paste0(
+    "import torch; torch.manual_seed(0); m = torch.jit.script(torch.nn.Linear(3, 2).double()); ",
+    "torch.jit.save(m, %s); x = torch.arange(12.0, dtype=torch.float64).reshape(4, 3); ",
+    "print(' '.join(repr(v) for v in m(x).flatten().tolist()))"), shQuote(path, type = "sh")))
+  list(path = path, x = matrix(as.double(0:11), nrow = 4, byrow = TRUE),
+       want = matrix(as.double(strsplit(want, " ")[[1]]), nrow = 4, byrow = TRUE))
+}
+
+test_that("tsb_compile compiles free functions, as jit_compile does", {
+  f <- tsb_compile(paste0("def fn(x: Tensor):\n    return torch.relu(x)\n",
+                          "def shifted(x: Tensor, by: int = 1) -> Tensor:\n",
+                          "    return fn(x) + by\n"))
+  expect_identical(f$methods, c("fn", "shifted"))
+  expect_identical(names(formals(f$shifted)), c("x", "by"))
+  expect_identical(as.vector(f$fn(tsb_tensor(c(-1, 2)))), c(0, 2))
+  expect_identical(as.vector(f$shifted(tsb_tensor(c(-1, 2)), by = 3L)), c(3, 5))
+  expect_error(f$fn(3L), "fn\\(\\): argument 'x': expected Tensor, got int 3",
+               class = "tsb_type_error")
+  expect_error(f$to_raw(), "a module of free functions")
+})
+
+test_that("a module goes to a raw vector and back; PyTorch's bytes load", {
+  fx <- linear_fixture()
+  bytes <- readBin(fx$path, "raw", file.size(fx$path))
+  m <- tsb_load(bytes)
+  expect_equal(as.matrix(m$forward(tsb_tensor(fx$x))), fx$want, tolerance = 1e-12)
+  raw <- m$to_raw()
+  expect_identical(raw[1:2], charToRaw("PK"))
+  again <- tsb_load(raw)
+  expect_equal(as.matrix(again$forward(tsb_tensor(fx$x))), fx$want, tolerance = 1e-12)
+  expect_error(tsb_load(raw(0)), "no bytes to read a module from")
+  expect_error(tsb_load(raw[1:100]), class = "tsb_error")
+})
+
+test_that("saveRDS()/readRDS() keep a module, with its state", {
+  fx <- linear_fixture()
+  m <- tsb_load(fx$path)
+  tsb_with_no_grad(tsb_ops$aten$mul_(m$parameters$bias, 2))
+  now <- as.matrix(m$forward(tsb_tensor(fx$x)))
+  path <- tempfile(fileext = ".rds")
+  saveRDS(m, path)
+  back <- readRDS(path)
+  expect_s3_class(back, "tsb_module")
+  expect_identical(as.matrix(back$forward(tsb_tensor(fx$x))), now)
+  expect_identical(names(back$parameters), c("weight", "bias"))
+  back$eval()
+  expect_false(back$training)
+  # serialize() is what the parallel package and future use.
+  copy <- unserialize(serialize(m, NULL))
+  expect_identical(as.matrix(copy$forward(tsb_tensor(fx$x))), now)
+})
+
+test_that("a module runs on a two-worker parallel socket cluster", {
+  skip_if_not_installed("parallel")
+  fx <- linear_fixture()
+  m <- tsb_load(fx$path)
+  cl <- parallel::makePSOCKcluster(2)
+  on.exit(parallel::stopCluster(cl))
+  parallel::clusterCall(cl, function(libs) .libPaths(libs), .libPaths())
+  rows <- split(seq_len(nrow(fx$x)), c(1, 1, 2, 2))
+  parts <- parallel::parLapply(cl, rows, function(i, m, x) {
+    # The module arrives serialized; tsbridge's namespace loads by itself.
+    as.matrix(m$forward(tsbridge::tsb_tensor(x[i, , drop = FALSE])))
+  }, m = m, x = fx$x)
+  pids <- unlist(parallel::clusterCall(cl, Sys.getpid))
+  expect_length(unique(pids), 2)
+  expect_false(Sys.getpid() %in% pids)
+  expect_identical(do.call(rbind, unname(parts)), as.matrix(m$forward(tsb_tensor(fx$x))))
+  expect_equal(do.call(rbind, unname(parts)), fx$want, tolerance = 1e-12)
+})

@@ -1,0 +1,6 @@
+"""Run by multiprocessing workers in test_bytes.py: a module arrives pickled
+(as the bytes of its TorchScript archive) with each chunk."""
+
+
+def run_chunk(module, chunk):
+    return module(chunk)

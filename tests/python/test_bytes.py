@@ -1,0 +1,84 @@
+"""Modules without files: free functions compiled as torch.jit.CompilationUnit
+compiles them, modules to and from bytes, pickled, and shipped to a
+multiprocessing pool (docs/python.md)."""
+import io
+import multiprocessing
+import pickle
+
+import pytest
+import torch
+
+import tsbridge
+import pool_worker
+
+SOURCE = """
+def fn(x: Tensor):
+    return torch.relu(x)
+
+def shifted(x: Tensor, by: int = 1) -> Tensor:
+    return fn(x) + by
+"""
+
+
+def test_compile_free_functions_as_compilation_unit_does():
+    m = tsbridge.compile(SOURCE)
+    cu = torch.jit.CompilationUnit(SOURCE)
+    x = torch.tensor([-1.0, 2.0])
+    assert torch.equal(m.fn(x), cu.fn(x))
+    assert torch.equal(m.shifted(x, by=3), cu.shifted(x, 3))
+    assert list(m.method_names) == ["fn", "shifted"]
+    with pytest.raises(tsbridge.Error, match=r"fn\(\): argument 'x': expected Tensor, got int 3"):
+        m.fn(3)
+    with pytest.raises(tsbridge.Error, match="a module of free functions"):
+        m.to_bytes()
+
+
+def linear():
+    torch.manual_seed(0)
+    return torch.jit.script(torch.nn.Linear(3, 2).eval())
+
+
+def test_module_to_and_from_bytes():
+    scripted = linear()
+    buffer = io.BytesIO()
+    torch.jit.save(scripted, buffer)
+    m = tsbridge.load(buffer.getvalue())  # bytes PyTorch wrote
+    x = torch.randn(4, 3)
+    assert torch.equal(m(x), scripted(x))
+    again = torch.jit.load(io.BytesIO(m.to_bytes()))  # bytes tsbridge wrote
+    assert torch.equal(again(x), scripted(x))
+    assert torch.equal(tsbridge.load(bytearray(m.to_bytes()))(x), scripted(x))
+    with pytest.raises(tsbridge.Error, match="no bytes to read a module from"):
+        tsbridge.load(b"")
+    with pytest.raises(tsbridge.Error):
+        tsbridge.load(m.to_bytes()[:100])
+
+
+def test_pickle_round_trip_keeps_state():
+    scripted = linear()
+    buffer = io.BytesIO()
+    torch.jit.save(scripted, buffer)
+    m = tsbridge.load(buffer.getvalue())
+    with tsbridge.autograd.no_grad():
+        for p in m.parameters():
+            p.mul_(2)  # an in-place update travels with the module
+    copy = pickle.loads(pickle.dumps(m))
+    x = torch.randn(2, 3)
+    assert torch.equal(copy(x), m(x))
+    assert not torch.equal(copy(x), scripted(x))
+    assert [n for n, _ in copy.named_parameters()] == ["weight", "bias"]
+
+
+def test_multiprocessing_pool_runs_a_shipped_module():
+    scripted = linear()
+    buffer = io.BytesIO()
+    torch.jit.save(scripted, buffer)
+    m = tsbridge.load(buffer.getvalue())
+    batch = torch.randn(8, 3)
+    chunks = list(batch.split(2))
+    # spawn: fresh interpreters that import tsbridge and unpickle the module
+    # (fork would share the parent's LibTorch threads).
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        parts = pool.starmap(pool_worker.run_chunk, [(m, c) for c in chunks])
+    assert torch.equal(torch.cat(parts), m(batch))
+    assert torch.equal(torch.cat(parts), scripted(batch))
