@@ -1,7 +1,11 @@
 // Plugins and the functions they register, seen from the host.
 #include <cstdlib>
 #include <filesystem>
+#include <new>
+#include <set>
+#include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "core/abi/arguments.h"
@@ -146,6 +150,30 @@ tsb_status* tsb_function_get_schema(const char* name, tsb_schema_info* out) {
       function->signature->Describe(info);
       return absl::OkStatus();
     });
+  });
+}
+
+tsb_status* tsb_op_get_names(const char* ns, const char*** names, size_t* n) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(names, "names"));
+    TSB_RETURN_IF_ERROR(CheckArg(n, "n"));
+    const std::string prefix = ns == nullptr ? "" : absl::StrCat(ns, "::");
+    std::set<std::string> found;
+    auto add = [&](std::string name) {
+      if (absl::StartsWith(name, prefix)) found.insert(std::move(name));
+    };
+    for (std::string& name : tsb::runtime::OperatorNames()) add(std::move(name));
+    for (std::string& name : tsb::FunctionRegistry::Global().Names()) add(std::move(name));
+    auto* array = static_cast<const char**>(std::malloc(sizeof(char*) * (found.size() + 1)));
+    if (array == nullptr) throw std::bad_alloc();
+    size_t i = 0;
+    // Interned: a symbol's text lives as long as the process.
+    for (const std::string& name : found) {
+      array[i++] = c10::Symbol::fromQualString(name).toQualString();
+    }
+    *names = array;
+    *n = found.size();
+    return absl::OkStatus();
   });
 }
 

@@ -53,7 +53,13 @@ absl::Status FunctionRegistry::Register(PluginFunction function) {
     return absl::AlreadyExistsError(absl::StrCat(
         "function '", stored->name, "' is already registered by ", stored->plugin));
   }
+  names_.push_back(stored->name);
   return absl::OkStatus();
+}
+
+std::vector<std::string> FunctionRegistry::Names() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return names_;
 }
 
 absl::Status FunctionRegistry::Call(const PluginFunction& function,

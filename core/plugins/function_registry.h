@@ -44,6 +44,8 @@ class FunctionRegistry {
   const PluginFunction* Find(absl::string_view name) const noexcept;
   // Prepares the function's signature and publishes it.
   absl::Status Register(PluginFunction function);
+  // The qualified names registered so far.
+  std::vector<std::string> Names();
 
   // Binds the arguments to the signature (positional, keywords, defaults,
   // each coerced to its declared type), calls, and converts the result by
@@ -58,6 +60,7 @@ class FunctionRegistry {
 
   std::mutex mutex_;
   LockFreeMap<std::string, PluginFunction, 1024> functions_;
+  std::vector<std::string> names_;  // guarded by mutex_
 };
 
 }  // namespace tsb

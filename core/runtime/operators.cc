@@ -167,6 +167,14 @@ std::string OverloadList(const OpTable& table, const std::vector<absl::Status>& 
 
 }  // namespace
 
+std::vector<std::string> OperatorNames() {
+  std::vector<std::string> names;
+  for (const std::shared_ptr<torch::jit::Operator>& op : torch::jit::getAllOperators()) {
+    names.push_back(op->schema().name());
+  }
+  return names;
+}
+
 absl::StatusOr<size_t> NumOverloads(absl::string_view name) {
   TSB_ASSIGN_OR_RETURN(const OpTable* table, OpTables::Global().Get(name));
   return table->overloads.size();

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -37,6 +38,8 @@ absl::Status CallObjectMethod(const c10::IValue& object, absl::string_view metho
 absl::StatusOr<size_t> NumOverloads(absl::string_view name);
 absl::Status DescribeOverload(absl::string_view name, size_t i, tsb_schema_info* out);
 absl::Status CallOperator(absl::string_view name, const HostArgs& args, tsb_any* out);
+// The qualified name of every JIT operator overload (names repeat).
+std::vector<std::string> OperatorNames();
 
 // Tracing a host function into a module with a `forward` (trace.cc).
 absl::StatusOr<tsb_module*> Trace(tsb_trace_fn fn, void* user_data,

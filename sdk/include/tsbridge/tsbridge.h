@@ -727,6 +727,14 @@ TSB_API tsb_status* tsb_op_get_overload(const char* name, size_t i,
                                         tsb_schema_info* out);
 TSB_API tsb_status* tsb_op_call(const char* name, const tsb_call_args* args,
                                 tsb_any* out);
+/* The qualified names of the operators (tsb_op_call) and plugin functions
+ * (tsb_function_call) there are now ("aten::add", "torchvision::nms",
+ * "torchsparse::spmm"), each once, sorted; with
+ * `ns` non-NULL only those in that namespace ("aten"). *names is an array
+ * of *n strings of process lifetime: caller frees the array (not the
+ * strings) with tsb_string_free. Operators of libraries and plugins not yet
+ * loaded (deferred bundled plugins included) are not listed. Added in 1.2. */
+TSB_API tsb_status* tsb_op_get_names(const char* ns, const char*** names, size_t* n);
 
 /* Tracing: `fn` runs once on the example inputs while the tracer records the
  * operators it calls through tsb_op_call; the result is a module whose
