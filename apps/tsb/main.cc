@@ -7,6 +7,7 @@
 //   tsb run MODULE [METHOD] --args JSON [--kwargs JSON]
 //   tsb call NS::NAME --args JSON [--kwargs JSON]   a plugin function or operator
 //   tsb plugins                          what is loaded (plugins, operator libraries)
+//   tsb ops [NAMESPACE]                  operator and plugin function names
 //   tsb compile SOURCE -o MODULE.pt      TorchScript source to a module
 //
 // Global options: --plugin PLUGIN.so and --library PATH|NAME (an operator
@@ -246,6 +247,20 @@ int Plugins() {
   return 0;
 }
 
+// One qualified name a line: every operator and plugin function, or one
+// namespace's (tsb ops aten).
+int Ops(const std::string& ns) {
+  Check(tsb_plugin_load_bundled(), "cannot load the bundled plugins");
+  const char** names = nullptr;
+  size_t n = 0;
+  Check(tsb_op_get_names(ns.empty() ? nullptr : ns.c_str(), &names, &n),
+        "cannot list the operators");
+  for (size_t i = 0; i < n; ++i) std::cout << names[i] << "\n";
+  tsb_string_free(reinterpret_cast<char*>(names));
+  if (n == 0 && !ns.empty()) throw Failure("no operator or plugin function in namespace '" + ns + "'");
+  return 0;
+}
+
 int Compile(const std::string& source_path, const std::string& out) {
   std::ifstream file(source_path);
   if (!file) throw Failure("cannot read " + source_path);
@@ -307,6 +322,9 @@ int main(int argc, char** argv) {
   call->add_option("name", path, "NS::NAME, e.g. aten::add or torchvision::nms")->required();
   call_options.AddTo(call);
   auto* list = app.add_subcommand("plugins", "list the loaded plugins and operator libraries");
+  std::string ns;
+  auto* ops = app.add_subcommand("ops", "list the operators and plugin functions (of NAMESPACE)");
+  ops->add_option("namespace", ns, "e.g. aten, torchvision");
   auto* compile = app.add_subcommand("compile", "compile TorchScript source into a module");
   compile->add_option("source", path, "SOURCE file")->required();
   compile->add_option("-o,--output", out, "MODULE.pt to write")->required();
@@ -331,6 +349,7 @@ int main(int argc, char** argv) {
                  call_options.output);
     }
     if (list->parsed()) return Plugins();
+    if (ops->parsed()) return Ops(ns);
     if (compile->parsed()) return Compile(path, out);
     return 0;
   } catch (const Failure& failure) {

@@ -37,5 +37,13 @@ expect "run the compiled module" 0 '21' -- "$tsb" run "$work/triple.pt" --args '
 echo 'def forward(self, x: int) -> int:
     return x +' > "$work/broken.torchscript"
 expect "compile error" 1 'tsb: cannot compile' -- "$tsb" compile "$work/broken.torchscript" -o "$work/broken.pt"
+echo 'def relu(x: Tensor):
+    return torch.relu(x)' > "$work/free.torchscript"
+expect "free functions are not saved" 1 'a module of free functions' -- \
+  "$tsb" compile "$work/free.torchscript" -o "$work/free.pt"
+expect "ops lists a namespace" 0 'aten::add' -- "$tsb" ops aten
+expect "ops lists every namespace" 0 'prim::TupleConstruct' -- "$tsb" ops
+expect "ops of an unknown namespace" 1 "no operator or plugin function in namespace 'nope'" -- \
+  "$tsb" ops nope
 
 finish

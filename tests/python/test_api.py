@@ -169,6 +169,18 @@ def test_plugin_functions_take_keywords_and_defaults():
         scale()
 
 
+def test_dir_lists_operators_as_pytorch_has_them():
+    _sdk_test_plugin()
+    namespaces = dir(tsbridge.ops)
+    assert "aten" in namespaces and "prim" in namespaces and "sdk_test" in namespaces
+    ours = {"aten::" + n for n in dir(tsbridge.ops.aten)}
+    # PyTorch's own list of the JIT's operators, in this very process.
+    theirs = {s.name for s in torch._C._jit_get_all_schemas() if s.name.startswith("aten::")}
+    assert ours == theirs
+    assert {"scale", "total"} <= set(dir(tsbridge.ops.sdk_test))  # plugin functions
+    assert dir(tsbridge.ops.no_such_namespace) == []
+
+
 def test_a_tuple_converts_to_a_plugin_functions_list():
     # One conversion path: a tuple where List[tsb_test.geo.Point] is declared.
     _sdk_test_plugin()

@@ -1,8 +1,10 @@
 // Operators by name: overload listing, the overload chosen by argument
 // types (aten::add, aten::max, and test operators registered with
 // TORCH_LIBRARY), keywords, defaults, named-tuple results and errors.
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <ATen/ATen.h>
 #include <gmock/gmock.h>
@@ -228,6 +230,36 @@ TEST_F(OperatorTest, OperatorErrorsNameTheOperator) {
   EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TORCH);
   EXPECT_THAT(MessageOf(s), StartsWith("aten::add(): "));
   EXPECT_THAT(MessageOf(s), HasSubstr("must match the size"));
+}
+
+// tsb_op_get_names: sorted, each once, one namespace or all, and operators
+// registered since (tsb_test above) are listed.
+TEST_F(OperatorTest, ListsOperatorNames) {
+  auto names_of = [](const char* ns) {
+    const char** names = nullptr;
+    size_t n = 0;
+    Status s(tsb_op_get_names(ns, &names, &n));
+    EXPECT_TRUE(s.ok()) << MessageOf(s);
+    std::vector<std::string> out(names, names + n);
+    tsb_string_free(reinterpret_cast<char*>(names));
+    return out;
+  };
+  std::vector<std::string> aten = names_of("aten");
+  EXPECT_THAT(aten, ::testing::Contains("aten::add"));
+  EXPECT_THAT(aten, ::testing::Contains("aten::conv2d"));
+  EXPECT_TRUE(std::is_sorted(aten.begin(), aten.end()));
+  EXPECT_EQ(std::adjacent_find(aten.begin(), aten.end()), aten.end());
+  for (const std::string& name : aten) EXPECT_THAT(name, StartsWith("aten::"));
+  EXPECT_THAT(names_of("tsb_test"), ::testing::ElementsAre("tsb_test::pick", "tsb_test::same"));
+  std::vector<std::string> all = names_of(nullptr);
+  EXPECT_GT(all.size(), aten.size());
+  EXPECT_THAT(all, ::testing::Contains("prim::TupleConstruct"));
+  EXPECT_TRUE(names_of("no_such_namespace").empty());
+  EXPECT_TRUE(names_of("ate").empty());  // a namespace, not a prefix
+
+  size_t n = 0;
+  Status null_names(tsb_op_get_names("aten", nullptr, &n));
+  EXPECT_EQ(MessageOf(null_names), "argument 'names' is NULL");
 }
 
 }  // namespace

@@ -141,6 +141,24 @@ PyObject* Read(PyObject*, PyObject* args) {
   return result;
 }
 
+// op_names(namespace or None) -> [qualified name], sorted.
+PyObject* OpNames(PyObject*, PyObject* args) {
+  const char* ns = nullptr;
+  if (!PyArg_ParseTuple(args, "z", &ns)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    const char** names = nullptr;
+    size_t n = 0;
+    Raise(tsb_op_get_names(ns, &names, &n));
+    std::unique_ptr<const char*, void (*)(const char**)> owned(
+        names, [](const char** p) { tsb_string_free(reinterpret_cast<char*>(p)); });
+    Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
+    for (size_t i = 0; i < n; ++i) {
+      PyList_SET_ITEM(list.p, static_cast<Py_ssize_t>(i), Text(names[i]));
+    }
+    return list.release();
+  });
+}
+
 PyObject* Methods(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
     std::vector<tsb_schema_info> all;
@@ -451,6 +469,7 @@ PyMethodDef g_functions[] = {
     {"methods", Methods, METH_O, "methods(module) -> [schema dict]"},
     {"method_caller", NewMethodCaller, METH_VARARGS, "method_caller(module, name)"},
     {"op_overloads", OpOverloads, METH_VARARGS, "op_overloads('ns::op') -> [schema dict]"},
+    {"op_names", OpNames, METH_VARARGS, "op_names(namespace or None) -> [qualified name]"},
     {"function_schema", FunctionSchema, METH_VARARGS, "function_schema('ns::f') -> dict, as op_overloads gives"},
     {"op_caller", NewOpCaller, METH_VARARGS, "op_caller(name, is_function)"},
     {"object_call", TSB_FASTCALL(ObjectCall), METH_FASTCALL | METH_KEYWORDS,

@@ -206,13 +206,20 @@ def trace(fn, example_inputs):
 
 class _Lazy:
     """Attributes made on first access by ``make(prefix + name)``, then kept:
-    ``tsbridge.ops`` (namespaces) and ``tsbridge.ops.aten`` (operators)."""
+    ``tsbridge.ops`` (namespaces) and ``tsbridge.ops.aten`` (operators).
+    dir() lists what there is now (tsb_op_get_names), for completion."""
 
     def __init__(self, label, make, prefix=""):
         self._label = label
         self._make = make
         self._prefix = prefix
         self._cache = {}
+
+    def __dir__(self):
+        if self._prefix:  # operators of one namespace
+            names = _native.op_names(self._prefix[:-2])
+            return sorted({n[len(self._prefix):].split(".")[0] for n in names})
+        return sorted({n.split("::")[0] for n in _native.op_names(None)})
 
     def __getattr__(self, name):
         if name.startswith("__"):

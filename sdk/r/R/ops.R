@@ -39,6 +39,26 @@
   .lazy(x, name, function() .operator(paste0(ns, "::", name)))
 }
 
+# names(tsb_ops) and names(tsb_ops$aten): what there is now
+# (tsb_op_get_names); .DollarNames gives completion after `$`.
+names.tsb_ops_root <- function(x) {
+  unique(sub("::.*$", "", .Call(tsbr_op_names, NULL)))
+}
+
+names.tsb_ops_namespace <- function(x) {
+  ns <- get(".namespace", envir = x, inherits = FALSE)
+  found <- substring(.Call(tsbr_op_names, ns), nchar(ns) + 3L)
+  unique(sub("\\..*$", "", found))
+}
+
+.DollarNames.tsb_ops_root <- function(x, pattern = "") {
+  grep(pattern, names(x), value = TRUE)
+}
+
+.DollarNames.tsb_ops_namespace <- function(x, pattern = "") {
+  grep(pattern, names(x), value = TRUE)
+}
+
 print.tsb_ops_root <- function(x, ...) {
   cat("<tsb_ops: tsb_ops$<namespace>$<operator>(...)>\n")
   invisible(x)

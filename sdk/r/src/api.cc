@@ -2,6 +2,7 @@
 // guarded by TSB_BEGIN / TSB_END (entry.h); R's own wrappers in R/*.R give
 // them their public names and classes.
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "calls.h"
@@ -276,6 +277,23 @@ SEXP tsbr_module_methods(SEXP module) {
 SEXP tsbr_method_caller(SEXP module, SEXP name) {
   TSB_BEGIN
   return WrapCaller(MethodCaller(ModuleOf(module), StringArg(name, "method")), module);
+  TSB_END
+}
+
+// The sorted qualified operator and plugin function names, all
+// (namespace NULL) or one namespace's.
+SEXP tsbr_op_names(SEXP ns) {
+  TSB_BEGIN
+  std::string wanted;
+  if (ns != R_NilValue) wanted = StringArg(ns, "namespace");
+  const char** names = nullptr;
+  size_t n = 0;
+  CheckStatus(tsb_op_get_names(ns == R_NilValue ? nullptr : wanted.c_str(), &names, &n));
+  std::unique_ptr<const char*, void (*)(const char**)> owned(
+      names, [](const char** p) { tsb_string_free(reinterpret_cast<char*>(p)); });
+  cpp11::writable::strings out(static_cast<R_xlen_t>(n));
+  for (size_t i = 0; i < n; ++i) out[static_cast<R_xlen_t>(i)] = names[i];
+  return out;
   TSB_END
 }
 

@@ -29,6 +29,7 @@ SEXP tsbr_module_save(SEXP, SEXP);
 SEXP tsbr_module_methods(SEXP);
 SEXP tsbr_method_caller(SEXP, SEXP);
 SEXP tsbr_op_caller(SEXP);
+SEXP tsbr_op_names(SEXP);
 SEXP tsbr_op_overloads(SEXP);
 SEXP tsbr_call_frame(SEXP, SEXP);
 SEXP tsbr_call_list(SEXP, SEXP);
@@ -73,6 +74,7 @@ static const R_CallMethodDef kCallEntries[] = {
     TSB_ENTRY(tsbr_dlpack_stats, 0),   TSB_ENTRY(tsbr_module_load, 1),
     TSB_ENTRY(tsbr_module_compile, 1), TSB_ENTRY(tsbr_module_save, 2),
     TSB_ENTRY(tsbr_module_write, 1),   TSB_ENTRY(tsbr_module_read, 1),
+    TSB_ENTRY(tsbr_op_names, 1),
     TSB_ENTRY(tsbr_module_methods, 1), TSB_ENTRY(tsbr_method_caller, 2),
     TSB_ENTRY(tsbr_op_caller, 1),      TSB_ENTRY(tsbr_op_overloads, 1),
     TSB_ENTRY(tsbr_call_frame, 2),     TSB_ENTRY(tsbr_call_list, 2),

@@ -86,6 +86,19 @@ test_that("tsb_trace records operators; $save() writes what PyTorch runs", {
   expect_identical(as.vector(r[[2]]), c(0, 1))
 })
 
+test_that("names(tsb_ops) and names(tsb_ops$aten) list what there is", {
+  expect_true(all(c("aten", "prim") %in% names(tsb_ops)))
+  ops <- names(tsb_ops$aten)
+  expect_true(all(c("add", "conv2d", "relu") %in% ops))
+  expect_identical(ops, sort(ops, method = "radix"))  # byte order, as C sorts
+  expect_identical(utils::.DollarNames(tsb_ops$aten, "^conv2"), grep("^conv2", ops, value = TRUE))
+  expect_identical(names(tsb_ops$no_such_namespace), character(0))
+  want <- python_out(paste0(
+    "import torch; print(len({s.name for s in torch._C._jit_get_all_schemas() ",
+    "if s.name.startswith('aten::')}))"))
+  expect_identical(length(ops), as.integer(want))
+})
+
 test_that("plugins: bundled ones load on first need; loading again is a no-op", {
   # A Tuple and an Optional need the tuple and optional plugins.
   expect_s3_class(tsb_convert(list(1L, "a"), "Tuple[int, str]"), "tsb_tuple")
