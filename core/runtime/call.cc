@@ -31,6 +31,7 @@ Param MakeParam(const c10::Argument& arg) {
   p.type = MentionsSymInt(arg.real_type()) ? arg.type() : arg.real_type();
   p.default_value = arg.default_value();
   p.kwarg_only = arg.kwarg_only();
+  if (arg.N().has_value()) p.list_size = *arg.N();
   p.generic = p.type->hasFreeVariables();
   if (!p.generic) {
     absl::StatusOr<const TypeInfo*> info = TypeRegistry::Global().Intern(p.type);
@@ -122,6 +123,28 @@ absl::StatusOr<c10::IValue> CoerceArg(const HostArg& arg, const TypeInfo& expect
   absl::StatusOr<c10::IValue> converted = CoerceTo(arg.value(), expected);
   out->value_dependent = !converted.ok();
   return converted;
+}
+
+// An int where the schema says int[2] (stride=1) is [1, 1], as TorchScript
+// broadcasts it; likewise a float or bool for float[N] and bool[N]. None
+// when `value` is not such a scalar.
+c10::optional<c10::IValue> Broadcast(const Param& p, const c10::IValue& value) {
+  const auto* list = p.type->castRaw<c10::ListType>();
+  if (p.list_size <= 0 || list == nullptr) return c10::nullopt;
+  const size_t n = static_cast<size_t>(p.list_size);
+  const c10::TypeKind element = list->getElementType()->kind();
+  if (element == c10::TypeKind::IntType && value.isInt()) {
+    return c10::IValue(c10::List<int64_t>(std::vector<int64_t>(n, value.toInt())));
+  }
+  if (element == c10::TypeKind::FloatType && (value.isDouble() || value.isInt())) {
+    return c10::IValue(c10::List<double>(std::vector<double>(n, value.toScalar().toDouble())));
+  }
+  if (element == c10::TypeKind::BoolType && value.isBool()) {
+    c10::List<bool> bools;
+    for (size_t i = 0; i < n; ++i) bools.push_back(value.toBool());
+    return c10::IValue(std::move(bools));
+  }
+  return c10::nullopt;
 }
 
 // "ns::f(Tensor x, List[int] idx, float by=1.0) -> ns.record"
@@ -314,9 +337,18 @@ absl::Status Bind(const Signature& sig, const HostArgs& args, Binding* out) {
       ++out->defaults;
       continue;
     }
-    absl::StatusOr<const TypeInfo*> type = ParamType(p, slots[i]->type, env);
-    absl::StatusOr<c10::IValue> value =
-        type.ok() ? CoerceArg(*slots[i], **type, out) : type.status();
+    const HostArg* arg = slots[i];
+    HostArg broadcast;
+    if (p.list_size > 0 && p.info != nullptr) {
+      if (c10::optional<c10::IValue> list = Broadcast(p, arg->value())) {
+        broadcast.own = *std::move(list);
+        broadcast.type = p.info;
+        arg = &broadcast;
+        out->cost += 2;  // a conversion
+      }
+    }
+    absl::StatusOr<const TypeInfo*> type = ParamType(p, arg->type, env);
+    absl::StatusOr<c10::IValue> value = type.ok() ? CoerceArg(*arg, **type, out) : type.status();
     if (!value.ok()) {
       if (!out->explain) return value.status();
       return WithPath(value.status(), absl::StrCat("argument '", p.name, "'"));

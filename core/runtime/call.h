@@ -33,6 +33,8 @@ struct Param {
   c10::optional<c10::IValue> default_value;
   std::string default_json;        // the default in docs/json.md's form, or ""
   bool kwarg_only = false;
+  // A fixed-size list (int[2]): TorchScript broadcasts one scalar to it.
+  int32_t list_size = 0;
 };
 
 // A schema prepared for calls: parameters without `self`, the types interned

@@ -217,12 +217,12 @@ bool Better(const Binding& a, const Binding& b) {
 }
 
 // Binds every overload quietly; the cheapest binding wins (exact types
-// before subtypes before conversions), then the one filling fewer defaults.
-// Builds error text only when no overload takes the arguments.
+// before subtypes before conversions), then the one filling fewer defaults,
+// then TorchScript's order. Builds error text only when no overload takes
+// the arguments.
 absl::Status Choose(absl::string_view name, const OpTable& table, const HostArgs& args,
                     Choice* choice, Binding* best_binding) {
   const Overload* best = nullptr;
-  std::vector<size_t> tied;
   std::vector<std::pair<size_t, int>> refused_by_value;  // overload, cost bound
   for (size_t i = 0; i < table.overloads.size(); ++i) {
     Binding binding;
@@ -231,13 +231,16 @@ absl::Status Choose(absl::string_view name, const OpTable& table, const HostArgs
       if (binding.value_dependent) refused_by_value.emplace_back(i, binding.cost);
       continue;
     }
-    if (best == nullptr || Better(binding, *best_binding)) {
+    // A tie goes to the first overload in TorchScript's order: dispatcher
+    // operators before the JIT's own, each in registration order (what
+    // torch.ops and the TorchScript compiler try first).
+    const bool wins = best == nullptr || Better(binding, *best_binding) ||
+                      (!Better(*best_binding, binding) && table.overloads[i].op->isC10Op() &&
+                       !best->op->isC10Op());
+    if (wins) {
       best = &table.overloads[i];
       choice->overload = i;
       *best_binding = std::move(binding);
-      tied.clear();
-    } else if (!Better(*best_binding, binding)) {
-      tied.push_back(i);
     }
   }
   if (best == nullptr) {
@@ -249,13 +252,6 @@ absl::Status Choose(absl::string_view name, const OpTable& table, const HostArgs
     }
     return TypeError(absl::StrCat("no overload of ", name, " accepts ", DescribeArgs(args),
                                   "; the overloads:", OverloadList(table, rejected)));
-  }
-  if (!tied.empty()) {
-    std::string text = absl::StrCat("ambiguous call of ", name, " with ", DescribeArgs(args),
-                                    ": these overloads match equally well:\n  ",
-                                    best->signature->text());
-    for (size_t i : tied) absl::StrAppend(&text, "\n  ", table.overloads[i].signature->text());
-    return absl::InvalidArgumentError(text);
   }
   for (const auto& [i, cost] : refused_by_value) {
     if (cost <= best_binding->cost) choice->contenders.push_back(i);

@@ -48,6 +48,18 @@ def test_operators_by_name():
         tsbridge.ops.aten.add(a, "x")
 
 
+def test_operators_follow_torchscripts_call_rules():
+    x, w, b = torch.randn(1, 2, 5, 5), torch.randn(3, 2, 3, 3), torch.randn(3)
+    # conv2d and conv2d.padding both bind (x, w, b): torch.ops takes conv2d.
+    assert torch.equal(tsbridge.ops.aten.conv2d(x, w, b), torch.ops.aten.conv2d(x, w, b))
+    # An int where the schema says int[2], broadcast as TorchScript does.
+    assert torch.equal(tsbridge.ops.aten.conv2d(x, w, b, 2, 1),
+                       torch.ops.aten.conv2d(x, w, b, 2, 1))
+    assert torch.equal(tsbridge.ops.aten.max_pool2d(x, 2), torch.ops.aten.max_pool2d(x, 2))
+    assert torch.equal(tsbridge.ops.aten.max_pool2d(x, kernel_size=3, stride=1),
+                       torch.ops.aten.max_pool2d(x, kernel_size=3, stride=1))
+
+
 def test_compile_save_and_reload(tmp_path):
     m = tsbridge.compile("def twice(self, a: int, b: int = 1) -> int:\n    return a * 2 + b\n")
     assert m.twice(4) == 9 and m.twice(4, b=0) == 8

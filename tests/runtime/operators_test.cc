@@ -199,14 +199,34 @@ TEST_F(OperatorTest, PrefersExactTypesThenSubtypesThenConversions) {
   EXPECT_EQ(out.get().u.i, 3);  // only Scalar takes a complex
 }
 
-TEST_F(OperatorTest, AmbiguousCallListsTheTies) {
+TEST_F(OperatorTest, TiesGoToTheFirstOverloadAsInTorchScript) {
   Value out;
-  Status s(CallOp("tsb_test::same", {tsb_any_int(1)}, {}, out.out()));
-  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(MessageOf(s),
-            "ambiguous call of tsb_test::same with (int): these overloads match equally well:\n"
-            "  tsb_test::same.a(Scalar x) -> int\n"
-            "  tsb_test::same.b(Scalar x) -> int");
+  TSB_ASSERT_OK(CallOp("tsb_test::same", {tsb_any_int(1)}, {}, out.out()));
+  EXPECT_EQ(out.get().u.i, 1);  // same.a, registered first
+  // conv2d and conv2d.padding both take (input, weight, bias) with the
+  // rest defaulted: TorchScript calls conv2d.
+  at::Tensor x = at::randn({1, 2, 5, 5}), w = at::randn({3, 2, 3, 3}), b = at::randn({3});
+  Value vx(Boundary(x)), vw(Boundary(w)), vb(Boundary(b));
+  TSB_ASSERT_OK(CallOp("aten::conv2d", {vx.get(), vw.get(), vb.get()}, {}, out.out()));
+  EXPECT_TRUE(at::equal(TensorOf(out.get()), at::conv2d(x, w, b)));
+}
+
+TEST_F(OperatorTest, AnIntBroadcastsToAFixedSizeList) {
+  at::Tensor x = at::randn({1, 2, 5, 5}), w = at::randn({3, 2, 3, 3}), b = at::randn({3});
+  Value vx(Boundary(x)), vw(Boundary(w)), vb(Boundary(b));
+  Value out;
+  // stride=2, padding=1 where the schema says int[2], as TorchScript takes them.
+  TSB_ASSERT_OK(CallOp("aten::conv2d", {vx.get(), vw.get(), vb.get(), tsb_any_int(2),
+                                        tsb_any_int(1)}, {}, out.out()));
+  EXPECT_TRUE(at::equal(TensorOf(out.get()), at::conv2d(x, w, b, {2, 2}, {1, 1})));
+  TSB_ASSERT_OK(CallOp("aten::max_pool2d", {vx.get(), tsb_any_int(2)}, {}, out.out()));
+  EXPECT_TRUE(at::equal(TensorOf(out.get()), at::max_pool2d(x, {2, 2})));
+  // A list still passes as it is; one of the wrong length is refused.
+  Value pair(Boundary(c10::IValue(c10::List<int64_t>({2, 1}))));
+  TSB_ASSERT_OK(CallOp("aten::max_pool2d", {vx.get(), pair.get()}, {}, out.out()));
+  EXPECT_TRUE(at::equal(TensorOf(out.get()), at::max_pool2d(x, {2, 1})));
+  Status s(CallOp("aten::max_pool2d", {vx.get(), tsb_any_borrowed_str("x")}, {}, out.out()));
+  EXPECT_THAT(MessageOf(s), HasSubstr("no overload of aten::max_pool2d accepts (Tensor, str)"));
 }
 
 TEST_F(OperatorTest, NameErrors) {

@@ -86,6 +86,15 @@ test_that("tsb_trace records operators; $save() writes what PyTorch runs", {
   expect_identical(as.vector(r[[2]]), c(0, 1))
 })
 
+test_that("operators follow TorchScript's call rules: ties, int for int[2]", {
+  x <- tsb_tensor(array(as.double(1:50), c(1, 2, 5, 5)))
+  w <- tsb_tensor(array(1, c(3, 2, 3, 3)))
+  b <- tsb_tensor(c(0, 1, 2))
+  expect_identical(dim(tsb_ops$aten$conv2d(x, w, b)), c(1L, 3L, 3L, 3L))
+  expect_identical(dim(tsb_ops$aten$conv2d(x, w, b, 1L, 1L)), c(1L, 3L, 5L, 5L))
+  expect_identical(dim(tsb_ops$aten$max_pool2d(x, 2L)), c(1L, 2L, 2L, 2L))
+})
+
 test_that("names(tsb_ops) and names(tsb_ops$aten) list what there is", {
   expect_true(all(c("aten", "prim") %in% names(tsb_ops)))
   ops <- names(tsb_ops$aten)
