@@ -125,14 +125,24 @@ class OpTables {
     table->registered = ops.size();
     std::string tuple_name =
         absl::StrCat("torch.return_types.", name.substr(sep + 2));
+    std::string graph_only;  // the schema of one overload left out, for the error
     for (const std::shared_ptr<torch::jit::Operator>& op : ops) {
       // Varargs and node-built operations (prim::TupleConstruct style)
       // need a graph node to run; they are not callable from a host.
       const c10::FunctionSchema& schema = op->schema();
-      if (!op->hasOperation() || schema.is_vararg() || schema.is_varret()) continue;
+      if (!op->hasOperation() || schema.is_vararg() || schema.is_varret()) {
+        if (graph_only.empty()) graph_only = c10::toString(schema);
+        continue;
+      }
       table->overloads.push_back({op, op->getOperation(),
                                   Signature::Make(schema, std::string(name), false,
                                                   tuple_name, /*describe=*/true)});
+    }
+    if (table->overloads.empty()) {
+      return absl::UnimplementedError(absl::StrCat(
+          "cannot call ", name, " from a host: LibTorch runs it only inside a TorchScript "
+          "graph, where its arguments are known (", graph_only, "); write the call in "
+          "TorchScript (tsb_module_compile) and call that"));
     }
     std::lock_guard<std::mutex> lock(mutex_);
     const OpTable* published = table.get();

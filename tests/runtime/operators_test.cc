@@ -240,6 +240,13 @@ TEST_F(OperatorTest, NameErrors) {
   info.struct_size = sizeof(info);
   Status range(tsb_op_get_overload("tsb_test::same", 2, &info));
   EXPECT_EQ(tsb_status_get_code(range.get()), TSB_ERR_OUT_OF_RANGE);
+  // Variadic and graph-built operators exist, but run only inside a graph.
+  Status variadic(tsb_op_count_overloads("prim::TupleConstruct", &n));
+  EXPECT_EQ(tsb_status_get_code(variadic.get()), TSB_ERR_UNSUPPORTED);
+  EXPECT_THAT(MessageOf(variadic),
+              StartsWith("cannot call prim::TupleConstruct from a host: LibTorch runs it only "
+                         "inside a TorchScript graph"));
+  EXPECT_THAT(MessageOf(variadic), HasSubstr("(prim::TupleConstruct(...) -> "));
 }
 
 TEST_F(OperatorTest, OperatorErrorsNameTheOperator) {

@@ -259,6 +259,7 @@ Caller* MethodCaller(tsb_module* module, const std::string& name) {
 Caller* OperatorCaller(const std::string& name) {
   size_t n = 0;
   tsb_status* s = tsb_op_count_overloads(name.c_str(), &n);
+  if (s != nullptr && tsb_status_get_code(s) != TSB_ERR_NOT_FOUND) CheckStatus(s);  // a reason
   if (s != nullptr) {
     tsb_status_free(s);
     n = 0;
