@@ -70,6 +70,17 @@ def test_compile_save_and_reload(tmp_path):
         tsbridge.compile("def broken(self) -> int:\n    return undefined_name\n")
 
 
+def test_trace_binds_named_inputs_by_name():
+    def fn(x, y):
+        return tsbridge.ops.aten.sub(x, y)
+
+    a, b = torch.full((2,), 5.0), torch.ones(2)
+    traced = tsbridge.trace(fn, {"y": b, "x": a})  # fn(a, b), not fn(b, a)
+    assert traced(a, b).tolist() == [4.0, 4.0]
+    with pytest.raises(TypeError, match="do not match fn"):
+        tsbridge.trace(fn, {"x": a, "z": b})
+
+
 def test_trace_records_operators(tmp_path):
     def fn(x, y):
         return tsbridge.ops.aten.add(tsbridge.ops.aten.mul(x, y), 1.0)

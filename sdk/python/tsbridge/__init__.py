@@ -200,7 +200,19 @@ def compile(source):  # noqa: A001  (the name the issue asks for)
 def trace(fn, example_inputs):
     """Traces ``fn(*example_inputs)``: the operators it calls through
     tsbridge.ops are recorded; the result is a Module whose forward replays
-    them. Torch operations done directly in Python are not recorded."""
+    them. Torch operations done directly in Python are not recorded.
+    ``example_inputs`` may be a dict: bound to ``fn``'s parameters by name,
+    in their order (forward then takes them in that order)."""
+    if isinstance(example_inputs, dict):
+        import inspect
+        try:
+            bound = inspect.signature(fn).bind(**example_inputs)
+        except TypeError as e:
+            raise TypeError(f"trace(): the example inputs do not match {fn.__name__}: {e}") from None
+        if bound.kwargs:
+            raise TypeError("trace(): example inputs bind to positional parameters only, "
+                            f"not {sorted(bound.kwargs)}")
+        example_inputs = bound.args
     return Module(_native.trace(fn, tuple(example_inputs)), "<traced>")
 
 

@@ -126,7 +126,32 @@ tsb_compile <- function(source) .module(.Call(tsbr_module_compile, source), "<co
 
 tsb_trace <- function(fn, example_inputs) {
   if (!is.list(example_inputs)) example_inputs <- list(example_inputs)
-  .module(.Call(tsbr_trace, fn, example_inputs), "<traced>")
+  .module(.Call(tsbr_trace, fn, .bind_inputs(fn, example_inputs)), "<traced>")
+}
+
+# Example inputs by R's own argument matching (names, then positions), in
+# the order of fn's formals: the traced forward takes them in that order.
+# They must fill fn's first formals; named inputs are never bound by
+# position alone.
+.bind_inputs <- function(fn, inputs) {
+  if (is.null(names(inputs)) || !is.function(fn)) return(inputs)
+  fmls <- names(formals(fn))
+  call <- tryCatch(match.call(fn, as.call(c(list(quote(fn)), inputs))),
+                   error = function(e) stop("tsb_trace(): the example inputs do not match ",
+                                            "the function's arguments: ", conditionMessage(e),
+                                            call. = FALSE))
+  bound <- as.list(call)[-1]
+  if ("..." %in% fmls || is.null(names(bound)) || any(names(bound) == "")) {
+    stop("tsb_trace(): example inputs are bound by name only to named formals (",
+         "the function takes ...)", call. = FALSE)
+  }
+  at <- match(names(bound), fmls)
+  if (!identical(sort(at), seq_along(at))) {
+    stop("tsb_trace(): the example inputs must fill the function's first arguments; ",
+         "missing: ", paste0("'", setdiff(fmls[seq_len(max(at))], names(bound)), "'",
+                             collapse = ", "), call. = FALSE)
+  }
+  unname(bound[order(at)])
 }
 
 print.tsb_module <- function(x, ...) {

@@ -68,6 +68,17 @@ test_that("an R error inside a traced function propagates unchanged", {
   expect_false(inherits(e, "tsb_error"))
 })
 
+test_that("tsb_trace binds named example inputs by name, as R calls fn", {
+  fn <- function(x, y) tsb_ops$aten$sub(x, y)
+  a <- tsb_tensor(c(5, 5))
+  b <- tsb_tensor(c(1, 1))
+  traced <- tsb_trace(fn, list(y = b, x = a))  # fn(a, b), not fn(b, a)
+  expect_identical(as.vector(traced$forward(a, b)), c(4, 4))
+  expect_identical(as.vector(tsb_trace(fn, list(a, y = b))$forward(a, b)), c(4, 4))
+  expect_error(tsb_trace(fn, list(x = a, z = b)), "do not match the function's arguments")
+  expect_error(tsb_trace(fn, list(y = b)), "missing: 'x'")
+})
+
 test_that("tsb_trace records operators; $save() writes what PyTorch runs", {
   fn <- function(x) tsb_ops$aten$add(tsb_ops$aten$mul(x, 2), 1)
   traced <- tsb_trace(fn, list(tsb_tensor(c(1, 2, 3))))
