@@ -1,9 +1,6 @@
 // The module-state functions of the host ABI: training mode, parameters,
 // buffers, children, attributes, code and graphs
 // (core/runtime/module_state.cc does the work).
-#include <cstdlib>
-#include <cstring>
-#include <new>
 #include <string>
 
 #include "core/abi/arguments.h"
@@ -19,10 +16,7 @@ namespace {
 
 // A malloc'ed copy of `text`, released by tsb_string_free.
 absl::Status TextOut(const std::string& text, char** out) {
-  char* copy = static_cast<char*>(std::malloc(text.size() + 1));
-  if (copy == nullptr) throw std::bad_alloc();
-  std::memcpy(copy, text.c_str(), text.size() + 1);
-  *out = copy;
+  *out = tsb::abi::MallocCopy(text.data(), text.size(), /*terminate=*/true);
   return absl::OkStatus();
 }
 
@@ -128,6 +122,20 @@ tsb_status* tsb_module_set_attribute(tsb_module* module, const char* name, const
     TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
     TSB_RETURN_IF_ERROR(CheckArg(value, "value"));
     return rt::SetAttribute(*module, name, *value);
+  });
+}
+
+tsb_status* tsb_module_get_state(const tsb_module* module, tsb_any* out) {
+  return WithModule(module, [&](const tsb_module& m) -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    return rt::GetState(m, out);
+  });
+}
+
+tsb_status* tsb_module_set_state(tsb_module* module, const tsb_any* state, bool strict) {
+  return WithModule(module, [&](const tsb_module&) -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(state, "state"));
+    return rt::SetState(*module, *state, strict);
   });
 }
 

@@ -182,6 +182,92 @@ absl::Status SetAttribute(tsb_module& module, const std::string& name, const tsb
   return absl::OkStatus();
 }
 
+namespace {
+
+// Parameters, then buffers, then each child's, with dotted names: the order
+// of PyTorch's Module.state_dict().
+void CollectState(const torch::jit::Module& module, const std::string& prefix,
+                  std::vector<std::pair<std::string, at::Tensor>>* out) {
+  for (const auto& p : module.named_parameters(/*recurse=*/false)) {
+    out->emplace_back(prefix + p.name, p.value);
+  }
+  for (const auto& b : module.named_buffers(/*recurse=*/false)) {
+    out->emplace_back(prefix + b.name, b.value);
+  }
+  for (const auto& c : module.named_children()) {
+    CollectState(c.value, prefix + c.name + ".", out);
+  }
+}
+
+std::string ShapeText(const at::Tensor& t) {
+  return absl::StrCat("[", absl::StrJoin(t.sizes(), ", "), "]");
+}
+
+std::string QuotedKeys(const std::vector<std::string>& keys) {
+  std::vector<std::string> quoted;
+  for (const std::string& k : keys) quoted.push_back(absl::StrCat("\"", k, "\""));
+  return absl::StrJoin(quoted, ", ");
+}
+
+}  // namespace
+
+absl::Status GetState(const tsb_module& module, tsb_any* out) {
+  TSB_RETURN_IF_ERROR(NoneInPackage(module, "parameters or buffers"));
+  std::vector<std::pair<std::string, at::Tensor>> state;
+  CollectState(module.module, "", &state);
+  c10::Dict<std::string, at::Tensor> dict;
+  for (auto& [name, tensor] : state) dict.insert(name, tensor);
+  TSB_ASSIGN_OR_RETURN(const TypeInfo* type,
+                       TypeRegistry::Global().Intern(c10::DictType::create(
+                           c10::StringType::get(), c10::TensorType::get())));
+  return ToBoundary(c10::IValue(std::move(dict)), *type, out);
+}
+
+absl::Status SetState(tsb_module& module, const tsb_any& state, bool strict) {
+  TSB_RETURN_IF_ERROR(NoneInPackage(module, "parameters or buffers"));
+  TSB_ASSIGN_OR_RETURN(c10::IValue raw, At(ToIValue(state), ArgumentSegment("state")));
+  TSB_ASSIGN_OR_RETURN(const TypeInfo* type,
+                       TypeRegistry::Global().Intern(c10::DictType::create(
+                           c10::StringType::get(), c10::TensorType::get())));
+  TSB_ASSIGN_OR_RETURN(c10::IValue coerced, At(CoerceTo(raw, *type), ArgumentSegment("state")));
+  c10::Dict<std::string, at::Tensor> given = c10::impl::toTypedDict<std::string, at::Tensor>(
+      std::move(coerced).toGenericDict());
+  std::vector<std::pair<std::string, at::Tensor>> targets;
+  CollectState(module.module, "", &targets);
+  std::vector<std::string> missing, unexpected;
+  std::vector<std::pair<at::Tensor, at::Tensor>> copies;  // (into, from)
+  for (const auto& [name, target] : targets) {
+    auto found = given.find(name);
+    if (found == given.end()) {
+      missing.push_back(name);
+      continue;
+    }
+    const at::Tensor& source = found->value();
+    if (!source.sizes().equals(target.sizes())) {
+      absl::Status shape = TypeError(
+          absl::StrCat("expected shape ", ShapeText(target), ", got ", ShapeText(source)));
+      return WithPath(WithPath(std::move(shape), KeySegment(absl::StrCat("\"", name, "\""))),
+                      ArgumentSegment("state"));
+    }
+    copies.emplace_back(target, source);
+  }
+  for (const auto& entry : given) {
+    bool known = false;
+    for (const auto& t : targets) known = known || t.first == entry.key();
+    if (!known) unexpected.push_back(entry.key());
+  }
+  if (strict && (!missing.empty() || !unexpected.empty())) {
+    std::string text = "the state does not match the module's:";
+    if (!missing.empty()) absl::StrAppend(&text, " missing keys ", QuotedKeys(missing));
+    if (!missing.empty() && !unexpected.empty()) absl::StrAppend(&text, ";");
+    if (!unexpected.empty()) absl::StrAppend(&text, " unexpected keys ", QuotedKeys(unexpected));
+    return absl::InvalidArgumentError(text);
+  }
+  at::NoGradGuard no_grad;
+  for (auto& [into, from] : copies) into.copy_(from);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> Code(const tsb_module& module) {
   TSB_RETURN_IF_ERROR(NoneInPackage(module, "TorchScript code"));
   std::vector<c10::IValue> constants;

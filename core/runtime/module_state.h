@@ -41,6 +41,11 @@ absl::StatusOr<const char*> AttributeName(const tsb_module& module, size_t i);
 absl::Status GetAttribute(const tsb_module& module, const std::string& name, tsb_any* out);
 absl::Status SetAttribute(tsb_module& module, const std::string& name, const tsb_any& value);
 
+// state_dict() as a Dict[str, Tensor] of the module's own tensors, and
+// load_state_dict() from one (tsb_module_get_state, tsb_module_set_state).
+absl::Status GetState(const tsb_module& module, tsb_any* out);
+absl::Status SetState(tsb_module& module, const tsb_any& state, bool strict);
+
 // The class's TorchScript source (PyTorch's Module.code prints the same),
 // and a method's graph (Method.graph).
 absl::StatusOr<std::string> Code(const tsb_module& module);

@@ -3,7 +3,9 @@ the gradients PyTorch computes for it (the tests compare the ABI's with
 these).
 
 Run by CMake at build time: python3 make_fixtures.py OUTPUT_DIR. Writes
-net.pt (torch.jit.save) and expected.pt (torch.save of a Dict[str, Tensor]).
+net.pt (torch.jit.save), expected.pt (torch.save of a Dict[str, Tensor]),
+other_state.pt (another Net's state_dict) and state_keys.txt (its keys in
+PyTorch's order).
 Without an importable torch this fails loudly, never skips.
 """
 import os
@@ -79,6 +81,15 @@ def main(out_dir):
     expected["gs"], expected["gz"] = gs, gz
     torch.autograd.backward([s, z], [gs, gz])
     grads(net, "two", expected, xg)
+
+    # Another Net's state_dict (a plain dict: LibTorch's unpickler reads
+    # that), its keys in PyTorch's order, and what the loaded net computes.
+    torch.manual_seed(1)
+    other = torch.jit.script(Net().double()).eval()
+    torch.save(dict(other.state_dict()), os.path.join(out_dir, "other_state.pt"))
+    with open(os.path.join(out_dir, "state_keys.txt"), "w") as f:
+        f.write(" ".join(other.state_dict().keys()))
+    expected["y_other"] = other(x).detach().clone()
 
     torch.save(expected, os.path.join(out_dir, "expected.pt"))
 

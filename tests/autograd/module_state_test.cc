@@ -2,8 +2,12 @@
 // named parameters and buffers that are the module's own tensors,
 // attributes, children, code and graph.
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
+
+#include "absl/strings/str_join.h"
 
 #include <gtest/gtest.h>
 
@@ -102,6 +106,63 @@ TEST_F(ModuleStateTest, ParametersAndBuffersAreTheModulesOwnTensors) {
   Status out_of_range(tsb_module_get_parameter(net_.m, 4, nullptr, scale.out()));
   ASSERT_NE(out_of_range.get(), nullptr);
   EXPECT_EQ(tsb_status_get_code(out_of_range.get()), TSB_ERR_OUT_OF_RANGE);
+}
+
+// state_dict() / load_state_dict(), against PyTorch's keys and the output
+// of PyTorch's own Net carrying the other state.
+TEST_F(ModuleStateTest, StateDictOutAndIn) {
+  Value state;
+  TSB_ASSERT_OK(tsb_module_get_state(net_.m, state.out()));
+  const c10::IValue dict = FromBoundary(state.get());
+  ASSERT_TRUE(dict.isGenericDict());
+  std::vector<std::string> keys;
+  for (const auto& entry : dict.toGenericDict()) keys.push_back(entry.key().toStringRef());
+  std::ifstream key_file(AutogradFixture("state_keys.txt"));
+  std::string want_keys((std::istreambuf_iterator<char>(key_file)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(absl::StrJoin(keys, " "), want_keys);  // PyTorch's state_dict() order
+
+  // Another Net's state_dict, as torch.save wrote it.
+  std::ifstream in(AutogradFixture("other_state.pt"), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Value other;
+  TSB_ASSERT_OK(tsb_pickle_read(bytes.data(), bytes.size(), other.out()));
+  TSB_ASSERT_OK(tsb_module_set_training(net_.m, false));
+  TSB_ASSERT_OK(tsb_module_set_state(net_.m, &other.get(), /*strict=*/true));
+  EXPECT_TRUE(at::allclose(Forward(Expected().at("x")), Expected().at("y_other"), 1e-12, 1e-12));
+  // The state given out before is the module's own tensors: it changed too.
+  const auto after = FromBoundary(state.get()).toGenericDict();
+  const auto loaded = FromBoundary(other.get()).toGenericDict();
+  EXPECT_TRUE(at::equal(after.at("fc1.weight").toTensor(), loaded.at("fc1.weight").toTensor()));
+
+  // Refusals, each before anything is copied.
+  auto with = [&](const char* annotation, c10::IValue value) {
+    return Value(Boundary(value, annotation));
+  };
+  c10::Dict<std::string, at::Tensor> bad;
+  for (const auto& entry : loaded) bad.insert(entry.key().toStringRef(), entry.value().toTensor());
+  bad.insert_or_assign("fc2.bias", at::zeros({4}, at::kDouble));
+  Value misshaped = with("Dict[str, Tensor]", c10::IValue(bad));
+  Status shape(tsb_module_set_state(net_.m, &misshaped.get(), true));
+  EXPECT_EQ(tsb_status_get_code(shape.get()), TSB_ERR_TYPE);
+  EXPECT_EQ(std::string(tsb_status_get_message(shape.get())),
+            "argument 'state' \u2192 key \"fc2.bias\": expected shape [3], got [4]");
+  bad.insert_or_assign("fc2.bias", at::zeros({3}, at::kDouble));
+  bad.erase("scale");
+  bad.insert("extra", at::zeros({1}));
+  Value mismatched = with("Dict[str, Tensor]", c10::IValue(bad));
+  Status keys_status(tsb_module_set_state(net_.m, &mismatched.get(), true));
+  EXPECT_EQ(std::string(tsb_status_get_message(keys_status.get())),
+            "the state does not match the module's: missing keys \"scale\"; unexpected keys "
+            "\"extra\"");
+  EXPECT_TRUE(at::allclose(Forward(Expected().at("x")), Expected().at("y_other"), 1e-12, 1e-12));
+  // strict=false: what matches is loaded (fc2.bias zeroed), the rest ignored.
+  TSB_ASSERT_OK(tsb_module_set_state(net_.m, &mismatched.get(), false));
+  Value bias;
+  TSB_ASSERT_OK(tsb_module_get_parameter(net_.m, 3, nullptr, bias.out()));
+  EXPECT_TRUE(at::equal(TensorIn(bias.get()), at::zeros({3}, at::kDouble)));
+  Value not_a_dict = with("List[int]", c10::IValue(c10::List<int64_t>({1})));
+  Status kind(tsb_module_set_state(net_.m, &not_a_dict.get(), true));
+  EXPECT_EQ(tsb_status_get_code(kind.get()), TSB_ERR_TYPE);
 }
 
 TEST_F(ModuleStateTest, AttributesGetAndSetByDeclaredType) {

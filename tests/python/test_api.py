@@ -60,6 +60,44 @@ def test_operators_follow_torchscripts_call_rules():
                        torch.ops.aten.max_pool2d(x, kernel_size=3, stride=1))
 
 
+class _Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(3, 2)
+        self.register_buffer("scale", torch.tensor(2.0))
+
+    def forward(self, x):
+        return self.fc(x) * self.scale
+
+
+def test_state_dict_out_and_in_as_pytorch_has_it():
+    import io
+    torch.manual_seed(0)
+    scripted = torch.jit.script(_Net()).eval()
+    buffer = io.BytesIO()
+    torch.jit.save(scripted, buffer)
+    m = tsbridge.load(buffer.getvalue())
+    state = m.state_dict()
+    want = scripted.state_dict()
+    assert list(state) == list(want)  # ["scale", "fc.weight", "fc.bias"]
+    for key in want:
+        assert torch.equal(state[key], want[key]), key
+    other = torch.jit.script(_Net()).eval()
+    m.load_state_dict(other.state_dict())
+    x = torch.randn(4, 3)
+    assert torch.equal(m(x), other(x))
+    assert torch.equal(state["fc.weight"], other.fc.weight)  # the module's own tensors
+    bad = dict(other.state_dict(), **{"fc.bias": torch.zeros(5)})
+    with pytest.raises(tsbridge.TypeMismatchError,
+                       match=r"argument 'state' → key \"fc.bias\": expected shape \[2\], got \[5\]"):
+        m.load_state_dict(bad)
+    partial = {"fc.bias": torch.ones(2)}
+    with pytest.raises(tsbridge.Error, match='missing keys "scale", "fc.weight"'):
+        m.load_state_dict(partial)
+    m.load_state_dict(partial, strict=False)
+    assert torch.equal(m.state_dict()["fc.bias"], torch.ones(2))
+
+
 def test_compile_save_and_reload(tmp_path):
     m = tsbridge.compile("def twice(self, a: int, b: int = 1) -> int:\n    return a * 2 + b\n")
     assert m.twice(4) == 9 and m.twice(4, b=0) == 8

@@ -786,6 +786,20 @@ TSB_API tsb_status* tsb_module_get_attribute(const tsb_module* module, const cha
  * type; constants and submodules cannot be set. */
 TSB_API tsb_status* tsb_module_set_attribute(tsb_module* module, const char* name,
                                              const tsb_any* value);
+/* state_dict(): the parameters and buffers as a Dict[str, Tensor] by
+ * dotted name, in PyTorch's order (each module's parameters, then its
+ * buffers, then its children's, depth first). The tensors are the module's
+ * own, not copies. *out is a new reference. Added in 1.2. */
+TSB_API tsb_status* tsb_module_get_state(const tsb_module* module, tsb_any* out);
+/* load_state_dict(): copies each tensor of the borrowed `state` (a
+ * Dict[str, Tensor] as tsb_module_get_state gives, or a state_dict
+ * torch.save wrote, read with tsb_pickle_read) into the parameter or buffer
+ * of that name, in place, without recording gradients. Checked before
+ * anything is copied: a shape that differs is refused with its key in the
+ * path; with `strict`, so are missing and unexpected keys (all named).
+ * Not concurrently with calls of the module. Added in 1.2. */
+TSB_API tsb_status* tsb_module_set_state(tsb_module* module, const tsb_any* state,
+                                         bool strict);
 /* The class's TorchScript source (Module.code) and a method's graph
  * (Method.graph) as text; caller frees *out with tsb_string_free. */
 TSB_API tsb_status* tsb_module_get_code(const tsb_module* module, char** out);

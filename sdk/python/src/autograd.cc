@@ -273,6 +273,32 @@ PyObject* SetAttribute(PyObject*, PyObject* args) {
   });
 }
 
+// state_dict(): {name: tensor}, the module's own tensors.
+PyObject* GetState(PyObject*, PyObject* capsule) {
+  return Entry([&]() -> PyObject* {
+    tsb::Value v;
+    Raise(tsb_module_get_state(ModuleArg(capsule), v.out()));
+    return ToPython(v.get());
+  });
+}
+
+// load_state_dict(state, strict): copied in place by the core.
+PyObject* SetState(PyObject*, PyObject* args) {
+  PyObject *capsule, *state;
+  int strict;
+  if (!PyArg_ParseTuple(args, "OOp", &capsule, &state, &strict)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    tsb::Value v;
+    try {
+      FromPython(state, TSB_TYPE_ANY, v.out());
+    } catch (ConvertError& e) {
+      Rethrow(e, "argument 'state'");
+    }
+    Raise(tsb_module_set_state(ModuleArg(capsule), &v.get(), strict != 0));
+    return Py_NewRef(Py_None);
+  });
+}
+
 PyObject* Code(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
     char* text = nullptr;
@@ -334,6 +360,8 @@ PyMethodDef kAutogradFunctions[] = {
     {"module_get_attribute", GetAttribute, METH_VARARGS, "module_get_attribute(module, name)"},
     {"module_set_attribute", SetAttribute, METH_VARARGS,
      "module_set_attribute(module, name, value)"},
+    {"module_get_state", GetState, METH_O, "module_get_state(module) -> {name: tensor}"},
+    {"module_set_state", SetState, METH_VARARGS, "module_set_state(module, state, strict)"},
     {"module_code", Code, METH_O, "module_code(module) -> str"},
     {"module_graph", Graph, METH_VARARGS, "module_graph(module, method) -> str"},
     {nullptr, nullptr, 0, nullptr}};

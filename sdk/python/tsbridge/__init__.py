@@ -137,6 +137,17 @@ class Module:
         return [(name, Module(c, f"{self._origin}.{name}"))
                 for name, c in _native.module_children(self._capsule)]
 
+    def state_dict(self):
+        """{dotted name: tensor} of the parameters and buffers, in PyTorch's
+        order; the module's own tensors, not copies."""
+        return _native.module_get_state(self._capsule)
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copies the tensors into the parameters and buffers of those names,
+        in place; a shape that differs, and with ``strict`` a missing or
+        unexpected key, raises before anything is copied."""
+        _native.module_set_state(self._capsule, state_dict, bool(strict))
+
     def zero_grad(self):
         for p in self.parameters():
             p.zero_grad()

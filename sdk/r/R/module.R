@@ -64,6 +64,12 @@ tsb_default <- function() structure(list(), class = "tsb_default")
 #' * `m$attributes` (names, in the class's order), `m$get_attribute(name)`,
 #'   `m$set_attribute(name, value)`: attributes converted by their declared
 #'   type (constants and submodules cannot be set).
+#' * `m$state_dict()`: a named list of the parameters and buffers in
+#'   PyTorch's order (the module's own tensors); `m$load_state_dict(state,
+#'   strict = TRUE)` copies a named list of tensors (or what
+#'   `tsb_convert()` reads from a `torch.save`d state_dict) into them in
+#'   place, refusing a shape that differs and, when strict, missing or
+#'   unexpected names, before anything is copied.
 #' * `m$code`: the class's TorchScript source; `m$graph`: the graph of
 #'   `forward` as text (`NULL` without one); `m$method_graph(name)`: another
 #'   method's graph.
@@ -103,6 +109,11 @@ NULL
   m$get_attribute <- function(name) .Call(tsbr_module_attribute_get, ptr, name)
   m$set_attribute <- function(name, value) {
     .Call(tsbr_module_attribute_set, ptr, name, value)
+    invisible(m)
+  }
+  m$state_dict <- function() .Call(tsbr_module_state_get, ptr)
+  m$load_state_dict <- function(state_dict, strict = TRUE) {
+    .Call(tsbr_module_state_set, ptr, state_dict, strict)
     invisible(m)
   }
   m$zero_grad <- function() {

@@ -223,6 +223,32 @@ SEXP tsbr_module_attribute_get(SEXP module, SEXP name) {
 // The R value is converted by the type of the attribute's current value
 // (so 2 is an int for an int attribute); an attribute that is None now
 // converts by the R type, and the core coerces to the declared type.
+// m$state_dict(): a named list of the module's own tensors.
+SEXP tsbr_module_state_get(SEXP module) {
+  TSB_BEGIN
+  tsb::Value v;
+  CheckStatus(tsb_module_get_state(ModuleOf(module), v.out()));
+  return ToR(v.get());
+  TSB_END
+}
+
+// m$load_state_dict(state, strict): a named list converted as Dict[str, Tensor].
+SEXP tsbr_module_state_set(SEXP module, SEXP state, SEXP strict) {
+  TSB_BEGIN
+  tsb_module* m = ModuleOf(module);
+  int32_t type = TSB_TYPE_ANY;
+  CheckStatus(tsb_type_parse("Dict[str, Tensor]", &type));
+  tsb::Value v;
+  try {
+    FromR(state, type, v.out());
+  } catch (HostError& e) {
+    Rethrow(e, "argument 'state'");
+  }
+  CheckStatus(tsb_module_set_state(m, &v.get(), FlagArg(strict, "strict")));
+  return R_NilValue;
+  TSB_END
+}
+
 SEXP tsbr_module_attribute_set(SEXP module, SEXP name, SEXP value) {
   TSB_BEGIN
   tsb_module* m = ModuleOf(module);

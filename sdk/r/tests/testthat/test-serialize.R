@@ -76,3 +76,22 @@ test_that("a module runs on a two-worker parallel socket cluster", {
   expect_identical(do.call(rbind, unname(parts)), as.matrix(m$forward(tsb_tensor(fx$x))))
   expect_equal(do.call(rbind, unname(parts)), fx$want, tolerance = 1e-12)
 })
+
+test_that("state_dict() and load_state_dict(), as R torch's script modules have them", {
+  fx <- linear_fixture()
+  m <- tsb_load(fx$path)
+  state <- m$state_dict()
+  expect_identical(names(state), c("weight", "bias"))  # PyTorch's state_dict() order
+  expect_identical(dim(state$weight), c(2L, 3L))
+  w <- matrix(c(1, 0, 0, 0, 1, 0), nrow = 2, byrow = TRUE)
+  m$load_state_dict(list(weight = tsb_tensor(w), bias = tsb_tensor(c(10, 20))))
+  want <- fx$x %*% t(w) + matrix(c(10, 20), nrow = 4, ncol = 2, byrow = TRUE)
+  expect_identical(as.matrix(m$forward(tsb_tensor(fx$x))), want)
+  expect_identical(as.matrix(state$weight), w)  # the module's own tensors
+  expect_error(m$load_state_dict(list(weight = tsb_tensor(w), bias = tsb_tensor(c(1, 2, 3)))),
+               "argument 'state' \u2192 key \"bias\": expected shape \\[2\\], got \\[3\\]",
+               class = "tsb_type_error")
+  expect_error(m$load_state_dict(list(bias = tsb_tensor(c(1, 2)))), "missing keys \"weight\"")
+  m$load_state_dict(list(bias = tsb_tensor(c(1, 2))), strict = FALSE)
+  expect_identical(as.vector(m$state_dict()$bias), c(1, 2))
+})
