@@ -74,8 +74,10 @@ SEXP StateUnserialize(SEXP cls, SEXP state) {
     }
   }
   if (message[0] != '\0') Rf_error("cannot unserialize a tsbridge module: %s", message);
+  // A new module and pointer, whose state is what this returns: the
+  // restored pointer that carries it adopts the module (ReviveModule).
   SEXP xptr = PROTECT(WrapModule(module));
-  SEXP out = R_altrep_data1(R_ExternalPtrTag(xptr));
+  SEXP out = R_ExternalPtrTag(xptr);
   UNPROTECT(1);
   (void)cls;
   return out;
