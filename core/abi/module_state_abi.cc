@@ -139,6 +139,27 @@ tsb_status* tsb_module_set_state(tsb_module* module, const tsb_any* state, bool 
   });
 }
 
+tsb_status* tsb_module_set_parameter(tsb_module* module, const char* name,
+                                     const tsb_any* tensor, bool is_buffer) {
+  return WithModule(module, [&](const tsb_module&) -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
+    TSB_RETURN_IF_ERROR(CheckArg(tensor, "tensor"));
+    return rt::SetParameter(*module, name, *tensor, is_buffer);
+  });
+}
+
+tsb_status* tsb_module_get_graph_for(tsb_module* module, const char* method,
+                                     const tsb_call_args* args, char** out) {
+  return WithModule(module, [&](const tsb_module& m) -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(method, "method"));
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    rt::HostArgs host;
+    TSB_RETURN_IF_ERROR(tsb::abi::CallArgsArg(args, &host));
+    TSB_ASSIGN_OR_RETURN(std::string graph, rt::GraphFor(m, method, host));
+    return TextOut(graph, out);
+  });
+}
+
 tsb_status* tsb_module_get_code(const tsb_module* module, char** out) {
   return WithModule(module, [&](const tsb_module& m) -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));

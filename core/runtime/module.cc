@@ -8,6 +8,7 @@
 #include <torch/csrc/jit/frontend/parser.h>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/csrc/jit/serialization/import.h>
 
 #include "absl/strings/str_cat.h"
@@ -261,6 +262,24 @@ absl::Status CallMethod(const tsb_module& module, absl::string_view method,
                                             absl::StrJoin(names, ", ")));
   }
   return UnknownMethod(*module.module.type(), method);
+}
+
+absl::StatusOr<std::string> GraphFor(const tsb_module& module, absl::string_view method,
+                                     const HostArgs& args) {
+  if (module.is_package) {
+    return absl::FailedPreconditionError(
+        "an AOTInductor package (.pt2) has no TorchScript graph (docs/export.md)");
+  }
+  tsb_any result{};
+  TSB_RETURN_IF_ERROR(CallMethod(module, method, args, &result));
+  tsb_any_release(&result);
+  // What PyTorch's graph_for falls back to: the graph this thread's executor
+  // ran last, optimized for these arguments (the method's, run outermost).
+  std::shared_ptr<torch::jit::Graph> graph = torch::jit::lastExecutedOptimizedGraph();
+  if (graph == nullptr) {
+    return absl::InternalError(absl::StrCat("method '", method, "' ran no graph"));
+  }
+  return graph->toString();
 }
 
 absl::Status CallObjectMethod(const c10::IValue& object, absl::string_view method,

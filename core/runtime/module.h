@@ -10,6 +10,8 @@
 
 #include <torch/csrc/jit/api/module.h>
 
+#include "absl/container/node_hash_set.h"
+
 #include "core/runtime/call.h"
 
 namespace tsb::runtime {
@@ -32,8 +34,10 @@ struct tsb_module {
   // Empty (no object: any use asserts) for an AOTInductor package.
   torch::jit::Module module;
   std::vector<Method> methods;  // in the class's order
-  // Dotted names hosts read (module_state.cc); they live as long as the module.
-  std::vector<std::string> parameter_names, buffer_names, child_names;
+  // Dotted names hosts read (module_state.cc), pointing into `names`: they
+  // live as long as the module, also after tsb_module_set_parameter relists.
+  std::vector<const std::string*> parameter_names, buffer_names, child_names;
+  absl::node_hash_set<std::string> names;
 
   // A .pt2 package's models have no TorchScript module behind them.
   bool is_package = false;

@@ -17,7 +17,7 @@
 namespace tsb::runtime {
 namespace {
 
-const std::vector<std::string>& NamesOf(const tsb_module& module, Slots slots) {
+const std::vector<const std::string*>& NamesOf(const tsb_module& module, Slots slots) {
   switch (slots) {
     case Slots::kParameters:
       return module.parameter_names;
@@ -77,13 +77,19 @@ absl::Status NoneInPackage(const tsb_module& module, absl::string_view what) {
 }  // namespace
 
 void ListNames(tsb_module& module) {
+  auto intern = [&](const std::string& name) { return &*module.names.insert(name).first; };
+  module.parameter_names.clear();
+  module.buffer_names.clear();
+  module.child_names.clear();
   for (const auto& p : module.module.named_parameters(/*recurse=*/true)) {
-    module.parameter_names.push_back(p.name);
+    module.parameter_names.push_back(intern(p.name));
   }
   for (const auto& b : module.module.named_buffers(/*recurse=*/true)) {
-    module.buffer_names.push_back(b.name);
+    module.buffer_names.push_back(intern(b.name));
   }
-  for (const auto& c : module.module.named_children()) module.child_names.push_back(c.name);
+  for (const auto& c : module.module.named_children()) {
+    module.child_names.push_back(intern(c.name));
+  }
 }
 
 absl::Status SetTraining(tsb_module& module, bool training) {
@@ -107,7 +113,7 @@ size_t CountSlots(const tsb_module& module, Slots slots) { return NamesOf(module
 absl::Status GetTensorSlot(const tsb_module& module, Slots slots, size_t i, const char** name,
                            tsb_any* out) {
   TSB_RETURN_IF_ERROR(CheckIndex(module, slots, i));
-  const std::string& wanted = NamesOf(module, slots)[i];
+  const std::string& wanted = *NamesOf(module, slots)[i];
   // Looked up by name every time: an attribute set since loading is seen.
   auto find = [&](const auto& list) -> absl::Status {
     for (const auto& item : list) {
@@ -124,7 +130,7 @@ absl::Status GetTensorSlot(const tsb_module& module, Slots slots, size_t i, cons
 
 absl::StatusOr<tsb_module*> GetChild(const tsb_module& module, size_t i, const char** name) {
   TSB_RETURN_IF_ERROR(CheckIndex(module, Slots::kChildren, i));
-  const std::string& wanted = module.child_names[i];
+  const std::string& wanted = *module.child_names[i];
   if (name != nullptr) *name = wanted.c_str();
   return MakeModule(module.module.attr(wanted).toModule()).release();
 }
@@ -265,6 +271,41 @@ absl::Status SetState(tsb_module& module, const tsb_any& state, bool strict) {
   }
   at::NoGradGuard no_grad;
   for (auto& [into, from] : copies) into.copy_(from);
+  return absl::OkStatus();
+}
+
+absl::Status SetParameter(tsb_module& module, const std::string& name, const tsb_any& tensor,
+                          bool is_buffer) {
+  TSB_RETURN_IF_ERROR(NoneInPackage(module, "parameters or buffers"));
+  const std::string where = absl::StrCat(is_buffer ? "buffer '" : "parameter '", name, "'");
+  TSB_ASSIGN_OR_RETURN(c10::IValue value, At(ToIValue(tensor), where));
+  if (!value.isTensor()) {
+    return WithPath(TypeError(absl::StrCat("expected Tensor, got ", DescribeValue(value))),
+                    where);
+  }
+  const c10::ClassType& type = *module.module.type();
+  if (auto slot = type.findAttributeSlot(name)) {
+    const bool same_kind = is_buffer ? type.is_buffer(*slot) : type.is_parameter(*slot);
+    if (!same_kind) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": ", QualifiedName(type), " already has an attribute '", name,
+          "' that is not a ", is_buffer ? "buffer" : "parameter"));
+    }
+  } else if (type.hasConstant(name) || type.findMethod(name) != nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": ", QualifiedName(type),
+                                                   " already has a constant or method '",
+                                                   name, "'"));
+  }
+  TSB_RETURN_IF_ERROR(CatchAll(
+      [&] {
+        if (is_buffer) {
+          module.module.register_buffer(name, value.toTensor());
+        } else {
+          module.module.register_parameter(name, value.toTensor(), /*is_buffer=*/false);
+        }
+      },
+      /*from_torch=*/true));
+  ListNames(module);
   return absl::OkStatus();
 }
 

@@ -46,6 +46,10 @@ absl::Status SetAttribute(tsb_module& module, const std::string& name, const tsb
 absl::Status GetState(const tsb_module& module, tsb_any* out);
 absl::Status SetState(tsb_module& module, const tsb_any& state, bool strict);
 
+// register_parameter() / register_buffer() on the module's own class.
+absl::Status SetParameter(tsb_module& module, const std::string& name, const tsb_any& tensor,
+                          bool is_buffer);
+
 // The class's TorchScript source (PyTorch's Module.code prints the same),
 // and a method's graph (Method.graph).
 absl::StatusOr<std::string> Code(const tsb_module& module);

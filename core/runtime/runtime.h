@@ -29,6 +29,10 @@ size_t NumMethods(const tsb_module& module);
 absl::Status DescribeMethod(const tsb_module& module, size_t i, tsb_schema_info* out);
 absl::Status CallMethod(const tsb_module& module, absl::string_view method,
                         const HostArgs& args, tsb_any* out);
+// Calls the method and gives the graph the executor optimized for those
+// arguments (ScriptModule.graph_for), as text.
+absl::StatusOr<std::string> GraphFor(const tsb_module& module, absl::string_view method,
+                                     const HostArgs& args);
 
 // A method of a TorchScript class instance or a torchbind object (module.cc).
 absl::Status CallObjectMethod(const c10::IValue& object, absl::string_view method,

@@ -8,6 +8,7 @@ set(TSB_AUTOGRAD_FIXTURES ${CMAKE_CURRENT_BINARY_DIR}/autograd_fixtures)
 add_custom_command(
   OUTPUT ${TSB_AUTOGRAD_FIXTURES}/net.pt ${TSB_AUTOGRAD_FIXTURES}/expected.pt
          ${TSB_AUTOGRAD_FIXTURES}/other_state.pt ${TSB_AUTOGRAD_FIXTURES}/state_keys.txt
+         ${TSB_AUTOGRAD_FIXTURES}/graph_for.txt
   COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/make_fixtures.py ${TSB_AUTOGRAD_FIXTURES}
   DEPENDS ${CMAKE_CURRENT_LIST_DIR}/make_fixtures.py
   COMMENT "Scripting the autograd test module and its gradients with ${TSB_PYTHON}"

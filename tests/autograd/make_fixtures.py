@@ -4,8 +4,8 @@ these).
 
 Run by CMake at build time: python3 make_fixtures.py OUTPUT_DIR. Writes
 net.pt (torch.jit.save), expected.pt (torch.save of a Dict[str, Tensor]),
-other_state.pt (another Net's state_dict) and state_keys.txt (its keys in
-PyTorch's order).
+other_state.pt (another Net's state_dict), state_keys.txt (its keys in
+PyTorch's order) and graph_for.txt (PyTorch's graph_for(x) of net.pt).
 Without an importable torch this fails loudly, never skips.
 """
 import os
@@ -90,6 +90,11 @@ def main(out_dir):
     with open(os.path.join(out_dir, "state_keys.txt"), "w") as f:
         f.write(" ".join(other.state_dict().keys()))
     expected["y_other"] = other(x).detach().clone()
+
+    # graph_for(x) of a freshly loaded net in eval mode: its first run.
+    fresh = torch.jit.load(os.path.join(out_dir, "net.pt")).eval()
+    with open(os.path.join(out_dir, "graph_for.txt"), "w") as f:
+        f.write(str(fresh.graph_for(x)))
 
     torch.save(expected, os.path.join(out_dir, "expected.pt"))
 

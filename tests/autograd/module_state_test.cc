@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -163,6 +165,71 @@ TEST_F(ModuleStateTest, StateDictOutAndIn) {
   Value not_a_dict = with("List[int]", c10::IValue(c10::List<int64_t>({1})));
   Status kind(tsb_module_set_state(net_.m, &not_a_dict.get(), true));
   EXPECT_EQ(tsb_status_get_code(kind.get()), TSB_ERR_TYPE);
+}
+
+TEST_F(ModuleStateTest, RegisterParameterAndBuffer) {
+  Value w(Handle(at::ones({2}, at::kDouble))), b(Handle(at::zeros({1}, at::kDouble)));
+  const char* first = nullptr;
+  TSB_ASSERT_OK(tsb_module_get_parameter(net_.m, 0, &first, nullptr));
+  TSB_ASSERT_OK(tsb_module_set_parameter(net_.m, "extra", &w.get(), /*is_buffer=*/false));
+  TSB_ASSERT_OK(tsb_module_set_parameter(net_.m, "count", &b.get(), /*is_buffer=*/true));
+  EXPECT_STREQ(first, "fc1.weight");  // a name given out before stays valid
+  Value state;
+  TSB_ASSERT_OK(tsb_module_get_state(net_.m, state.out()));
+  std::vector<std::string> keys;
+  for (const auto& entry : FromBoundary(state.get()).toGenericDict()) {
+    keys.push_back(entry.key().toStringRef());
+  }
+  EXPECT_EQ(absl::StrJoin(keys, " "), "extra scale count fc1.weight fc1.bias fc2.weight fc2.bias");
+  size_t n = 0;
+  TSB_ASSERT_OK(tsb_module_count_parameters(net_.m, &n));
+  EXPECT_EQ(n, 5u);
+  Value got;
+  TSB_ASSERT_OK(tsb_module_get_attribute(net_.m, "extra", got.out()));
+  EXPECT_TRUE(at::equal(TensorIn(got.get()), at::ones({2}, at::kDouble)));
+  // Saved and loaded back, the module keeps them.
+  char* data = nullptr;
+  size_t size = 0;
+  TSB_ASSERT_OK(tsb_module_write(net_.m, &data, &size));
+  OwnedModule copy;
+  TSB_ASSERT_OK(tsb_module_read(data, size, copy.out()));
+  tsb_string_free(data);
+  TSB_ASSERT_OK(tsb_module_count_buffers(copy.m, &n));
+  EXPECT_EQ(n, 2u);
+
+  Status not_tensor(tsb_module_set_parameter(net_.m, "note", &w.get(), false));
+  EXPECT_EQ(std::string(tsb_status_get_message(not_tensor.get())),
+            "parameter 'note': __torch__.Net already has an attribute 'note' that is not a "
+            "parameter");
+  tsb_any three = tsb_any_int(3);
+  Status not_a_tensor(tsb_module_set_parameter(net_.m, "p", &three, false));
+  EXPECT_EQ(std::string(tsb_status_get_message(not_a_tensor.get())),
+            "parameter 'p': expected Tensor, got int 3");
+}
+
+// graph_for(): the kinds of node in the graph PyTorch's graph_for gives.
+TEST_F(ModuleStateTest, GraphForTheArguments) {
+  TSB_ASSERT_OK(tsb_module_set_training(net_.m, false));
+  Value x(Handle(Expected().at("x")));
+  tsb_call_args args = tsb_call_args_make(&x.get(), 1);
+  char* text = nullptr;
+  TSB_ASSERT_OK(tsb_module_get_graph_for(net_.m, "forward", &args, &text));
+  std::string ours(text);
+  tsb_string_free(text);
+  std::ifstream in(AutogradFixture("graph_for.txt"));
+  std::string theirs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto kinds = [](const std::string& graph) {
+    std::set<std::string> out;
+    std::regex kind(R"(= ([a-z_]+::[A-Za-z_0-9]+))");
+    for (std::sregex_iterator it(graph.begin(), graph.end(), kind), end; it != end; ++it) {
+      out.insert((*it)[1]);
+    }
+    return out;
+  };
+  EXPECT_FALSE(kinds(theirs).empty());
+  EXPECT_EQ(kinds(ours), kinds(theirs)) << ours << "\n---\n" << theirs;
+  Status wrong(tsb_module_get_graph_for(net_.m, "nope", &args, &text));
+  EXPECT_EQ(tsb_status_get_code(wrong.get()), TSB_ERR_NOT_FOUND);
 }
 
 TEST_F(ModuleStateTest, AttributesGetAndSetByDeclaredType) {

@@ -98,6 +98,33 @@ def test_state_dict_out_and_in_as_pytorch_has_it():
     assert torch.equal(m.state_dict()["fc.bias"], torch.ones(2))
 
 
+def test_register_parameter_and_buffer_and_graph_for():
+    import io
+    import re
+    torch.manual_seed(0)
+    scripted = torch.jit.script(_Net()).eval()
+    buffer = io.BytesIO()
+    torch.jit.save(scripted, buffer)
+    m = tsbridge.load(buffer.getvalue()).eval()
+    m.register_parameter("extra", torch.ones(2))
+    m.register_buffer("count", torch.zeros(1))
+    assert list(m.state_dict()) == ["extra", "scale", "count", "fc.weight", "fc.bias"]
+    assert [n for n, _ in m.named_buffers()] == ["scale", "count"]
+    again = torch.jit.load(io.BytesIO(m.to_bytes()))
+    assert list(again.state_dict()) == list(m.state_dict())  # PyTorch sees them too
+    with pytest.raises(tsbridge.Error, match="already has an attribute 'fc'"):
+        m.register_parameter("fc", torch.ones(1))
+
+    x = torch.randn(4, 3)
+    fresh = torch.jit.load(io.BytesIO(buffer.getvalue())).eval()
+
+    def kinds(graph):
+        return set(re.findall(r"= ([a-z_]+::[A-Za-z_0-9]+)", str(graph)))
+
+    ours = tsbridge.load(buffer.getvalue()).eval().graph_for(x)
+    assert kinds(ours) and kinds(ours) == kinds(fresh.graph_for(x))
+
+
 def test_compile_save_and_reload(tmp_path):
     m = tsbridge.compile("def twice(self, a: int, b: int = 1) -> int:\n    return a * 2 + b\n")
     assert m.twice(4) == 9 and m.twice(4, b=0) == 8

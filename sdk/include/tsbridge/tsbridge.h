@@ -800,6 +800,20 @@ TSB_API tsb_status* tsb_module_get_state(const tsb_module* module, tsb_any* out)
  * Not concurrently with calls of the module. Added in 1.2. */
 TSB_API tsb_status* tsb_module_set_state(tsb_module* module, const tsb_any* state,
                                          bool strict);
+/* register_parameter() / register_buffer(): sets parameter (or, with
+ * `is_buffer`, buffer) `name` of the module's own class to the borrowed
+ * tensor, adding it when new; the parameter and buffer lists are made again
+ * (names given out before stay valid). A name that is another kind of
+ * attribute, or a submodule, is refused. Not concurrently with calls of the
+ * module. Added in 1.2. */
+TSB_API tsb_status* tsb_module_set_parameter(tsb_module* module, const char* name,
+                                             const tsb_any* tensor, bool is_buffer);
+/* graph_for(): runs `method` with `args` (as tsb_module_call) and gives the
+ * graph the executor optimized for them, as text, as PyTorch's
+ * ScriptModule.graph_for does; caller frees *out with tsb_string_free.
+ * Added in 1.2. */
+TSB_API tsb_status* tsb_module_get_graph_for(tsb_module* module, const char* method,
+                                             const tsb_call_args* args, char** out);
 /* The class's TorchScript source (Module.code) and a method's graph
  * (Method.graph) as text; caller frees *out with tsb_string_free. */
 TSB_API tsb_status* tsb_module_get_code(const tsb_module* module, char** out);

@@ -273,6 +273,24 @@ PyObject* SetAttribute(PyObject*, PyObject* args) {
   });
 }
 
+// register_parameter / register_buffer: module_set_parameter(m, name, t, is_buffer)
+PyObject* SetParameter(PyObject*, PyObject* args) {
+  PyObject *capsule, *tensor;
+  const char* name;
+  int is_buffer;
+  if (!PyArg_ParseTuple(args, "OsOp", &capsule, &name, &tensor, &is_buffer)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    tsb::Value v;
+    try {
+      FromPython(tensor, TSB_TYPE_TENSOR, v.out());
+    } catch (ConvertError& e) {
+      Rethrow(e, std::string(is_buffer ? "buffer '" : "parameter '") + name + "'");
+    }
+    Raise(tsb_module_set_parameter(ModuleArg(capsule), name, &v.get(), is_buffer != 0));
+    return Py_NewRef(Py_None);
+  });
+}
+
 // state_dict(): {name: tensor}, the module's own tensors.
 PyObject* GetState(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
@@ -360,6 +378,8 @@ PyMethodDef kAutogradFunctions[] = {
     {"module_get_attribute", GetAttribute, METH_VARARGS, "module_get_attribute(module, name)"},
     {"module_set_attribute", SetAttribute, METH_VARARGS,
      "module_set_attribute(module, name, value)"},
+    {"module_set_parameter", SetParameter, METH_VARARGS,
+     "module_set_parameter(module, name, tensor, is_buffer)"},
     {"module_get_state", GetState, METH_O, "module_get_state(module) -> {name: tensor}"},
     {"module_set_state", SetState, METH_VARARGS, "module_set_state(module, state, strict)"},
     {"module_code", Code, METH_O, "module_code(module) -> str"},

@@ -271,6 +271,29 @@ PyObject* CallObject(const tsb_any& object, const std::string& method, PyObject*
   });
 }
 
+PyObject* GraphFor(tsb_module* module, const std::string& method, PyObject* const* args,
+                   size_t nargs, PyObject* kwnames) {
+  IdentityScope scope;
+  Args a;
+  ConvertArgs(nullptr, method, args, nargs, kwnames, a);
+  char* text = nullptr;
+  tsb_status* status;
+  Py_BEGIN_ALLOW_THREADS
+  status = tsb_module_get_graph_for(
+      module, method.c_str(),
+      ::tsb::CallArgs(a.positional.data(), nargs, a.names.data(), a.keyword.data(),
+                      a.names.size()).get(),
+      &text);
+  Py_END_ALLOW_THREADS
+  if (status != nullptr) {
+    SetStatusError(status);
+    throw PyErrorSet{};
+  }
+  PyObject* s = PyUnicode_FromString(text);
+  tsb_string_free(text);
+  return Check(s);
+}
+
 PyObject* Trace(PyObject* fn, PyObject* example_inputs) {
   Ref seq(Check(PySequence_Fast(example_inputs, "example_inputs must be a sequence")));
   IdentityScope scope;

@@ -33,6 +33,9 @@ PyObject* FunctionCaller(const std::string& name, Signature sig);
 // object.method(*args, **kwargs) for a script or torchbind object.
 PyObject* CallObject(const tsb_any& object, const std::string& method, PyObject* const* args,
                      size_t nargs, PyObject* kwnames);
+// module.graph_for(*args, **kwargs) of one method: the graph as text.
+PyObject* GraphFor(tsb_module* module, const std::string& method, PyObject* const* args,
+                   size_t nargs, PyObject* kwnames);
 // tsb_module_trace of a Python function: a module capsule.
 PyObject* Trace(PyObject* fn, PyObject* example_inputs);
 

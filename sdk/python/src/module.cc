@@ -229,6 +229,20 @@ const tsb_any& HandleArg(PyObject* capsule) {
   return *v;
 }
 
+// graph_for(module, method, *args, **kwargs) -> str
+PyObject* GraphForMethod(PyObject*, PyObject* const* args, Py_ssize_t nargsf,
+                         PyObject* kwnames) {
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (nargs < 2 || !PyUnicode_Check(args[1])) {
+    PyErr_SetString(PyExc_TypeError, "graph_for(module, method, *args, **kwargs)");
+    return nullptr;
+  }
+  return Entry([&]() -> PyObject* {
+    return GraphFor(ModuleFromCapsule(args[0]), PyUnicode_AsUTF8(args[1]), args + 2,
+                    static_cast<size_t>(nargs - 2), kwnames);
+  });
+}
+
 // object_call(value, method, *args, **kwargs)
 PyObject* ObjectCall(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
@@ -472,6 +486,8 @@ PyMethodDef g_functions[] = {
     {"op_names", OpNames, METH_VARARGS, "op_names(namespace or None) -> [qualified name]"},
     {"function_schema", FunctionSchema, METH_VARARGS, "function_schema('ns::f') -> dict, as op_overloads gives"},
     {"op_caller", NewOpCaller, METH_VARARGS, "op_caller(name, is_function)"},
+    {"graph_for", TSB_FASTCALL(GraphForMethod), METH_FASTCALL | METH_KEYWORDS,
+     "graph_for(module, method, *args, **kwargs) -> str"},
     {"object_call", TSB_FASTCALL(ObjectCall), METH_FASTCALL | METH_KEYWORDS,
      "object_call(value, method, *args, **kwargs)"},
     {"get_field", GetField, METH_VARARGS, "get_field(value, name)"},

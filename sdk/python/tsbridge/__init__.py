@@ -137,6 +137,18 @@ class Module:
         return [(name, Module(c, f"{self._origin}.{name}"))
                 for name, c in _native.module_children(self._capsule)]
 
+    def register_parameter(self, name, tensor):
+        """Adds (or sets) parameter ``name`` of the module's own class."""
+        _native.module_set_parameter(self._capsule, name, tensor, False)
+
+    def register_buffer(self, name, tensor):
+        _native.module_set_parameter(self._capsule, name, tensor, True)
+
+    def graph_for(self, *args, **kwargs):
+        """forward's graph as the executor optimized it for these arguments
+        (runs forward once), as ScriptModule.graph_for gives it."""
+        return _native.graph_for(self._capsule, "forward", *args, **kwargs)
+
     def state_dict(self):
         """{dotted name: tensor} of the parameters and buffers, in PyTorch's
         order; the module's own tensors, not copies."""

@@ -64,6 +64,10 @@ tsb_default <- function() structure(list(), class = "tsb_default")
 #' * `m$attributes` (names, in the class's order), `m$get_attribute(name)`,
 #'   `m$set_attribute(name, value)`: attributes converted by their declared
 #'   type (constants and submodules cannot be set).
+#' * `m$register_parameter(name, tensor)`, `m$register_buffer(name,
+#'   tensor)`: add (or set) one on the module's own class.
+#' * `m$graph_for(...)`: `forward`'s graph as the executor optimized it for
+#'   these arguments (it runs `forward` once).
 #' * `m$state_dict()`: a named list of the parameters and buffers in
 #'   PyTorch's order (the module's own tensors); `m$load_state_dict(state,
 #'   strict = TRUE)` copies a named list of tensors (or what
@@ -110,6 +114,17 @@ NULL
   m$set_attribute <- function(name, value) {
     .Call(tsbr_module_attribute_set, ptr, name, value)
     invisible(m)
+  }
+  m$register_parameter <- function(name, tensor) {
+    .Call(tsbr_module_parameter_set, ptr, name, tensor, FALSE)
+    invisible(m)
+  }
+  m$register_buffer <- function(name, tensor) {
+    .Call(tsbr_module_parameter_set, ptr, name, tensor, TRUE)
+    invisible(m)
+  }
+  m$graph_for <- function(...) {
+    .Call(tsbr_graph_for, .Call(tsbr_method_caller, ptr, "forward"), list(...))
   }
   m$state_dict <- function() .Call(tsbr_module_state_get, ptr)
   m$load_state_dict <- function(state_dict, strict = TRUE) {

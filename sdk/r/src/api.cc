@@ -347,6 +347,12 @@ SEXP tsbr_call_list(SEXP caller, SEXP args) {
   TSB_END
 }
 
+SEXP tsbr_graph_for(SEXP caller, SEXP args) {
+  TSB_BEGIN
+  return GraphForList(CallerOf(caller), args);
+  TSB_END
+}
+
 SEXP tsbr_object_call(SEXP object, SEXP method, SEXP args) {
   TSB_BEGIN
   return CallObject(HandleOf(HandlePointer(object), "object"), StringArg(method, "method"), args);

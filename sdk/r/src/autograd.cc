@@ -223,6 +223,23 @@ SEXP tsbr_module_attribute_get(SEXP module, SEXP name) {
 // The R value is converted by the type of the attribute's current value
 // (so 2 is an int for an int attribute); an attribute that is None now
 // converts by the R type, and the core coerces to the declared type.
+// m$register_parameter(name, t) / m$register_buffer(name, t).
+SEXP tsbr_module_parameter_set(SEXP module, SEXP name, SEXP tensor, SEXP is_buffer) {
+  TSB_BEGIN
+  tsb_module* m = ModuleOf(module);
+  const std::string n = NameArg(name, "name");
+  const bool buffer = FlagArg(is_buffer, "is_buffer");
+  tsb::Value v;
+  try {
+    FromR(tensor, TSB_TYPE_TENSOR, v.out());
+  } catch (HostError& e) {
+    Rethrow(e, (buffer ? "buffer '" : "parameter '") + n + "'");
+  }
+  CheckStatus(tsb_module_set_parameter(m, n.c_str(), &v.get(), buffer));
+  return R_NilValue;
+  TSB_END
+}
+
 // m$state_dict(): a named list of the module's own tensors.
 SEXP tsbr_module_state_get(SEXP module) {
   TSB_BEGIN

@@ -5,6 +5,7 @@
 // chooses the overload.
 #include <csetjmp>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -338,9 +339,11 @@ SEXP CallWithFrame(const Caller& c, SEXP env) {
   return Finish(c, a);
 }
 
-SEXP CallWithList(const Caller& c, SEXP args) {
+namespace {
+
+// Converts a list of arguments (names make keywords) for `c`.
+void ListArgs(const Caller& c, SEXP args, Args& a) {
   if (TYPEOF(args) != VECSXP) Fail(TSB_ERR_INVALID_ARGUMENT, "arguments must be a list");
-  Args a;
   SEXP names = Rf_getAttrib(args, R_NamesSymbol);
   const R_xlen_t n = Rf_xlength(args);
   for (R_xlen_t i = 0; i < n; ++i) {
@@ -368,7 +371,25 @@ SEXP CallWithList(const Caller& c, SEXP args) {
               c.name + "(): argument '" + name + "'", &a.keyword.items.back());
     }
   }
+}
+
+}  // namespace
+
+SEXP CallWithList(const Caller& c, SEXP args) {
+  Args a;
+  ListArgs(c, args, a);
   return Finish(c, a);
+}
+
+SEXP GraphForList(const Caller& c, SEXP args) {
+  if (c.kind != Caller::kMethod) Fail(TSB_ERR_INVALID_ARGUMENT, "graph_for needs a method");
+  Args a;
+  ListArgs(c, args, a);
+  tsb_call_args call = a.Make();
+  char* text = nullptr;
+  CheckStatus(tsb_module_get_graph_for(c.module, c.name.c_str(), &call, &text));
+  std::unique_ptr<char, decltype(&tsb_string_free)> owned(text, &tsb_string_free);
+  return cpp11::as_sexp(std::string(text));
 }
 
 SEXP CallObject(const tsb_any& object, const std::string& method, SEXP args) {

@@ -55,6 +55,8 @@ Caller* OperatorCaller(const std::string& name);
 SEXP CallWithFrame(const Caller& c, SEXP env);
 // Calls with an R list: unnamed items positional, named ones keywords.
 SEXP CallWithList(const Caller& c, SEXP args);
+// The graph a method's executor optimizes for a list of arguments (graph_for).
+SEXP GraphForList(const Caller& c, SEXP args);
 SEXP CallObject(const tsb_any& object, const std::string& method, SEXP args);
 SEXP Trace(SEXP fn, SEXP inputs);
 

@@ -22,6 +22,8 @@ SEXP tsbr_tensor_to_r(SEXP);
 SEXP tsbr_r_address(SEXP);
 SEXP tsbr_dlpack_stats();
 SEXP tsbr_module_load(SEXP);
+SEXP tsbr_module_parameter_set(SEXP, SEXP, SEXP, SEXP);
+SEXP tsbr_graph_for(SEXP, SEXP);
 SEXP tsbr_module_state_get(SEXP);
 SEXP tsbr_module_state_set(SEXP, SEXP, SEXP);
 SEXP tsbr_module_write(SEXP);
@@ -96,6 +98,7 @@ static const R_CallMethodDef kCallEntries[] = {
     TSB_ENTRY(tsbr_module_attribute_get, 2), TSB_ENTRY(tsbr_module_attribute_set, 3),
     TSB_ENTRY(tsbr_module_code, 1),        TSB_ENTRY(tsbr_module_graph, 2),
     TSB_ENTRY(tsbr_module_state_get, 1),   TSB_ENTRY(tsbr_module_state_set, 3),
+    TSB_ENTRY(tsbr_module_parameter_set, 4), TSB_ENTRY(tsbr_graph_for, 2),
     {NULL, NULL, 0}};
 
 void R_init_tsbridge(DllInfo* dll) {

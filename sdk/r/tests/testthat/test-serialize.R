@@ -95,3 +95,23 @@ test_that("state_dict() and load_state_dict(), as R torch's script modules have 
   m$load_state_dict(list(bias = tsb_tensor(c(1, 2))), strict = FALSE)
   expect_identical(as.vector(m$state_dict()$bias), c(1, 2))
 })
+
+test_that("register_parameter(), register_buffer() and graph_for()", {
+  fx <- linear_fixture()
+  m <- tsb_load(fx$path)
+  m$register_parameter("extra", tsb_tensor(c(1, 2)))
+  m$register_buffer("count", tsb_tensor(0))
+  expect_identical(names(m$state_dict()), c("weight", "bias", "extra", "count"))
+  expect_identical(names(m$buffers), "count")
+  expect_error(m$register_parameter("training", tsb_tensor(1)), "already has an attribute 'training'")
+  graph <- m$graph_for(tsb_tensor(fx$x))
+  expect_match(graph, "aten::linear", fixed = TRUE)
+  want <- python_out(sprintf(paste0(
+    "import torch, re; m = torch.jit.load(%s); ",
+    "print(' '.join(sorted(set(re.findall(r'= ([a-z_]+::[A-Za-z_0-9]+)', ",
+    "str(m.graph_for(torch.zeros(4, 3, dtype=torch.float64))))))))"), shQuote(fx$path, type = "sh")))
+  ours <- paste(sort(unique(regmatches(graph, gregexpr("(?<== )[a-z_]+::[A-Za-z_0-9]+", graph,
+                                                     perl = TRUE))[[1]]), method = "radix"),
+                collapse = " ")
+  expect_identical(ours, want)
+})
