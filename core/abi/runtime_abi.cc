@@ -47,6 +47,14 @@ tsb_status* tsb_module_save(const tsb_module* module, const char* path) {
   });
 }
 
+tsb_status* tsb_module_save_for_mobile(const tsb_module* module, const char* path) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(module, "module"));
+    TSB_RETURN_IF_ERROR(CheckArg(path, "path"));
+    return rt::SaveModuleForMobile(*module, path);
+  });
+}
+
 tsb_status* tsb_module_write(const tsb_module* module, char** data, size_t* size) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(module, "module"));

@@ -227,6 +227,13 @@ absl::Status SaveModule(const tsb_module& module, const char* path) {
   return absl::OkStatus();
 }
 
+absl::Status SaveModuleForMobile(const tsb_module& module, const char* path) {
+  TSB_RETURN_IF_ERROR(NotSavable(module));
+  // What the lite interpreter cannot run (an operator it lacks) is
+  // LibTorch's error, a TorchError.
+  return CatchAll([&] { module.module._save_for_mobile(path); }, /*from_torch=*/true);
+}
+
 absl::StatusOr<std::string> WriteModule(const tsb_module& module) {
   TSB_RETURN_IF_ERROR(NotSavable(module));
   std::ostringstream out;

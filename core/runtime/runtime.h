@@ -21,6 +21,7 @@ namespace tsb::runtime {
 absl::StatusOr<tsb_module*> LoadModule(const char* path);
 absl::StatusOr<tsb_module*> CompileModule(const char* source);
 absl::Status SaveModule(const tsb_module& module, const char* path);
+absl::Status SaveModuleForMobile(const tsb_module& module, const char* path);
 // A module to and from the bytes of a TorchScript archive.
 absl::StatusOr<std::string> WriteModule(const tsb_module& module);
 absl::StatusOr<tsb_module*> ReadModule(const char* data, size_t size);

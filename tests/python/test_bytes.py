@@ -82,3 +82,14 @@ def test_multiprocessing_pool_runs_a_shipped_module():
         parts = pool.starmap(pool_worker.run_chunk, [(m, c) for c in chunks])
     assert torch.equal(torch.cat(parts), m(batch))
     assert torch.equal(torch.cat(parts), scripted(batch))
+
+
+def test_save_for_the_lite_interpreter(tmp_path):
+    scripted = linear()
+    buffer = io.BytesIO()
+    torch.jit.save(scripted, buffer)
+    m = tsbridge.load(buffer.getvalue())
+    m.save_for_mobile(tmp_path / "m.ptl")
+    lite = torch.jit._load_for_lite_interpreter(str(tmp_path / "m.ptl"))
+    x = torch.randn(3, 3)
+    assert torch.equal(lite(x), scripted(x))

@@ -7,6 +7,8 @@
 #include <string>
 
 #include <ATen/ATen.h>
+#include <torch/csrc/jit/mobile/import.h>
+#include <torch/csrc/jit/mobile/module.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -220,6 +222,20 @@ TEST_F(ModuleTest, CompileErrorIsATorchError) {
   EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TORCH);
   EXPECT_THAT(MessageOf(s), HasSubstr("undefined_name"));
   EXPECT_EQ(m, nullptr);
+}
+
+TEST_F(ModuleTest, SavesForTheLiteInterpreter) {
+  Module compiled;
+  TSB_ASSERT_OK(tsb_module_compile("def twice(self, a: int) -> int:\n    return a * 2\n",
+                                   compiled.out()));
+  const std::string path = ::testing::TempDir() + "lite_module.ptl";
+  TSB_ASSERT_OK(tsb_module_save_for_mobile(compiled.m, path.c_str()));
+  // LibTorch's own lite interpreter runs it.
+  torch::jit::mobile::Module lite = torch::jit::_load_for_mobile(path);
+  EXPECT_EQ(lite.run_method("twice", int64_t{21}).toInt(), 42);
+  std::remove(path.c_str());
+  Status null_path(tsb_module_save_for_mobile(compiled.m, nullptr));
+  EXPECT_EQ(MessageOf(null_path), "argument 'path' is NULL");
 }
 
 TEST_F(ModuleTest, CompilesFreeFunctionsAsCompilationUnitDoes) {

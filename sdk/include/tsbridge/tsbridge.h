@@ -696,6 +696,11 @@ TSB_API tsb_status* tsb_module_load(const char* path, tsb_module** out);
  * module has no state and is not saved. */
 TSB_API tsb_status* tsb_module_compile(const char* source, tsb_module** out);
 TSB_API tsb_status* tsb_module_save(const tsb_module* module, const char* path);
+/* Saves the module for LibTorch's lite (mobile) interpreter, as PyTorch's
+ * _save_for_lite_interpreter does: torch.jit._load_for_lite_interpreter and
+ * LibTorch's _load_for_mobile read it (tsb_module_load does not). Added in
+ * 1.2. */
+TSB_API tsb_status* tsb_module_save_for_mobile(const tsb_module* module, const char* path);
 /* The bytes tsb_module_save would write to a file (torch.jit.save's zip
  * archive); caller frees *data with tsb_string_free. Added in 1.2. */
 TSB_API tsb_status* tsb_module_write(const tsb_module* module, char** data, size_t* size);

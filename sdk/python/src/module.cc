@@ -106,12 +106,14 @@ PyObject* NewModule(PyObject*, PyObject* args) {
   });
 }
 
+// save(module, path) and save_for_mobile(module, path).
+template <tsb_status* (*SaveTo)(const tsb_module*, const char*)>
 PyObject* Save(PyObject*, PyObject* args) {
   PyObject* capsule;
   const char* path;
   if (!PyArg_ParseTuple(args, "Os", &capsule, &path)) return nullptr;
   return Entry([&]() -> PyObject* {
-    Raise(tsb_module_save(ModuleFromCapsule(capsule), path));
+    Raise(SaveTo(ModuleFromCapsule(capsule), path));
     Py_RETURN_NONE;
   });
 }
@@ -477,7 +479,9 @@ PyMethodDef g_functions[] = {
     {"_init", Init, METH_VARARGS, "_init(errors_module, types_module) -> torch available"},
     {"load", NewModule<tsb_module_load>, METH_VARARGS, "load(path) -> module capsule"},
     {"compile", NewModule<tsb_module_compile>, METH_VARARGS, "compile(source) -> module capsule"},
-    {"save", Save, METH_VARARGS, "save(module, path)"},
+    {"save", Save<tsb_module_save>, METH_VARARGS, "save(module, path)"},
+    {"save_for_mobile", Save<tsb_module_save_for_mobile>, METH_VARARGS,
+     "save_for_mobile(module, path)"},
     {"write", Write, METH_O, "write(module) -> bytes of its TorchScript archive"},
     {"read", Read, METH_VARARGS, "read(bytes) -> module capsule"},
     {"methods", Methods, METH_O, "methods(module) -> [schema dict]"},

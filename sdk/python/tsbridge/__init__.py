@@ -98,6 +98,12 @@ class Module:
     def save(self, path):
         _native.save(self._capsule, str(path))
 
+    def save_for_mobile(self, path):
+        """Saves for LibTorch's lite interpreter, as
+        _save_for_lite_interpreter: torch.jit._load_for_lite_interpreter
+        reads it."""
+        _native.save_for_mobile(self._capsule, str(path))
+
     def to_bytes(self):
         """The bytes Module.save would write (torch.jit.save's archive):
         torch.jit.load(io.BytesIO(b)) and tsbridge.load(b) read them."""

@@ -38,6 +38,9 @@ tsb_default <- function() structure(list(), class = "tsb_default")
   m$.schemas <- schemas
   m$save <- function(path) invisible(.Call(tsbr_module_save, ptr, path.expand(path)))
   m$to_raw <- function() .Call(tsbr_module_write, ptr)
+  m$save_for_mobile <- function(path) {
+    invisible(.Call(tsbr_module_save_for_mobile, ptr, path.expand(path)))
+  }
   m$methods <- names(schemas)
   m$schema <- function(method) schemas[[method]]$schema
   .module_state(m, ptr, origin, "forward" %in% names(schemas))

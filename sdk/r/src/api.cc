@@ -258,6 +258,13 @@ SEXP tsbr_module_read(SEXP bytes) {
   TSB_END
 }
 
+SEXP tsbr_module_save_for_mobile(SEXP module, SEXP path) {
+  TSB_BEGIN
+  CheckStatus(tsb_module_save_for_mobile(ModuleOf(module), StringArg(path, "path").c_str()));
+  return R_NilValue;
+  TSB_END
+}
+
 SEXP tsbr_module_methods(SEXP module) {
   TSB_BEGIN
   tsb_module* m = ModuleOf(module);

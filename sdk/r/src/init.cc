@@ -26,6 +26,7 @@ SEXP tsbr_module_parameter_set(SEXP, SEXP, SEXP, SEXP);
 SEXP tsbr_graph_for(SEXP, SEXP);
 SEXP tsbr_module_state_get(SEXP);
 SEXP tsbr_module_state_set(SEXP, SEXP, SEXP);
+SEXP tsbr_module_save_for_mobile(SEXP, SEXP);
 SEXP tsbr_module_write(SEXP);
 SEXP tsbr_module_read(SEXP);
 SEXP tsbr_module_compile(SEXP);
@@ -78,7 +79,7 @@ static const R_CallMethodDef kCallEntries[] = {
     TSB_ENTRY(tsbr_dlpack_stats, 0),   TSB_ENTRY(tsbr_module_load, 1),
     TSB_ENTRY(tsbr_module_compile, 1), TSB_ENTRY(tsbr_module_save, 2),
     TSB_ENTRY(tsbr_module_write, 1),   TSB_ENTRY(tsbr_module_read, 1),
-    TSB_ENTRY(tsbr_op_names, 1),
+    TSB_ENTRY(tsbr_op_names, 1),       TSB_ENTRY(tsbr_module_save_for_mobile, 2),
     TSB_ENTRY(tsbr_module_methods, 1), TSB_ENTRY(tsbr_method_caller, 2),
     TSB_ENTRY(tsbr_op_caller, 1),      TSB_ENTRY(tsbr_op_overloads, 1),
     TSB_ENTRY(tsbr_call_frame, 2),     TSB_ENTRY(tsbr_call_list, 2),

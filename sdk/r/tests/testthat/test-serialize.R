@@ -115,3 +115,14 @@ test_that("register_parameter(), register_buffer() and graph_for()", {
                 collapse = " ")
   expect_identical(ours, want)
 })
+
+test_that("$save_for_mobile() writes what PyTorch's lite interpreter runs", {
+  fx <- linear_fixture()
+  m <- tsb_load(fx$path)
+  path <- file.path(tsb_work, "linear.ptl")
+  m$save_for_mobile(path)
+  out <- python_out(sprintf(paste0(
+    "import torch; m = torch.jit._load_for_lite_interpreter(%s); ",
+    "print(m(torch.zeros(1, 3, dtype=torch.float64)).shape)"), shQuote(path, type = "sh")))
+  expect_identical(out, "torch.Size([1, 2])")
+})
