@@ -155,4 +155,24 @@ tsb_status* tsb_module_trace(tsb_trace_fn fn, void* user_data, const tsb_any* ex
   });
 }
 
+tsb_status* tsb_module_trace_with(tsb_trace_fn fn, void* user_data,
+                                  const tsb_any* example_inputs, size_t num_inputs,
+                                  const tsb_trace_options* options, tsb_module** out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(reinterpret_cast<const void*>(fn), "fn"));
+    if (num_inputs > 0) TSB_RETURN_IF_ERROR(CheckArg(example_inputs, "example_inputs"));
+    bool strict = true;
+    if (options != nullptr) {
+      if (options->struct_size < sizeof(size_t)) {
+        return absl::InvalidArgumentError("options->struct_size is not set");
+      }
+      if (options->struct_size >= offsetof(tsb_trace_options, strict) + sizeof(bool)) {
+        strict = options->strict;
+      }
+    }
+    return ModuleOut(
+        out, [&] { return rt::Trace(fn, user_data, example_inputs, num_inputs, strict); });
+  });
+}
+
 }  // extern "C"

@@ -48,7 +48,7 @@ std::vector<std::string> OperatorNames();
 
 // Tracing a host function into a module with a `forward` (trace.cc).
 absl::StatusOr<tsb_module*> Trace(tsb_trace_fn fn, void* user_data,
-                                  const tsb_any* inputs, size_t num_inputs);
+                                  const tsb_any* inputs, size_t num_inputs, bool strict = true);
 
 }  // namespace tsb::runtime
 

@@ -43,7 +43,7 @@ torch::jit::Stack CallHost(tsb_trace_fn fn, void* user_data, torch::jit::Stack i
 }  // namespace
 
 absl::StatusOr<tsb_module*> Trace(tsb_trace_fn fn, void* user_data, const tsb_any* inputs,
-                                  size_t num_inputs) {
+                                  size_t num_inputs, bool strict) {
   torch::jit::Stack stack;
   for (size_t i = 0; i < num_inputs; ++i) {
     absl::StatusOr<c10::IValue> value = ToIValue(inputs[i]);
@@ -59,10 +59,12 @@ absl::StatusOr<tsb_module*> Trace(tsb_trace_fn fn, void* user_data, const tsb_an
                 std::move(stack),
                 [&](torch::jit::Stack traced) { return CallHost(fn, user_data, std::move(traced)); },
                 [](const torch::autograd::Variable&) { return std::string(); },
-                /*strict=*/true, /*force_outplace=*/false, &module)
+                strict, /*force_outplace=*/false, &module)
                 .first;
   } catch (const HostFailure& failure) {
     return failure.status;
+  } catch (const c10::Error& e) {  // the tracer refused an output (strict)
+    return TorchError(absl::StrCat("traced function(): ", e.what_without_backtrace()));
   }
   torch::jit::Function* forward = module._ivalue()->compilation_unit()->create_function(
       c10::QualifiedName(*module.type()->name(), "forward"), state->graph);

@@ -146,6 +146,21 @@ def test_trace_binds_named_inputs_by_name():
         tsbridge.trace(fn, {"x": a, "z": b})
 
 
+def test_trace_non_strict_records_a_dict_output():
+    def fn(x, y):
+        return {"sum": tsbridge.ops.aten.add(x, y), "diff": tsbridge.ops.aten.sub(x, y)}
+
+    a, b = torch.full((2,), 5.0), torch.ones(2)
+    with pytest.raises(tsbridge.TorchError, match="traced function\\(\\): .*dict"):
+        tsbridge.trace(fn, [a, b])
+    traced = tsbridge.trace(fn, [a, b], strict=False)
+    theirs = torch.jit.trace(lambda x, y: {"sum": x + y, "diff": x - y}, (a, b), strict=False)
+    x, y = torch.arange(2.0), torch.full((2,), 3.0)
+    got, want = traced(x, y), theirs(x, y)
+    assert list(got) == list(want) == ["sum", "diff"]
+    assert all(torch.equal(got[k], want[k]) for k in want)
+
+
 def test_trace_records_operators(tmp_path):
     def fn(x, y):
         return tsbridge.ops.aten.add(tsbridge.ops.aten.mul(x, y), 1.0)

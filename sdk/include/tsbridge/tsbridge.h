@@ -751,6 +751,19 @@ typedef tsb_status* (*tsb_trace_fn)(void* user_data, const tsb_any* inputs,
 TSB_API tsb_status* tsb_module_trace(tsb_trace_fn fn, void* user_data,
                                      const tsb_any* example_inputs, size_t num_inputs,
                                      tsb_module** out);
+/* How tsb_module_trace_with traces. struct_size first, as every struct
+ * (docs/abi.md); fields a smaller struct_size does not cover take the value
+ * in brackets. Added in 1.2. */
+typedef struct tsb_trace_options {
+  size_t struct_size;
+  /* [true] Outputs must be tensors or tuples and lists of them, as
+   * torch.jit.trace's strict=True; false also records dicts (strict=False). */
+  bool strict;
+} tsb_trace_options;
+/* tsb_module_trace with options (NULL: the defaults). Added in 1.2. */
+TSB_API tsb_status* tsb_module_trace_with(tsb_trace_fn fn, void* user_data,
+                                          const tsb_any* example_inputs, size_t num_inputs,
+                                          const tsb_trace_options* options, tsb_module** out);
 
 /* Module state, as torch.jit.load's users know it (docs/runtime.md). The
  * setters change the module in place: do not call them while another

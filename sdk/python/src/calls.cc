@@ -294,7 +294,7 @@ PyObject* GraphFor(tsb_module* module, const std::string& method, PyObject* cons
   return Check(s);
 }
 
-PyObject* Trace(PyObject* fn, PyObject* example_inputs) {
+PyObject* Trace(PyObject* fn, PyObject* example_inputs, bool strict) {
   Ref seq(Check(PySequence_Fast(example_inputs, "example_inputs must be a sequence")));
   IdentityScope scope;
   scope.keep_outputs = true;  // fn must hand the tracer's tensors back
@@ -311,8 +311,9 @@ PyObject* Trace(PyObject* fn, PyObject* example_inputs) {
   TraceState state{fn};
   tsb_module* module = nullptr;
   // The GIL stays held: the tracer calls back into Python on this thread.
-  tsb_status* status = tsb_module_trace(TraceCallback, &state, inputs.data(),
-                                 inputs.size(), &module);
+  tsb_trace_options options{sizeof(tsb_trace_options), strict};
+  tsb_status* status = tsb_module_trace_with(TraceCallback, &state, inputs.data(),
+                                             inputs.size(), &options, &module);
   if (state.type != nullptr) {  // the function's own exception, unchanged
     tsb_status_free(status);
     PyErr_Restore(state.type, state.value, state.traceback);

@@ -36,8 +36,8 @@ PyObject* CallObject(const tsb_any& object, const std::string& method, PyObject*
 // module.graph_for(*args, **kwargs) of one method: the graph as text.
 PyObject* GraphFor(tsb_module* module, const std::string& method, PyObject* const* args,
                    size_t nargs, PyObject* kwnames);
-// tsb_module_trace of a Python function: a module capsule.
-PyObject* Trace(PyObject* fn, PyObject* example_inputs);
+// tsb_module_trace_with of a Python function: a module capsule.
+PyObject* Trace(PyObject* fn, PyObject* example_inputs, bool strict);
 
 }  // namespace tsbpy
 

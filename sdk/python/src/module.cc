@@ -354,8 +354,9 @@ PyObject* LibraryCount(PyObject*, PyObject*) {
 
 PyObject* TraceFn(PyObject*, PyObject* args) {
   PyObject *fn, *inputs;
-  if (!PyArg_ParseTuple(args, "OO", &fn, &inputs)) return nullptr;
-  return Entry([&]() -> PyObject* { return Trace(fn, inputs); });
+  int strict = 1;
+  if (!PyArg_ParseTuple(args, "OO|p", &fn, &inputs, &strict)) return nullptr;
+  return Entry([&]() -> PyObject* { return Trace(fn, inputs, strict != 0); });
 }
 
 PyObject* ParseType(PyObject*, PyObject* args) {
@@ -503,7 +504,7 @@ PyMethodDef g_functions[] = {
     {"load_library", LoadLibrary, METH_VARARGS, "load_library(path_or_name) -> id"},
     {"library_info", LibraryInfo, METH_VARARGS, "library_info(id) -> dict"},
     {"library_count", LibraryCount, METH_NOARGS, "library_count() -> int"},
-    {"trace", TraceFn, METH_VARARGS, "trace(fn, example_inputs) -> module capsule"},
+    {"trace", TraceFn, METH_VARARGS, "trace(fn, example_inputs, strict=True) -> module capsule"},
     {"parse_type", ParseType, METH_VARARGS, "parse_type(annotation) -> type index"},
     {"type_info", TypeInfo, METH_VARARGS, "type_info(index) -> dict"},
     {"convert", Convert, METH_VARARGS, "convert(obj, type_index) -> obj"},

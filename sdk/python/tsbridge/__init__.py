@@ -226,12 +226,13 @@ def compile(source):  # noqa: A001  (the name the issue asks for)
     return Module(_native.compile(source), "<compiled>")
 
 
-def trace(fn, example_inputs):
+def trace(fn, example_inputs, strict=True):
     """Traces ``fn(*example_inputs)``: the operators it calls through
     tsbridge.ops are recorded; the result is a Module whose forward replays
     them. Torch operations done directly in Python are not recorded.
     ``example_inputs`` may be a dict: bound to ``fn``'s parameters by name,
-    in their order (forward then takes them in that order)."""
+    in their order (forward then takes them in that order). With
+    ``strict=False`` the output may also be a dict, as torch.jit.trace's."""
     if isinstance(example_inputs, dict):
         import inspect
         try:
@@ -242,7 +243,7 @@ def trace(fn, example_inputs):
             raise TypeError("trace(): example inputs bind to positional parameters only, "
                             f"not {sorted(bound.kwargs)}")
         example_inputs = bound.args
-    return Module(_native.trace(fn, tuple(example_inputs)), "<traced>")
+    return Module(_native.trace(fn, tuple(example_inputs), bool(strict)), "<traced>")
 
 
 class _Lazy:

@@ -374,9 +374,12 @@ SEXP tsbr_object_field(SEXP object, SEXP name) {
   TSB_END
 }
 
-SEXP tsbr_trace(SEXP fn, SEXP inputs) {
+SEXP tsbr_trace(SEXP fn, SEXP inputs, SEXP strict) {
   TSB_BEGIN
-  return Trace(fn, inputs);
+  if (TYPEOF(strict) != LGLSXP || Rf_length(strict) != 1 || LOGICAL(strict)[0] == NA_LOGICAL) {
+    Fail(TSB_ERR_TYPE, "strict must be TRUE or FALSE, got " + Describe(strict));
+  }
+  return Trace(fn, inputs, LOGICAL(strict)[0] != 0);
   TSB_END
 }
 

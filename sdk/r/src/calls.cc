@@ -412,7 +412,7 @@ SEXP CallObject(const tsb_any& object, const std::string& method, SEXP args) {
   return ToR(result.get());
 }
 
-SEXP Trace(SEXP fn, SEXP inputs) {
+SEXP Trace(SEXP fn, SEXP inputs, bool strict) {
   if (TYPEOF(fn) != CLOSXP && TYPEOF(fn) != BUILTINSXP && TYPEOF(fn) != SPECIALSXP) {
     Fail(TSB_ERR_INVALID_ARGUMENT, "tsb_trace() needs a function, got " + Describe(fn));
   }
@@ -427,7 +427,9 @@ SEXP Trace(SEXP fn, SEXP inputs) {
   cpp11::sexp token(cpp11::safe[R_MakeUnwindCont]());
   TraceState state{fn, token};
   tsb_module* module = nullptr;
-  tsb_status* status = tsb_module_trace(TraceCallback, &state, items.data(), items.size(), &module);
+  tsb_trace_options options{sizeof(tsb_trace_options), strict};
+  tsb_status* status = tsb_module_trace_with(TraceCallback, &state, items.data(), items.size(),
+                                             &options, &module);
   if (state.jumped) {  // the function's own R error, continued unchanged
     tsb_status_free(status);
     throw cpp11::unwind_exception(token);

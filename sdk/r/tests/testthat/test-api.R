@@ -79,6 +79,19 @@ test_that("tsb_trace binds named example inputs by name, as R calls fn", {
   expect_error(tsb_trace(fn, list(y = b)), "missing: 'x'")
 })
 
+test_that("tsb_trace(strict = FALSE) records a named list output as a Dict", {
+  fn <- function(x, y) list(sum = tsb_ops$aten$add(x, y), diff = tsb_ops$aten$sub(x, y))
+  a <- tsb_tensor(c(5, 5))
+  b <- tsb_tensor(c(1, 1))
+  expect_error(tsb_trace(fn, list(a, b)), "dict", class = "tsb_torch_error")
+  traced <- tsb_trace(fn, list(a, b), strict = FALSE)
+  out <- traced$forward(tsb_tensor(c(1, 2)), tsb_tensor(c(3, 3)))
+  expect_identical(names(out), c("sum", "diff"))
+  expect_identical(as.vector(out$sum), c(4, 5))
+  expect_identical(as.vector(out$diff), c(-2, -1))
+  expect_error(tsb_trace(fn, list(a, b), strict = NA), "strict must be TRUE or FALSE")
+})
+
 test_that("tsb_trace records operators; $save() writes what PyTorch runs", {
   fn <- function(x) tsb_ops$aten$add(tsb_ops$aten$mul(x, 2), 1)
   traced <- tsb_trace(fn, list(tsb_tensor(c(1, 2, 3))))
