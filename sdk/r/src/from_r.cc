@@ -239,6 +239,8 @@ void ListFromR(SEXP x, int32_t element, tsb_any* out) {
   CheckStatus(tsb_list_new(element, items.data(), items.size(), out));
 }
 
+std::string NameAt(SEXP names, R_xlen_t i);
+
 // A list (or atomic vector) as the tuple type `type` (nullptr: by items).
 void TupleFromR(SEXP x, const TypeEntry* type, tsb_any* out) {
   const size_t n = Len(x);
@@ -249,6 +251,18 @@ void TupleFromR(SEXP x, const TypeEntry* type, tsb_any* out) {
                              " items), got " + Describe(x));
     }
     SEXP names = Rf_getAttrib(x, R_NamesSymbol);
+    if (type->kind == TSB_KIND_TUPLE && names != R_NilValue) {
+      // Positions decide; the names would be lost without a word.
+      std::string given;
+      for (R_xlen_t j = 0; j < Rf_xlength(names); ++j) {
+        const std::string name = NameAt(names, j);
+        if (!name.empty()) given += (given.empty() ? "" : ", ") + name;
+      }
+      if (!given.empty()) {
+        cpp11::warning("the names of the list (%s) are dropped: %s takes its items by position",
+                       given.c_str(), type->annotation.c_str());
+      }
+    }
     for (size_t i = 0; i < n; ++i) {
       // A NamedTuple takes its fields by name when the list is named.
       R_xlen_t at = static_cast<R_xlen_t>(i);
