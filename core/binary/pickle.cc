@@ -18,10 +18,8 @@
 namespace tsb {
 namespace {
 
-// The archive's bytes for LibTorch's zip reader. LibTorch's own adapters
-// (MemoryReadAdapter, pickle_load's VectorReader) copy whatever range miniz
-// asks for; a corrupt archive asks past the end (found by the pickle
-// fuzzer). This one copies what exists and reports the short read.
+// MemoryReader's adapter (pickle.h says why it is not LibTorch's
+// MemoryReadAdapter or pickle_load's VectorReader).
 class BoundedReadAdapter final : public caffe2::serialize::ReadAdapterInterface {
  public:
   BoundedReadAdapter(const char* data, size_t size) : data_(data), size_(size) {}
@@ -59,6 +57,11 @@ c10::IValue UnpickleRewritten(const std::string& program,
 }
 
 }  // namespace
+
+std::shared_ptr<caffe2::serialize::ReadAdapterInterface> MemoryReader(const char* data,
+                                                                      size_t size) {
+  return std::make_shared<BoundedReadAdapter>(data, size);
+}
 
 absl::StatusOr<std::vector<char>> PickleSave(const c10::IValue& value) {
   // LibTorch's pickler recurses without a bound.

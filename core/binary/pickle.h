@@ -5,13 +5,25 @@
 #define TSBRIDGE_CORE_BINARY_PICKLE_H_
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include <ATen/core/ivalue.h>
 
 #include "absl/status/statusor.h"
 
+namespace caffe2::serialize {
+class ReadAdapterInterface;
+}  // namespace caffe2::serialize
+
 namespace tsb {
+
+// An archive in memory for LibTorch's zip reader and importer, read in place
+// (the bytes must outlive it). LibTorch's own adapters copy whatever range
+// miniz asks for; a corrupt archive asks past the end (found by the pickle
+// fuzzer). This one copies what exists and reports the short read.
+std::shared_ptr<caffe2::serialize::ReadAdapterInterface> MemoryReader(const char* data,
+                                                                      size_t size);
 
 // torch::jit::pickle_save; LibTorch errors (a value it cannot pickle) are
 // INVALID_ARGUMENT with LibTorch's message.

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/binary/pickle.h"
 #include "core/plugins/deferred_plugins.h"
 #include "core/plugins/library_loader.h"
 #include "core/runtime/aoti_package.h"

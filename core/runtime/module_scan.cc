@@ -1,7 +1,5 @@
 #include "core/runtime/module_scan.h"
 
-#include <algorithm>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/string_view.h"
+#include "core/binary/pickle.h"
 #include "core/binary/pickle_scan.h"
 #include "tsbridge/errors.hpp"
 
@@ -324,28 +323,8 @@ absl::Status ScanReader(caffe2::serialize::PyTorchStreamReader& reader,
   return absl::OkStatus();
 }
 
-class BufferReader final : public caffe2::serialize::ReadAdapterInterface {
- public:
-  BufferReader(const char* data, size_t size) : data_(data), size_(size) {}
-  size_t size() const override { return size_; }
-  size_t read(uint64_t pos, void* buf, size_t n, const char* /*what*/) const override {
-    if (pos >= size_) return 0;
-    n = std::min<size_t>(n, size_ - pos);
-    std::memcpy(buf, data_ + pos, n);
-    return n;
-  }
-
- private:
-  const char* data_;
-  size_t size_;
-};
 
 }  // namespace
-
-std::shared_ptr<caffe2::serialize::ReadAdapterInterface> MemoryReader(const char* data,
-                                                                      size_t size) {
-  return std::make_shared<BufferReader>(data, size);
-}
 
 absl::Status ScanModuleArchive(
     const char* path, const std::function<absl::Status(absl::string_view code)>& on_code) {

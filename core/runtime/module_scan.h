@@ -7,21 +7,11 @@
 
 #include <cstddef>
 #include <functional>
-#include <memory>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
-namespace caffe2::serialize {
-class ReadAdapterInterface;
-}  // namespace caffe2::serialize
-
 namespace tsb::runtime {
-
-// Reads `data` in place, for LibTorch's archive reader and importer; the
-// bytes must outlive it.
-std::shared_ptr<caffe2::serialize::ReadAdapterInterface> MemoryReader(const char* data,
-                                                                      size_t size);
 
 // OK when every pickle of the archive (data.pkl, constants.pkl, the code's
 // .debug_pkl) passes ScanPickle, every .debug_pkl holds the debug ranges

@@ -44,6 +44,15 @@ SEXP HandlePointer(SEXP x) {
 
 }  // namespace
 
+// $save(path), $save_for_mobile(path).
+template <tsb_status* (*Save)(const tsb_module*, const char*)>
+SEXP SaveModule(SEXP module, SEXP path) {
+  TSB_BEGIN
+  CheckStatus(Save(ModuleOf(module), StringArg(path, "path").c_str()));
+  return R_NilValue;
+  TSB_END
+}
+
 extern "C" {
 
 SEXP tsbr_init(SEXP integer64) {
@@ -227,11 +236,10 @@ SEXP tsbr_module_compile(SEXP source) {
   TSB_END
 }
 
-SEXP tsbr_module_save(SEXP module, SEXP path) {
-  TSB_BEGIN
-  CheckStatus(tsb_module_save(ModuleOf(module), StringArg(path, "path").c_str()));
-  return R_NilValue;
-  TSB_END
+SEXP tsbr_module_save(SEXP module, SEXP path) { return SaveModule<tsb_module_save>(module, path); }
+
+SEXP tsbr_module_save_for_mobile(SEXP module, SEXP path) {
+  return SaveModule<tsb_module_save_for_mobile>(module, path);
 }
 
 // The bytes of the module's TorchScript archive, and a module from them
@@ -255,13 +263,6 @@ SEXP tsbr_module_read(SEXP bytes) {
   CheckStatus(tsb_module_read(reinterpret_cast<const char*>(RAW(bytes)),
                               static_cast<size_t>(XLENGTH(bytes)), &m));
   return WrapModule(m);
-  TSB_END
-}
-
-SEXP tsbr_module_save_for_mobile(SEXP module, SEXP path) {
-  TSB_BEGIN
-  CheckStatus(tsb_module_save_for_mobile(ModuleOf(module), StringArg(path, "path").c_str()));
-  return R_NilValue;
   TSB_END
 }
 
