@@ -71,6 +71,16 @@ void Convert(SEXP value, int32_t type, const std::string& where, tsb_any* out) {
   }
 }
 
+// The same, the path built only when the conversion fails: a call's
+// arguments convert with no allocation for their names.
+void ConvertParam(SEXP value, const Caller& c, const Param& p, tsb_any* out) {
+  try {
+    FromR(value, p.type, out);
+  } catch (HostError& e) {
+    Rethrow(e, c.name + "(): argument '" + p.name + "'");
+  }
+}
+
 int32_t TypeByName(const Caller& c, const std::string& name) {
   for (const Param& p : c.params) {
     if (p.name == name) return p.type;
@@ -325,15 +335,14 @@ SEXP CallWithFrame(const Caller& c, SEXP env) {
       keywords = true;
       continue;
     }
-    const std::string where = c.name + "(): argument '" + p.name + "'";
     if (!keywords && !p.kwarg_only) {
       a.positional.items.push_back(tsb_any_inline(TSB_TYPE_INVALID, 0));
-      Convert(value, p.type, where, &a.positional.items.back());
+      ConvertParam(value, c, p, &a.positional.items.back());
     } else {
       keywords = true;
       a.names.push_back(p.name);
       a.keyword.items.push_back(tsb_any_inline(TSB_TYPE_INVALID, 0));
-      Convert(value, p.type, where, &a.keyword.items.back());
+      ConvertParam(value, c, p, &a.keyword.items.back());
     }
   }
   return Finish(c, a);

@@ -121,7 +121,7 @@ SEXP ConditionOrMessage(const HostError& e, char* buf, size_t size) noexcept {
     return cond;
   } catch (...) {
     const std::string message = e.path.empty() ? e.detail : e.path + ": " + e.detail;
-    std::strncpy(buf, message.c_str(), size - 1);
+    std::snprintf(buf, size, "%s", message.c_str());
     return R_NilValue;
   }
 }
