@@ -3,4 +3,5 @@
 
 
 def run_chunk(module, chunk):
-    return module(chunk)
+    # Detached: a result that requires grad cannot cross to the parent.
+    return module(chunk).detach()

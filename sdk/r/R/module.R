@@ -19,7 +19,10 @@ tsb_default <- function() structure(list(), class = "tsb_default")
   names(fmls) <- vapply(schema$arguments, function(a) a$name, "")
   f <- function() NULL
   formals(f) <- fmls
-  body(f) <- bquote(.Call(.(tsbr_call_frame), .(caller), environment()))
+  # The routine by name, looked up in the namespace at each call: a
+  # NativeSymbolInfo baked in would not survive serialize() (its address
+  # reads back as NULL in another process).
+  body(f) <- bquote(.Call(tsbr_call_frame, .(caller), environment()))
   environment(f) <- asNamespace("tsbridge")
   attr(f, "tsb_schema") <- schema$schema
   f

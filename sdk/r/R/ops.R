@@ -9,7 +9,7 @@
   if (length(schemas) == 1L) {
     f <- .callable(caller, schemas[[1]])
   } else {
-    f <- eval(bquote(function(...) .Call(.(tsbr_call_list), .(caller), list(...))))
+    f <- eval(bquote(function(...) .Call(tsbr_call_list, .(caller), list(...))))
     environment(f) <- asNamespace("tsbridge")
     attr(f, "tsb_schema") <- vapply(schemas, function(s) s$schema, "")
   }

@@ -22,8 +22,7 @@ test_that("tsb_compile compiles free functions, as jit_compile does", {
   expect_identical(names(formals(f$shifted)), c("x", "by"))
   expect_identical(as.vector(f$fn(tsb_tensor(c(-1, 2)))), c(0, 2))
   expect_identical(as.vector(f$shifted(tsb_tensor(c(-1, 2)), by = 3L)), c(3, 5))
-  expect_error(f$fn(3L), "fn\\(\\): argument 'x': expected Tensor, got int 3",
-               class = "tsb_type_error")
+  expect_error(f$fn("a"), "fn\\(\\): argument 'x'", class = "tsb_type_error")
   expect_error(f$to_raw(), "a module of free functions")
 })
 
@@ -66,10 +65,10 @@ test_that("a module runs on a two-worker parallel socket cluster", {
   on.exit(parallel::stopCluster(cl))
   parallel::clusterCall(cl, function(libs) .libPaths(libs), .libPaths())
   rows <- split(seq_len(nrow(fx$x)), c(1, 1, 2, 2))
-  parts <- parallel::parLapply(cl, rows, function(i, m, x) {
+  parts <- parallel::parLapply(cl, rows, function(i, m, input) {
     # The module arrives serialized; tsbridge's namespace loads by itself.
-    as.matrix(m$forward(tsbridge::tsb_tensor(x[i, , drop = FALSE])))
-  }, m = m, x = fx$x)
+    as.matrix(m$forward(tsbridge::tsb_tensor(input[i, , drop = FALSE])))
+  }, m = m, input = fx$x)
   pids <- unlist(parallel::clusterCall(cl, Sys.getpid))
   expect_length(unique(pids), 2)
   expect_false(Sys.getpid() %in% pids)
