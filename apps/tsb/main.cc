@@ -126,7 +126,9 @@ Callee FunctionOrOperator(const std::string& name) {
   size_t overloads = 0;
   if (tsb_status* status = tsb_op_count_overloads(name.c_str(), &overloads)) {
     std::string message = tsb_status_get_message(status);
+    const bool missing = tsb_status_get_code(status) == TSB_ERR_NOT_FOUND;
     tsb_status_free(status);
+    if (!missing) throw Failure(message);  // an operator, refused with its reason
     throw Failure("'" + name + "' is neither a plugin function nor an operator: " + message);
   }
   callee.typed = overloads == 1;

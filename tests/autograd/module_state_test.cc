@@ -170,7 +170,8 @@ TEST_F(ModuleStateTest, StateDictOutAndIn) {
 TEST_F(ModuleStateTest, RegisterParameterAndBuffer) {
   Value w(Handle(at::ones({2}, at::kDouble))), b(Handle(at::zeros({1}, at::kDouble)));
   const char* first = nullptr;
-  TSB_ASSERT_OK(tsb_module_get_parameter(net_.m, 0, &first, nullptr));
+  Value first_tensor;
+  TSB_ASSERT_OK(tsb_module_get_parameter(net_.m, 0, &first, first_tensor.out()));
   TSB_ASSERT_OK(tsb_module_set_parameter(net_.m, "extra", &w.get(), /*is_buffer=*/false));
   TSB_ASSERT_OK(tsb_module_set_parameter(net_.m, "count", &b.get(), /*is_buffer=*/true));
   EXPECT_STREQ(first, "fc1.weight");  // a name given out before stays valid
