@@ -63,8 +63,10 @@ absl::StatusOr<tsb_module*> Trace(tsb_trace_fn fn, void* user_data, const tsb_an
                 .first;
   } catch (const HostFailure& failure) {
     return failure.status;
-  } catch (const c10::Error& e) {  // the tracer refused an output (strict)
+  } catch (const c10::Error& e) {
     return TorchError(absl::StrCat("traced function(): ", e.what_without_backtrace()));
+  } catch (const std::exception& e) {  // the tracer refused an output (strict)
+    return TorchError(absl::StrCat("traced function(): ", e.what()));
   }
   torch::jit::Function* forward = module._ivalue()->compilation_unit()->create_function(
       c10::QualifiedName(*module.type()->name(), "forward"), state->graph);

@@ -149,7 +149,7 @@ TEST_F(ModuleStateTest, StateDictOutAndIn) {
   EXPECT_EQ(std::string(tsb_status_get_message(shape.get())),
             "argument 'state' \u2192 key \"fc2.bias\": expected shape [3], got [4]");
   bad.insert_or_assign("fc2.bias", at::zeros({3}, at::kDouble));
-  bad.erase("scale");
+  EXPECT_EQ(bad.erase("scale"), 1u);
   bad.insert("extra", at::zeros({1}));
   Value mismatched = with("Dict[str, Tensor]", c10::IValue(bad));
   Status keys_status(tsb_module_set_state(net_.m, &mismatched.get(), true));

@@ -52,12 +52,18 @@ def test_operators_follow_torchscripts_call_rules():
     x, w, b = torch.randn(1, 2, 5, 5), torch.randn(3, 2, 3, 3), torch.randn(3)
     # conv2d and conv2d.padding both bind (x, w, b): torch.ops takes conv2d.
     assert torch.equal(tsbridge.ops.aten.conv2d(x, w, b), torch.ops.aten.conv2d(x, w, b))
-    # An int where the schema says int[2], broadcast as TorchScript does.
-    assert torch.equal(tsbridge.ops.aten.conv2d(x, w, b, 2, 1),
-                       torch.ops.aten.conv2d(x, w, b, 2, 1))
-    assert torch.equal(tsbridge.ops.aten.max_pool2d(x, 2), torch.ops.aten.max_pool2d(x, 2))
-    assert torch.equal(tsbridge.ops.aten.max_pool2d(x, kernel_size=3, stride=1),
-                       torch.ops.aten.max_pool2d(x, kernel_size=3, stride=1))
+    # An int where the schema says int[2], broadcast as the TorchScript
+    # compiler does on both releases (torch.ops in Python does so on 1.13
+    # only: 2.6 refuses an int for SymInt[2] there).
+    ts = torch.jit.CompilationUnit(
+        "def conv(x: Tensor, w: Tensor, b: Tensor):\n"
+        "    return torch.conv2d(x, w, b, 2, 1)\n"
+        "def pool(x: Tensor):\n"
+        "    return torch.max_pool2d(x, 2), torch.max_pool2d(x, kernel_size=3, stride=1)\n")
+    assert torch.equal(tsbridge.ops.aten.conv2d(x, w, b, 2, 1), ts.conv(x, w, b))
+    two, three = ts.pool(x)
+    assert torch.equal(tsbridge.ops.aten.max_pool2d(x, 2), two)
+    assert torch.equal(tsbridge.ops.aten.max_pool2d(x, kernel_size=3, stride=1), three)
 
 
 class _Net(torch.nn.Module):

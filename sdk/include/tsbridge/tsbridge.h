@@ -697,7 +697,7 @@ TSB_API tsb_status* tsb_module_load(const char* path, tsb_module** out);
 TSB_API tsb_status* tsb_module_compile(const char* source, tsb_module** out);
 TSB_API tsb_status* tsb_module_save(const tsb_module* module, const char* path);
 /* Saves the module for LibTorch's lite (mobile) interpreter, as PyTorch's
- * _save_for_lite_interpreter does: torch.jit._load_for_lite_interpreter and
+ * _save_for_lite_interpreter does: torch.jit.mobile._load_for_lite_interpreter and
  * LibTorch's _load_for_mobile read it (tsb_module_load does not). Added in
  * 1.2. */
 TSB_API tsb_status* tsb_module_save_for_mobile(const tsb_module* module, const char* path);

@@ -100,7 +100,7 @@ class Module:
 
     def save_for_mobile(self, path):
         """Saves for LibTorch's lite interpreter, as
-        _save_for_lite_interpreter: torch.jit._load_for_lite_interpreter
+        _save_for_lite_interpreter: torch.jit.mobile._load_for_lite_interpreter
         reads it."""
         _native.save_for_mobile(self._capsule, str(path))
 
