@@ -90,6 +90,7 @@ def test_save_for_the_lite_interpreter(tmp_path):
     torch.jit.save(scripted, buffer)
     m = tsbridge.load(buffer.getvalue())
     m.save_for_mobile(tmp_path / "m.ptl")
-    lite = torch.jit.mobile._load_for_lite_interpreter(str(tmp_path / "m.ptl"))
+    from torch.jit.mobile import _load_for_lite_interpreter
+    lite = _load_for_lite_interpreter(str(tmp_path / "m.ptl"))
     x = torch.randn(3, 3)
     assert torch.equal(lite(x), scripted(x))

@@ -121,7 +121,7 @@ test_that("$save_for_mobile() writes what PyTorch's lite interpreter runs", {
   path <- file.path(tsb_work, "linear.ptl")
   m$save_for_mobile(path)
   out <- python_out(sprintf(paste0(
-    "import torch; m = torch.jit.mobile._load_for_lite_interpreter(%s); ",
+    "import torch; from torch.jit.mobile import _load_for_lite_interpreter as load; m = load(%s); ",
     "print(m(torch.zeros(1, 3, dtype=torch.float64)).shape)"), shQuote(path, type = "sh")))
   expect_identical(out, "torch.Size([1, 2])")
 })
