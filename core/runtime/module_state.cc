@@ -7,6 +7,7 @@
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/serialization/python_print.h>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/runtime/module.h"
@@ -205,6 +206,12 @@ void CollectState(const torch::jit::Module& module, const std::string& prefix,
   }
 }
 
+// Dict[str, Tensor], the type of a state dict, interned once.
+absl::StatusOr<const TypeInfo*> StateDictType() {
+  return TypeRegistry::Global().Intern(
+      c10::DictType::create(c10::StringType::get(), c10::TensorType::get()));
+}
+
 std::string ShapeText(const at::Tensor& t) {
   return absl::StrCat("[", absl::StrJoin(t.sizes(), ", "), "]");
 }
@@ -223,18 +230,14 @@ absl::Status GetState(const tsb_module& module, tsb_any* out) {
   CollectState(module.module, "", &state);
   c10::Dict<std::string, at::Tensor> dict;
   for (auto& [name, tensor] : state) dict.insert(name, tensor);
-  TSB_ASSIGN_OR_RETURN(const TypeInfo* type,
-                       TypeRegistry::Global().Intern(c10::DictType::create(
-                           c10::StringType::get(), c10::TensorType::get())));
+  TSB_ASSIGN_OR_RETURN(const TypeInfo* type, StateDictType());
   return ToBoundary(c10::IValue(std::move(dict)), *type, out);
 }
 
 absl::Status SetState(tsb_module& module, const tsb_any& state, bool strict) {
   TSB_RETURN_IF_ERROR(NoneInPackage(module, "parameters or buffers"));
   TSB_ASSIGN_OR_RETURN(c10::IValue raw, At(ToIValue(state), ArgumentSegment("state")));
-  TSB_ASSIGN_OR_RETURN(const TypeInfo* type,
-                       TypeRegistry::Global().Intern(c10::DictType::create(
-                           c10::StringType::get(), c10::TensorType::get())));
+  TSB_ASSIGN_OR_RETURN(const TypeInfo* type, StateDictType());
   TSB_ASSIGN_OR_RETURN(c10::IValue coerced, At(CoerceTo(raw, *type), ArgumentSegment("state")));
   c10::Dict<std::string, at::Tensor> given = c10::impl::toTypedDict<std::string, at::Tensor>(
       std::move(coerced).toGenericDict());
@@ -242,7 +245,9 @@ absl::Status SetState(tsb_module& module, const tsb_any& state, bool strict) {
   CollectState(module.module, "", &targets);
   std::vector<std::string> missing, unexpected;
   std::vector<std::pair<at::Tensor, at::Tensor>> copies;  // (into, from)
+  absl::flat_hash_set<std::string> known;
   for (const auto& [name, target] : targets) {
+    known.insert(name);
     auto found = given.find(name);
     if (found == given.end()) {
       missing.push_back(name);
@@ -258,9 +263,7 @@ absl::Status SetState(tsb_module& module, const tsb_any& state, bool strict) {
     copies.emplace_back(target, source);
   }
   for (const auto& entry : given) {
-    bool known = false;
-    for (const auto& t : targets) known = known || t.first == entry.key();
-    if (!known) unexpected.push_back(entry.key());
+    if (!known.contains(entry.key())) unexpected.push_back(entry.key());
   }
   if (strict && (!missing.empty() || !unexpected.empty())) {
     std::string text = "the state does not match the module's:";
