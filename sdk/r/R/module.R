@@ -21,8 +21,10 @@ tsb_default <- function() structure(list(), class = "tsb_default")
   formals(f) <- fmls
   # The routine by name, looked up in the namespace at each call: a
   # NativeSymbolInfo baked in would not survive serialize() (its address
-  # reads back as NULL in another process).
-  body(f) <- bquote(.Call(tsbr_call_frame, .(caller), environment()))
+  # reads back as NULL in another process). The formals go by value, in
+  # order: R forces them before the routine runs.
+  body(f) <- as.call(c(quote(.External), quote(tsbr_call_values), caller,
+                       lapply(names(fmls), as.name)))
   environment(f) <- asNamespace("tsbridge")
   attr(f, "tsb_schema") <- schema$schema
   f

@@ -343,9 +343,12 @@ SEXP tsbr_op_overloads(SEXP name) {
   TSB_END
 }
 
-SEXP tsbr_call_frame(SEXP caller, SEXP env) {
+// .External(tsbr_call_values, caller, value...): the routine's own name
+// first, then the caller, then the formals' values.
+SEXP tsbr_call_values(SEXP args) {
   TSB_BEGIN
-  return CallWithFrame(CallerOf(caller), env);
+  args = CDR(args);
+  return CallWithValues(CallerOf(CAR(args)), CDR(args));
   TSB_END
 }
 

@@ -38,7 +38,7 @@ std::vector<Param> ParamsOf(const tsb_schema_info& info) {
   std::vector<Param> params;
   for (size_t i = 0; i < info.num_arguments; ++i) {
     const tsb_argument_info* a = tsb_schema_get_argument(&info, i);
-    params.push_back({a->name, Rf_install(a->name), a->type_index, a->kwarg_only});
+    params.push_back({a->name, a->type_index, a->kwarg_only});
   }
   return params;
 }
@@ -325,12 +325,17 @@ Caller* OperatorCaller(const std::string& name) {
   return c.release();
 }
 
-SEXP CallWithFrame(const Caller& c, SEXP env) {
+SEXP CallWithValues(const Caller& c, SEXP values) {
+  if (Rf_length(values) != static_cast<int>(c.params.size())) {
+    Fail(TSB_ERR_INVALID_ARGUMENT, c.name + "(): expected " + std::to_string(c.params.size()) +
+                                       " argument values, got " + std::to_string(Rf_length(values)));
+  }
   Args a;
   a.positional.items.reserve(c.params.size());
   bool keywords = false;
   for (const Param& p : c.params) {
-    cpp11::sexp value(cpp11::safe[Rf_eval](p.symbol, env));  // forces the promise
+    SEXP value = CAR(values);
+    values = CDR(values);
     if (IsDefault(value)) {  // left to the schema's default
       keywords = true;
       continue;

@@ -12,7 +12,6 @@ namespace tsbr {
 
 struct Param {
   std::string name;
-  SEXP symbol;  // installed: never collected
   int32_t type;
   bool kwarg_only;
 };
@@ -50,9 +49,11 @@ void* ReviveModule(SEXP xptr);
 Caller* MethodCaller(tsb_module* module, const std::string& name);
 Caller* OperatorCaller(const std::string& name);
 
-// Calls with the formals of `env` (a closure made from the schema; a value
-// of class tsb_default is left to the callee's default).
-SEXP CallWithFrame(const Caller& c, SEXP env);
+// Calls with the values of a closure's formals, made from the schema, in
+// their order (a pairlist; a value of class tsb_default is left to the
+// callee's default). R evaluated them before the call: no promise is forced
+// here, so no R error can jump through this frame.
+SEXP CallWithValues(const Caller& c, SEXP values);
 // Calls with an R list: unnamed items positional, named ones keywords.
 SEXP CallWithList(const Caller& c, SEXP args);
 // The graph a method's executor optimizes for a list of arguments (graph_for).

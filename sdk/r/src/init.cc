@@ -36,7 +36,7 @@ SEXP tsbr_method_caller(SEXP, SEXP);
 SEXP tsbr_op_caller(SEXP);
 SEXP tsbr_op_names(SEXP);
 SEXP tsbr_op_overloads(SEXP);
-SEXP tsbr_call_frame(SEXP, SEXP);
+SEXP tsbr_call_values(SEXP);
 SEXP tsbr_call_list(SEXP, SEXP);
 SEXP tsbr_object_call(SEXP, SEXP, SEXP);
 SEXP tsbr_object_field(SEXP, SEXP);
@@ -82,7 +82,7 @@ static const R_CallMethodDef kCallEntries[] = {
     TSB_ENTRY(tsbr_op_names, 1),       TSB_ENTRY(tsbr_module_save_for_mobile, 2),
     TSB_ENTRY(tsbr_module_methods, 1), TSB_ENTRY(tsbr_method_caller, 2),
     TSB_ENTRY(tsbr_op_caller, 1),      TSB_ENTRY(tsbr_op_overloads, 1),
-    TSB_ENTRY(tsbr_call_frame, 2),     TSB_ENTRY(tsbr_call_list, 2),
+    TSB_ENTRY(tsbr_call_list, 2),
     TSB_ENTRY(tsbr_object_call, 3),    TSB_ENTRY(tsbr_object_field, 2),
     TSB_ENTRY(tsbr_trace, 3),          TSB_ENTRY(tsbr_plugin_load, 1),
     TSB_ENTRY(tsbr_plugin_count, 0),   TSB_ENTRY(tsbr_plugin_info, 1),
@@ -102,8 +102,13 @@ static const R_CallMethodDef kCallEntries[] = {
     TSB_ENTRY(tsbr_module_parameter_set, 4), TSB_ENTRY(tsbr_graph_for, 2),
     {NULL, NULL, 0}};
 
+// Method and operator calls: R evaluates every formal before the routine
+// runs (no promise forced in C++), with one routine for any arity.
+static const R_ExternalMethodDef kExternalEntries[] = {
+    TSB_ENTRY(tsbr_call_values, -1), {NULL, NULL, 0}};
+
 void R_init_tsbridge(DllInfo* dll) {
-  R_registerRoutines(dll, NULL, kCallEntries, NULL, NULL);
+  R_registerRoutines(dll, NULL, kCallEntries, NULL, kExternalEntries);
   R_useDynamicSymbols(dll, FALSE);
   R_forceSymbols(dll, TRUE);
   tsbr_init_serialization(dll);
