@@ -85,6 +85,39 @@ def test_multiprocessing_pool_runs_a_shipped_module():
     assert torch.equal(got, scripted(batch))
 
 
+def test_tsbridge_tensors_pickle_as_torch_save_bytes():
+    t = tsbridge.Tensor(torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64),
+                        requires_grad=True)
+    back = pickle.loads(pickle.dumps(t))
+    assert type(back) is tsbridge.Tensor and back.requires_grad
+    assert torch.equal(back.torch().detach(), t.torch().detach())
+    assert back.dtype == torch.float64
+    ints = pickle.loads(pickle.dumps(tsbridge.Tensor(torch.arange(3))))
+    assert not ints.requires_grad and torch.equal(ints.torch(), torch.arange(3))
+
+
+def test_a_script_object_refuses_pickling_with_the_reason(modules):
+    _, m = modules["more"]
+    with pytest.raises(TypeError, match="cannot pickle a __torch__.corpus.Account object"):
+        pickle.dumps(m.account("bob"))
+
+
+def test_multiprocessing_pool_ships_tsbridge_tensors_both_ways():
+    m = tsbridge.load(_archive(linear()))
+    batch = torch.randn(8, 3)
+    chunks = [tsbridge.Tensor(c.clone()) for c in batch.split(2)]
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        parts = pool.starmap(pool_worker.run_tensor_chunk, [(m, c) for c in chunks])
+    assert all(type(p) is tsbridge.Tensor for p in parts)
+    assert torch.equal(torch.cat([p.torch() for p in parts]), m(batch))
+
+
+def _archive(scripted):
+    buffer = io.BytesIO()
+    torch.jit.save(scripted, buffer)
+    return buffer.getvalue()
+
+
 def test_save_for_the_lite_interpreter(tmp_path):
     scripted = linear()
     buffer = io.BytesIO()

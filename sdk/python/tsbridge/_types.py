@@ -67,6 +67,14 @@ class Object:
     def __hash__(self):
         return hash(_native.value_id(self._tsb_value))
 
+    def __reduce__(self):
+        # LibTorch's unpickler rebuilds a class instance only with its
+        # class's compilation unit, which another process does not have.
+        raise TypeError(
+            f"cannot pickle a {type(self)._tsb_name} object: a TorchScript class instance "
+            "is held by reference and LibTorch reads one back only with its class; "
+            "pickle its fields, or the module that makes it")
+
     def __repr__(self):
         fields = ", ".join(f"{f}={getattr(self, f)!r}" for f in type(self)._tsb_fields)
         return f"<{type(self)._tsb_name} object{' ' + fields if fields else ''}>"
@@ -174,6 +182,18 @@ class Tensor(Object):
     def item(self):
         return self.torch().item()
 
+    def __reduce__(self):
+        # torch.save's bytes, which keep requires_grad; back as a
+        # tsbridge.Tensor (a leaf: the graph does not travel).
+        return (_tensor_from_pickle,
+                (_native.to_pickle(self, _native.parse_type("Tensor")), self.requires_grad))
+
     def __repr__(self):
         grad = ", requires_grad=True" if self.requires_grad else ""
         return f"tsbridge.Tensor({self.torch()!r}{grad})"
+
+
+def _tensor_from_pickle(data, requires_grad):
+    # requires_grad travels beside the bytes: without the torch fast path the
+    # tensor comes back through DLPack, which carries data only.
+    return Tensor(_native.from_pickle(data).detach(), requires_grad=requires_grad)

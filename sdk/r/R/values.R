@@ -95,6 +95,7 @@ print.tsb_dict <- function(x, ...) {
 # Script objects and torchbind objects: environments; fields by name,
 # anything else is a method.
 .object_fields <- function(x) {
+  if (is.na(attr(x, "tsb_type"))) return(character(0))  # read back elsewhere
   key <- as.character(attr(x, "tsb_type"))
   fields <- .tsb[[key]]
   if (is.null(fields)) {

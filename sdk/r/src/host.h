@@ -85,11 +85,23 @@ struct Handle {
   explicit Handle(tsb_any value) : v(value) {}
   ~Handle() { tsb_any_release(&v); }
 };
-// A new external pointer holding `v` (takes the reference).
-SEXP WrapHandle(tsb_any v);
-// The live value behind an external pointer; throws for a released one, a
-// NULL pointer (a handle saved with saveRDS and read back) or a non-handle.
+// A new external pointer holding `v` (takes the reference). With a
+// `no_serialize` reason, serialize() keeps only that reason.
+SEXP WrapHandle(tsb_any v, const char* no_serialize = nullptr);
+// The live value behind an external pointer (one read back by
+// unserialize() adopts its value first); throws for a released one, one
+// whose value could not be serialized, or a non-handle.
 const tsb_any& HandleOf(SEXP xptr, const char* what);
+
+// serialize.cc: the state a value's xptr carries as its tag; the Handle a
+// NULL xptr adopts from its unserialized state (or nullptr); why a value
+// could not be serialized or read back (or nullptr).
+SEXP NewValueState(SEXP xptr, const char* no_serialize);
+// A type index as the `tsb_type` attribute: serialized as the type's text,
+// read back as the reading process's index for it (NA when unknown there).
+SEXP NewTypeTag(int32_t index, const std::string& annotation);
+void* ReviveValue(SEXP xptr);
+const char* UnserializeFailure(SEXP xptr);
 
 // ------------------------------------------------------------------ types
 
@@ -103,6 +115,7 @@ struct TypeEntry {
   std::vector<std::string> fields;
   SEXP r_class = R_NilValue;   // class attribute of values of this type
   SEXP r_fields = R_NilValue;  // NamedTuple: field names (character)
+  SEXP r_index = R_NilValue;   // the `tsb_type` attribute (NewTypeTag)
 };
 const TypeEntry& Type(int32_t index);
 std::string Annotation(int32_t index);

@@ -76,8 +76,9 @@ void CheckNoNA(SEXP x) {
     const int* p = TYPEOF(x) == INTSXP ? INTEGER(x) : LOGICAL(x);
     for (R_xlen_t i = 0; i < n; ++i) {
       if (p[i] == NA_INTEGER) {
-        Fail(TSB_ERR_TYPE, "[" + std::to_string(i) + "]: an integer or logical tensor has no NA "
-                           "(NA_integer_ is -2^31 in memory); replace NAs first");
+        throw HostError{TSB_ERR_TYPE, "[" + std::to_string(i) + "]",
+                        "an integer or logical tensor has no NA (NA_integer_ is -2^31 in "
+                        "memory); replace NAs first", ""};
       }
     }
   }
@@ -88,7 +89,6 @@ void Call(const char* op, const tsb_any* args, size_t n, tsb_any* out) {
   CheckStatus(tsb_op_call(op, &a, out));
 }
 
-constexpr int32_t kUInt8 = TSB_DTYPE_UINT8;
 constexpr int32_t kBool = TSB_DTYPE_BOOL;
 
 // DLPack of a tensor R can read: bool as uint8, float16/bfloat16 as
@@ -114,29 +114,15 @@ int32_t CodeOf(DLDataType t) {
                                                                         : t.bits == 64 ? TSB_DTYPE_INT64 : -1;
     case kDLUInt: return t.bits == 8 ? TSB_DTYPE_UINT8 : -1;
     case kDLComplex: return t.bits == 64 ? TSB_DTYPE_COMPLEX64 : t.bits == 128 ? TSB_DTYPE_COMPLEX128 : -1;
-    // kDLBool (DLPack 0.8+, LibTorch 2.x; the name is not in 0.6's header):
-    // one byte a value, read as the uint8 view below.
+    // kDLBool (DLPack 0.8; the name is not in 0.6's header), which
+    // tsbridge writes on both releases: one byte a value.
     case 6: return t.bits == 8 ? TSB_DTYPE_BOOL : -1;
     default: return -1;
   }
 }
 
 void Export(const tsb_any& t, bool readable, Exported* out) {
-  tsb_status* s = tsb_tensor_to_dlpack(&t, &out->managed);
-  if (s != nullptr) {  // LibTorch 1.13's DLPack 0.6 has no bool: a uint8 view of the same memory
-    tsb::Value bytes;
-    tsb_any args[2] = {t, tsb_any_dtype(kUInt8)};
-    tsb_call_args a = tsb_call_args_make(args, 2);
-    tsb_status* v = tsb_op_call("aten::view", &a, bytes.out());
-    if (v != nullptr) {
-      tsb_status_free(v);
-      CheckStatus(s);
-    }
-    tsb_status_free(s);
-    CheckStatus(tsb_tensor_to_dlpack(&bytes.get(), &out->managed));
-    out->dtype = kBool;
-    return;
-  }
+  CheckStatus(tsb_tensor_to_dlpack(&t, &out->managed));
   out->dtype = CodeOf(out->managed->dl_tensor.dtype);
   if (readable && (out->dtype == TSB_DTYPE_FLOAT16 || out->dtype == TSB_DTYPE_BFLOAT16)) {
     tsb::Value wide;
@@ -192,11 +178,12 @@ void DrainDeleters() {
 int64_t DeleterCalls() { return g_deleter_calls.load(); }
 int64_t LiveBuffers() { return g_live_buffers.load(); }
 
-SEXP WrapHandle(tsb_any v) {
+SEXP WrapHandle(tsb_any v, const char* no_serialize) {
   auto* h = new Handle(v);
   SEXP xptr = R_MakeExternalPtr(h, R_NilValue, R_NilValue);  // allocation: see below
   PROTECT(xptr);
   R_RegisterCFinalizerEx(xptr, FinalizeHandle, TRUE);
+  R_SetExternalPtrTag(xptr, NewValueState(xptr, no_serialize));  // what serialize() writes
   UNPROTECT(1);
   return xptr;
 }
@@ -206,10 +193,16 @@ const tsb_any& HandleOf(SEXP xptr, const char* what) {
     Fail(TSB_ERR_INVALID_ARGUMENT, std::string("expected a tsbridge ") + what + ", got " + Describe(xptr));
   }
   auto* h = static_cast<Handle*>(R_ExternalPtrAddr(xptr));
+  if (h == nullptr && (h = static_cast<Handle*>(ReviveValue(xptr))) != nullptr) {
+    R_RegisterCFinalizerEx(xptr, FinalizeHandle, TRUE);
+  }
   if (h == nullptr) {
-    Fail(TSB_ERR_INVALID_ARGUMENT,
-         std::string("this ") + what + " is no longer valid (released with tsb_release(), or "
-         "saved with saveRDS() and read back: handles do not survive a session)");
+    if (const char* reason = UnserializeFailure(xptr)) {
+      Fail(TSB_ERR_INVALID_ARGUMENT,
+           std::string("this ") + what + " did not survive serialize(): " + reason);
+    }
+    Fail(TSB_ERR_INVALID_ARGUMENT, std::string("this ") + what +
+                                       " is no longer valid (released with tsb_release())");
   }
   return h->v;
 }

@@ -71,6 +71,7 @@ const TypeEntry& Type(int32_t index) {
     t->fields.emplace_back(info.field_names[i]);
   }
   t->r_class = ClassVector(*t);
+  t->r_index = Preserve(cpp11::safe[NewTypeTag](index, t->annotation));
   if (t->kind == TSB_KIND_NAMEDTUPLE) {
     cpp11::writable::strings names(static_cast<R_xlen_t>(t->fields.size()));
     for (size_t i = 0; i < t->fields.size(); ++i) names[i] = t->fields[i];
@@ -92,13 +93,15 @@ std::string Annotation(int32_t index) {
 void Tag(SEXP x, const TypeEntry& type) {
   if (type.r_class != R_NilValue) Rf_setAttrib(x, R_ClassSymbol, type.r_class);
   static SEXP tsb_type = Rf_install("tsb_type");
-  Rf_setAttrib(x, tsb_type, cpp11::safe[Rf_ScalarInteger](type.index));
+  Rf_setAttrib(x, tsb_type, type.r_index);
 }
 
 int32_t TaggedType(SEXP x) {
   static SEXP tsb_type = Rf_install("tsb_type");
   SEXP t = Rf_getAttrib(x, tsb_type);
-  if (TYPEOF(t) == INTSXP && Rf_xlength(t) == 1) return INTEGER(t)[0];
+  if (TYPEOF(t) == INTSXP && Rf_xlength(t) == 1 && INTEGER_ELT(t, 0) != NA_INTEGER) {
+    return INTEGER_ELT(t, 0);
+  }
   return TSB_TYPE_INVALID;
 }
 

@@ -56,9 +56,11 @@ test_that("bad input never crashes", {
   expect_error(tsb_convert(1, "NotAType[int]"), class = "tsb_error")
   expect_error(tsb_convert(list(1, 2), "Tuple[int]"), class = "tsb_type_error")
   expect_error(tsb_convert(tsb_dict(1, 2)[["x"]], "int"), class = "tsb_type_error")
-  saved <- tempfile(fileext = ".rds")
-  saveRDS(tsb_tensor(c(1, 2)), saved)
-  expect_error(dim(readRDS(saved)), "no longer valid")
+  released <- tsb_tensor(c(1, 2))
+  tsb_release(released)
+  expect_error(dim(released), "is no longer valid \\(released with tsb_release\\(\\)\\)")
+  back <- unserialize(serialize(released, NULL))
+  expect_error(dim(back), "this tensor did not survive serialize\\(\\): .*no longer valid")
 })
 
 test_that("an R error inside a traced function propagates unchanged", {

@@ -57,7 +57,7 @@ test_that("saveRDS()/readRDS() keep a module, with its state", {
   expect_identical(as.matrix(copy$forward(tsb_tensor(fx$x))), now)
 })
 
-test_that("a module runs on a two-worker parallel socket cluster", {
+test_that("a module and tensors go to a two-worker parallel socket cluster", {
   skip_if_not_installed("parallel")
   fx <- linear_fixture()
   m <- tsb_load(fx$path)
@@ -74,6 +74,11 @@ test_that("a module runs on a two-worker parallel socket cluster", {
   expect_false(Sys.getpid() %in% pids)
   expect_identical(do.call(rbind, unname(parts)), as.matrix(m$forward(tsb_tensor(fx$x))))
   expect_equal(do.call(rbind, unname(parts)), fx$want, tolerance = 1e-12)
+  # Tensors travel both ways: chunks out, the module's outputs (tsb_tensor) back.
+  chunks <- lapply(rows, function(i) tsb_tensor(fx$x[i, , drop = FALSE]))
+  back <- parallel::parLapply(cl, chunks, function(chunk, m) m$forward(chunk), m = m)
+  expect_s3_class(back[[1]], "tsb_tensor")
+  expect_identical(do.call(rbind, lapply(unname(back), as.matrix)), do.call(rbind, unname(parts)))
 })
 
 test_that("state_dict() and load_state_dict(), as R torch's script modules have them", {
@@ -124,4 +129,54 @@ test_that("$save_for_mobile() writes what PyTorch's lite interpreter runs", {
     "import torch; from torch.jit.mobile import _load_for_lite_interpreter as load; m = load(%s); ",
     "print(m(torch.zeros(1, 3, dtype=torch.float64)).shape)"), shQuote(path, type = "sh")))
   expect_identical(out, "torch.Size([1, 2])")
+})
+
+test_that("tensors and objects survive serialize() and saveRDS()", {
+  x <- tsb_tensor(matrix(as.double(1:6), nrow = 2))
+  back <- unserialize(serialize(list(a = x, n = 3L), NULL))
+  expect_s3_class(back$a, "tsb_tensor")
+  expect_identical(as.matrix(back$a), as.matrix(x))
+  expect_identical(dtype(back$a), dtype(x))
+  expect_identical(back$n, 3L)
+  i <- tsb_tensor(c(1L, 2L, 3L), dtype = "int64")
+  path <- tempfile(fileext = ".rds")
+  saveRDS(i, path)
+  expect_identical(as.vector(readRDS(path)), c(1, 2, 3))
+  expect_identical(unclass(dtype(readRDS(path))), "int64")
+  # A leaf that requires grad keeps the flag, as torch.save keeps it.
+  w <- tsb_tensor(c(1, 2))
+  w$requires_grad <- TRUE
+  expect_true(unserialize(serialize(w, NULL))$requires_grad)
+})
+
+test_that("a script object read back by unserialize() says why it is gone", {
+  obj <- rkinds()$rect(1, 3)  # a TorchScript class instance
+  back <- unserialize(serialize(obj, NULL))  # serialize() itself does not fail
+  expect_error(back$area(), "this object did not survive serialize\\(\\): a TorchScript class instance is not serialized",
+               class = "tsb_error")
+})
+
+
+test_that("a typed value keeps its type through serialize(), by the type's text", {
+  m <- rkinds()
+  t <- m$tup(tsb_tuple(1L, "a"))
+  p <- m$point(list(x = 1, label = "a"))
+  d <- m$int_keys(tsb_dict(c(1L, 2L), c("a", "b")))
+  back <- unserialize(serialize(list(t = t, p = p, d = d), NULL))
+  for (k in c("t", "p", "d")) {
+    expect_identical(as.integer(attr(back[[k]], "tsb_type")), as.integer(attr(get(k), "tsb_type")))
+  }
+  expect_identical(m$anything(back$p), p)  # Any keeps the NamedTuple
+  # A process that numbers types differently finds its own index by the text.
+  rds <- tempfile(fileext = ".rds")
+  saveRDS(list(t = t, d = d, p = p), rds)
+  script <- tempfile(fileext = ".R")
+  writeLines(c("suppressPackageStartupMessages(library(tsbridge))",
+               "invisible(tsb_type_info('Tuple[str, str, str]'))",
+               sprintf("v <- readRDS(%s)", deparse(rds)),
+               "for (k in c('t', 'd')) cat(tsb_type_info(attr(v[[k]], 'tsb_type'))$annotation, '\\n')",
+               "cat(attr(v$p, 'tsb_type'), '\\n')  # its module is not loaded here"), script)
+  out <- system2(file.path(R.home("bin"), "Rscript"), script, stdout = TRUE,
+                 env = paste0("R_LIBS=", paste(.libPaths(), collapse = ":")))
+  expect_identical(trimws(out), c("Tuple[int, str]", "Dict[int, str]", "NA"))
 })
