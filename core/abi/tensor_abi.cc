@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
+#include "core/compat/torch_compat.h"
 #include "tsbridge/kind_codec.hpp"
 #include "core/value/object.h"
 
@@ -80,8 +81,8 @@ absl::Status CheckImportable(const DLManagedTensor& managed) {
 // empty one): build that tensor here and hand the producer's back at once.
 at::Tensor Import(DLManagedTensor* managed) {
   const DLTensor& t = managed->dl_tensor;
-  if (t.data != nullptr) return at::fromDLPack(managed);
-  at::ScalarType dtype = at::toScalarType(t.dtype);
+  if (t.data != nullptr) return tsb::compat::FromDLPack(managed);
+  at::ScalarType dtype = tsb::compat::ScalarTypeOf(t.dtype);
   at::Device device = t.device.device_type == kDLCPU
                           ? at::Device(at::kCPU)
                           : at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(t.device.device_id));
@@ -103,7 +104,7 @@ struct Exported {
 };
 
 DLManagedTensor* Export(const at::Tensor& t) {
-  const DLDataType dtype = at::getDLDataType(t);  // throws for bool, first
+  const DLDataType dtype = tsb::compat::DLDataTypeOf(t);  // throws for an unsupported dtype, first
   // at::getDLContext is not exported by Debian's LibTorch: CPU and CUDA here.
   if (!t.is_cpu() && !t.is_cuda()) return at::toDLPack(t);
   DLDevice device;

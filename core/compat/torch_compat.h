@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include <ATen/DLConvertor.h>
 #include <c10/util/Exception.h>
 #include <torch/csrc/jit/frontend/lexer.h>
 #include <torch/csrc/jit/frontend/schema_type_parser.h>
@@ -37,6 +38,40 @@ inline torch::jit::SchemaTypeParser SchemaTypeParserFor(torch::jit::Lexer& lexer
 #else
   return torch::jit::SchemaTypeParser(lexer, /*parse_complete_tensor_types=*/false);
 #endif
+}
+
+// Bool tensors through DLPack. 2.x speaks DLPack 0.8, whose kDLBool (code 6,
+// 8 bits) its converter reads and writes; 1.13's speaks 0.6, which has no
+// bool and refuses one. On 1.13 the same code crosses here, as the same
+// bytes: out, the dtype is written as 2.x writes it; in, the bytes are read
+// as uint8 and viewed as bool (no copy either way).
+inline constexpr uint8_t kDLPackBoolCode = 6;
+
+inline DLDataType DLDataTypeOf(const at::Tensor& t) {
+#if !TSB_TORCH_AT_LEAST(2, 0)
+  if (t.scalar_type() == at::kBool) return DLDataType{kDLPackBoolCode, 8, 1};
+#endif
+  return at::getDLDataType(t);
+}
+
+// at::fromDLPack, which consumes `managed`.
+inline at::Tensor FromDLPack(DLManagedTensor* managed) {
+#if !TSB_TORCH_AT_LEAST(2, 0)
+  DLDataType& dtype = managed->dl_tensor.dtype;
+  if (dtype.code == kDLPackBoolCode && dtype.bits == 8 && dtype.lanes == 1) {
+    dtype.code = kDLUInt;
+    return at::fromDLPack(managed).view(at::kBool);
+  }
+#endif
+  return at::fromDLPack(managed);
+}
+
+// The scalar type of a DLPack dtype (at::toScalarType), bool included.
+inline at::ScalarType ScalarTypeOf(const DLDataType& dtype) {
+#if !TSB_TORCH_AT_LEAST(2, 0)
+  if (dtype.code == kDLPackBoolCode && dtype.bits == 8 && dtype.lanes == 1) return at::kBool;
+#endif
+  return at::toScalarType(dtype);
 }
 
 }  // namespace tsb::compat

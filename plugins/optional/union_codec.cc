@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +60,15 @@ absl::StatusOr<c10::IValue> UnionCodec::Coerce(const c10::IValue& value,
       if (member->kind == TSB_KIND_FLOAT) return std::move(converted);
     }
     return chosen;
+  }
+  // A host's List[Any] (Dict[str, Any]) is also a Tuple (NamedTuple) to
+  // coercion: where one member is of the value's own kind, it is that one's.
+  if (accepted.size() > 1 && (value.isList() || value.isGenericDict())) {
+    const tsb_kind own = value.isList() ? TSB_KIND_LIST : TSB_KIND_DICT;
+    auto same = [&](const auto& a) { return a.first->kind == own; };
+    if (std::count_if(accepted.begin(), accepted.end(), same) == 1) {
+      return std::move(std::find_if(accepted.begin(), accepted.end(), same)->second);
+    }
   }
   if (accepted.size() > 1) {
     return TypeError(absl::StrCat(

@@ -1,6 +1,8 @@
 #include "plugins/tuple/tuple_codec.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -51,7 +53,7 @@ std::string RecordSignature(const c10::TupleType& type) {
 // How element i is named in an error path.
 std::string Segment(const TypeInfo& tuple, size_t i) {
   if (tuple.kind == TSB_KIND_NAMEDTUPLE) {
-    return absl::StrCat("field '", tuple.field_names[i], "'");
+    return FieldSegment(tuple.field_names[i]);
   }
   return IndexSegment(i);
 }
@@ -115,6 +117,22 @@ absl::StatusOr<c10::IValue> FromFields(
   return c10::IValue(c10::ivalue::Tuple::createNamed(std::move(elements), expected.type));
 }
 
+// A Dict[str, Any] (a host's untyped record, tsb_dict_new) as fields in
+// its order; nullopt for anything else.
+std::optional<std::vector<std::pair<std::string, c10::IValue>>> StrKeyedFields(
+    const c10::IValue& value) {
+  if (!value.isGenericDict()) return std::nullopt;
+  const c10::impl::GenericDict dict = value.toGenericDict();
+  if (dict.keyType()->kind() != c10::TypeKind::StringType ||
+      dict.valueType()->kind() != c10::TypeKind::AnyType) {
+    return std::nullopt;
+  }
+  std::vector<std::pair<std::string, c10::IValue>> fields;
+  fields.reserve(dict.size());
+  for (const auto& entry : dict) fields.emplace_back(entry.key().toStringRef(), entry.value());
+  return fields;
+}
+
 }  // namespace
 
 c10::TypePtr TupleCodec::Canonical(const c10::TypePtr& type) const {
@@ -153,8 +171,14 @@ absl::StatusOr<c10::IValue> TupleCodec::Coerce(const c10::IValue& value,
                                                const TypeInfo& expected) const {
   if (!value.isTuple()) {
     if (auto items = UntypedItems(value)) return FromItems(value, *std::move(items), expected);
+    // A host's untyped List (tsb_list_new with TSB_TYPE_ANY) is a sequence
+    // too; a typed List[int] stays a List, as in TorchScript.
+    if (value.isList() && value.toList().elementType()->kind() == c10::TypeKind::AnyType) {
+      return FromItems(value, value.toListRef().vec(), expected);
+    }
     if (expected.kind == TSB_KIND_NAMEDTUPLE) {
       if (auto fields = UntypedFields(value)) return FromFields(*fields, expected);
+      if (auto fields = StrKeyedFields(value)) return FromFields(*fields, expected);
     }
     return Mismatch(expected, value);
   }

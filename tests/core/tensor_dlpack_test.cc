@@ -181,5 +181,29 @@ TEST_F(TensorDlpackTest, StridedTensorRoundTrip) {
   EXPECT_TRUE(u.equal(t));
 }
 
+// A host's bool buffer, as DLPack 0.8's kDLBool (code 6, 8 bits), enters
+// with either LibTorch and its deleter runs once (roundtrip_test.cc: out).
+TEST_F(TensorDlpackTest, BoolBufferFromAHost) {
+  struct Host {
+    bool data[2] = {false, true};
+    int64_t shape[1] = {2};
+    int deleter_calls = 0;
+    DLManagedTensor managed{};
+  } host;
+  host.managed.dl_tensor = {host.data, {kDLCPU, 0}, 1, {6, 8, 1}, host.shape, nullptr, 0};
+  host.managed.manager_ctx = &host;
+  host.managed.deleter = [](DLManagedTensor* self) {
+    ++static_cast<Host*>(self->manager_ctx)->deleter_calls;
+  };
+  {
+    Value from_host;
+    TSB_ASSERT_OK(tsb_tensor_from_dlpack(&host.managed, from_host.out()));
+    at::Tensor h = FromBoundary(from_host.get()).toTensor();
+    EXPECT_EQ(h.scalar_type(), at::kBool);
+    EXPECT_TRUE(h.equal(torch::tensor({false, true})));
+  }
+  EXPECT_EQ(host.deleter_calls, 1);
+}
+
 }  // namespace
 }  // namespace tsb::testing

@@ -312,6 +312,53 @@ TEST_F(TupleTest, NamedTupleErrorsNameTheField) {
                     "expected tsbridge.tensor_pair, got tsbridge_test.Point (1, 2.5)");
 }
 
+// What a C host builds without knowing a record's type: a List[Any] becomes
+// a Tuple or NamedTuple by position, a Dict[str, Any] a NamedTuple by field
+// name, as the JSON reader, Python and R accept them; with paths. Typed
+// containers stay what they are (ErrorsNameTheElement).
+TEST_F(TupleTest, AListOrAStrKeyedDictCoercesToARecord) {
+  const int32_t pair = TypeOf("tsbridge.tensor_pair");
+  at::Tensor t0 = at::ones({2}), t1 = at::zeros({3});
+  Value h0(Boundary(t0)), h1(Boundary(t1));
+  tsb_any items[] = {h0.get(), h1.get()};
+  Value list, named;
+  TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, list.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(&list.get(), pair, named.out()));
+  EXPECT_EQ(named.get().type_index, pair);
+  EXPECT_TRUE(FromBoundary(named.get()).toTupleRef().elements()[1].toTensor().is_same(t1));
+  Value tuple;
+  tsb_any mixed[] = {tsb_any_int(4), tsb_any_float(2.5)};
+  Value mixed_list;
+  TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, mixed, 2, mixed_list.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(&mixed_list.get(), TypeOf("Tuple[float, float]"), tuple.out()));
+  EXPECT_EQ(FromBoundary(tuple.get()).toTupleRef().elements()[0].toDouble(), 4.0);
+  ExpectCoerceError(mixed_list.get(), TypeOf("Tuple[int, int]"), "[1]", "expected int, got float 2.5");
+  ExpectCoerceError(mixed_list.get(), TypeOf("Tuple[int, int, int]"), "",
+                    "expected Tuple[int, int, int], got List[Any] of length 2, which needs 3 elements");
+
+  Value k0(Str("second")), k1(Str("first"));
+  tsb_any keys[] = {k0.get(), k1.get()};
+  tsb_any values[] = {h1.get(), h0.get()};
+  Value dict, from_dict;
+  TSB_ASSERT_OK(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_ANY, keys, values, 2, dict.out()));
+  TSB_ASSERT_OK(tsb_any_coerce(&dict.get(), pair, from_dict.out()));
+  EXPECT_TRUE(FromBoundary(from_dict.get()).toTupleRef().elements()[0].toTensor().is_same(t0));
+  tsb_any wrong[] = {h1.get(), tsb_any_int(3)};
+  Value bad_dict;
+  TSB_ASSERT_OK(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_ANY, keys, wrong, 2, bad_dict.out()));
+  ExpectCoerceError(bad_dict.get(), pair, "field 'first'", "expected Tensor, got int 3");
+  Value k2(Str("third"));
+  tsb_any extra_keys[] = {k0.get(), k1.get(), k2.get()};
+  tsb_any extra_values[] = {h1.get(), h0.get(), h0.get()};
+  Value extra;
+  TSB_ASSERT_OK(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_ANY, extra_keys, extra_values, 3, extra.out()));
+  ExpectCoerceError(extra.get(), pair, "",
+                    "tsbridge.tensor_pair has no field 'third' (fields: first, second)");
+  // A plain Tuple has no field names: a dict is not one.
+  ExpectCoerceError(dict.get(), TypeOf("Tuple[Tensor, Tensor]"), "",
+                    "expected Tuple[Tensor, Tensor], got Dict[str, Any] of length 2");
+}
+
 // tsb_tuple_new types the tuple from its items' type indices; no type is
 // inferred from the values (a refined tensor type would be one).
 TEST_F(TupleTest, TupleNewIsTypedFromItsItems) {

@@ -1,4 +1,5 @@
-/* tsbridge host ABI 1.0: TorchScript values for any host language, in C99.
+/* tsbridge host ABI (its version: TSB_VERSION_MAJOR/MINOR below): TorchScript
+ * values for any host language, in C99.
  *
  * A host sees every TorchScript value as a 16-byte `tsb_any`. Scalars travel
  * inline; strings, complex numbers, tensors and containers travel as
@@ -39,7 +40,7 @@
 
 /* Version first, as DLPack does: hosts compare these with tsb_version(). */
 #define TSB_VERSION_MAJOR 1
-#define TSB_VERSION_MINOR 2
+#define TSB_VERSION_MINOR 3
 #define TSB_VERSION_PATCH 0
 #define TSB_VERSION \
   (TSB_VERSION_MAJOR * 10000 + TSB_VERSION_MINOR * 100 + TSB_VERSION_PATCH)
@@ -431,16 +432,21 @@ TSB_API tsb_status* tsb_dict_new(int32_t key_type, int32_t value_type,
                                  const tsb_any* keys, const tsb_any* values,
                                  size_t n, tsb_any* out);
 /* Type-directed conversion: *out is value converted to `expected`, checked
- * all the way down (int -> float, List[Any] -> List[int], ...). The result
- * shares storage with value where no conversion is needed. Errors carry
- * the path to the offending element. */
+ * all the way down (int -> float, List[Any] -> List[int], ...). A List[Any]
+ * becomes a Tuple or NamedTuple by position, a Dict[str, Any] a NamedTuple
+ * by field name (from 1.3): what a host builds for a record whose type it
+ * does not know. The result shares storage with value where no conversion
+ * is needed. Errors carry the path to the offending element. */
 TSB_API tsb_status* tsb_any_coerce(const tsb_any* value, int32_t expected,
                                    tsb_any* out);
 
 /* ---------------------------------------------------------------- tensors */
 
-/* DLPack, the version LibTorch ships (dlpack.h v0.6). Include <dlpack/dlpack.h>
- * (libdlpack-dev) or ATen's copy to use these. */
+/* DLPack: the struct layout of dlpack.h v0.6 to v0.8 (LibTorch 1.13 ships
+ * 0.6, 2.6 speaks 0.8). Include <dlpack/dlpack.h> (libdlpack-dev) or ATen's
+ * copy to use these. A bool tensor crosses as DLPack 0.8's kDLBool (code 6,
+ * 8 bits, one byte a value) with either LibTorch, both ways (from 1.3;
+ * before, LibTorch 1.13 refused it). */
 struct DLManagedTensor;
 
 /* Zero copy out: *out shares the tensor's storage and keeps it alive until

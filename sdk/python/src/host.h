@@ -148,6 +148,7 @@ struct Torch {
   PyObject* torch_module = nullptr;
   PyObject* bool_dtype = nullptr;
   PyObject* uint8_dtype = nullptr;
+  bool dlpack_bool = false;  // torch 2.x: its DLPack reads and writes kDLBool
   // The companion tsbridge._torch's conversions (torch_fastpath.h), or
   // NULL: then tensors cross as DLPack. `fast_reason` says why not.
   const tsbpy_torch_api* fast = nullptr;

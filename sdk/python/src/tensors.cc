@@ -3,8 +3,9 @@
 // inside a torch.Tensor becomes a handle and back, autograd included), and
 // otherwise as DLPack, zero copy both ways: torch._C._to_dlpack /
 // _from_dlpack on the Python side, tsb_tensor_{from,to}_dlpack on ours.
-// DLPack 0.6 has no bool: a bool tensor crosses as a uint8 view of the
-// same memory, viewed back as bool on the other side (still zero copy).
+// A bool tensor leaves tsbridge as kDLBool; torch 1.x reads no bool from
+// DLPack nor writes one, so with it a bool tensor crosses as a uint8 view
+// of the same memory, viewed back as bool on the other side (zero copy).
 #include <dlpack/dlpack.h>
 
 #include <algorithm>
@@ -28,7 +29,7 @@ void DeleteUnusedCapsule(PyObject* capsule) {
   if (managed != nullptr && managed->deleter != nullptr) managed->deleter(managed);
 }
 
-// The tsb value as a DLPack capsule; throws ConvertError (e.g. for bool).
+// The tsb value as a DLPack capsule.
 PyObject* ToCapsule(const tsb_any& v) {
   DLManagedTensor* managed = nullptr;
   CheckStatus(tsb_tensor_to_dlpack(&v, &managed));
@@ -40,14 +41,7 @@ PyObject* ToCapsule(const tsb_any& v) {
   return capsule;
 }
 
-// `aten::view(t, dtype)` through the ABI: a view of the same memory.
-void ViewAs(const tsb_any& t, int32_t scalar_type, tsb_any* out) {
-  tsb_any args[2] = {t, tsb_any_dtype(scalar_type)};
-  CheckStatus(tsb_op_call("aten::view", ::tsb::CallArgs(args, 2).get(), out));
-}
-
-constexpr int32_t kUInt8 = 0;
-constexpr int32_t kBool = 11;
+constexpr uint8_t kDLBoolCode = 6;  // DLPack 0.8's kDLBool; not in 0.6's header
 
 // A capsule (or a torch tensor) into a tsb tensor; the capsule is consumed.
 void FromCapsule(PyObject* capsule, tsb_any* out) {
@@ -104,6 +98,10 @@ void InitTorch() {
   g_torch.device_ctor = Check(PyObject_GetAttrString(torch.p, "device"));
   g_torch.bool_dtype = Check(PyObject_GetAttrString(torch.p, "bool"));
   g_torch.uint8_dtype = Check(PyObject_GetAttrString(torch.p, "uint8"));
+  Ref version(Check(PyObject_GetAttrString(torch.p, "__version__")));
+  const char* v = PyUnicode_AsUTF8(version.p);
+  if (v == nullptr) throw PyErrorSet{};
+  g_torch.dlpack_bool = std::strncmp(v, "1.", 2) != 0;  // 2.x: kDLBool both ways
   g_torch.dtype_type = Py_NewRef(reinterpret_cast<PyObject*>(Py_TYPE(g_torch.bool_dtype)));
   Ref strided(Check(PyObject_GetAttrString(torch.p, "strided")));
   g_torch.layout_type = Py_NewRef(reinterpret_cast<PyObject*>(Py_TYPE(strided.p)));
@@ -141,22 +139,17 @@ PyObject* TensorToPython(const tsb_any& v) {
     if (IdentityScope* keeper = IdentityScope::Keeper()) keeper->Remember(v, result.p);
     return result.release();
   }
-  try {
-    Ref capsule(ToCapsule(v));
-    result.p = g_torch.available ? Check(PyObject_CallOneArg(g_torch.from_dlpack, capsule.p))
-                                 : capsule.release();
-  } catch (ConvertError&) {
-    if (!g_torch.available) throw;
-    tsb::Value bytes;  // a bool tensor? Then as uint8, viewed back as bool.
-    tsb_any args[2] = {v, tsb_any_dtype(kUInt8)};
-    tsb_status* s = tsb_op_call("aten::view", ::tsb::CallArgs(args, 2).get(), bytes.out());
-    if (s != nullptr) {
-      tsb_status_free(s);
-      throw;
-    }
-    Ref capsule(ToCapsule(bytes.get()));
-    Ref as_bytes(Check(PyObject_CallOneArg(g_torch.from_dlpack, capsule.p)));
-    result.p = Check(PyObject_CallMethod(as_bytes.p, "view", "O", g_torch.bool_dtype));
+  Ref capsule(ToCapsule(v));
+  if (!g_torch.available) return capsule.release();
+  // A bool tensor leaves as kDLBool, which torch 1.x cannot read: its bytes
+  // as uint8 then, viewed back as bool.
+  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.p, kDLTensor));
+  const bool as_bytes = !g_torch.dlpack_bool && managed->dl_tensor.dtype.code == kDLBoolCode;
+  if (as_bytes) managed->dl_tensor.dtype.code = kDLUInt;
+  result.p = Check(PyObject_CallOneArg(g_torch.from_dlpack, capsule.p));
+  if (as_bytes) {
+    Ref bytes(result.release());
+    result.p = Check(PyObject_CallMethod(bytes.p, "view", "O", g_torch.bool_dtype));
   }
   if (IdentityScope* keeper = IdentityScope::Keeper()) keeper->Remember(v, result.p);
   return result.release();
@@ -176,21 +169,22 @@ void TensorFromPython(PyObject* obj, tsb_any* out) {
     if (done < 0) throw PyErrorSet{};
     if (done > 0) return;
   }
-  // A bool tensor crosses as uint8. Its dtype is asked first: LibTorch 1.13's
+  // torch 1.x has no bool in DLPack: a bool tensor's bytes as uint8,
+  // marked kDLBool for tsbridge. Its dtype is asked first: LibTorch 1.13's
   // at::toDLPack allocates its wrapper before it throws for bool, so trying
   // _to_dlpack first leaked about 600 bytes per bool tensor (LeakSanitizer,
   // docs/reliability.md).
   Ref dtype(Check(PyObject_GetAttrString(obj, "dtype")));
-  if (dtype.p != g_torch.bool_dtype) {
-    Ref capsule(Check(PyObject_CallOneArg(g_torch.to_dlpack, obj)));
-    FromCapsule(capsule.p, out);
-  } else {
-    Ref viewed(Check(PyObject_CallMethod(obj, "view", "O", g_torch.uint8_dtype)));
-    Ref bytes_capsule(Check(PyObject_CallOneArg(g_torch.to_dlpack, viewed.p)));
-    tsb::Value bytes;
-    FromCapsule(bytes_capsule.p, bytes.out());
-    ViewAs(bytes.get(), kBool, out);
+  const bool as_bytes = dtype.p == g_torch.bool_dtype && !g_torch.dlpack_bool;
+  Ref source(as_bytes ? Check(PyObject_CallMethod(obj, "view", "O", g_torch.uint8_dtype))
+                      : Py_NewRef(obj));
+  Ref capsule(Check(PyObject_CallOneArg(g_torch.to_dlpack, source.p)));
+  if (as_bytes) {
+    auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.p, kDLTensor));
+    if (managed == nullptr) throw PyErrorSet{};
+    managed->dl_tensor.dtype.code = kDLBoolCode;
   }
+  FromCapsule(capsule.p, out);
   if (g_scope != nullptr) g_scope->Remember(*out, obj);
 }
 
