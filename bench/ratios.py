@@ -5,7 +5,12 @@ JSON files (--benchmark_out=FILE --benchmark_out_format=json).
 A benchmark names its baseline in its label, "vs=<baseline name>"; both must
 come from the same file, i.e. the same run, so that machine and load cancel
 out. With --benchmark_repetitions the median aggregate is used, otherwise the
-median of the plain runs.
+median of the plain runs. When every repetition is in the file (no
+--benchmark_report_aggregates_only; scripts/bench.sh also interleaves them
+with --benchmark_enable_random_interleaving), repetition i of a benchmark is
+paired with repetition i of its baseline, and the spread column gives the
+25th to 75th percentile of those per-pair ratios: how far one figure can be
+trusted.
 
   /usr/bin/python3 bench/ratios.py [--time cpu_time|real_time] [--markdown] FILE...
 
@@ -32,7 +37,7 @@ def base_name(run_name):
 
 
 def load(path, field):
-    """{name: (time in us, label)} for one run."""
+    """{name: (time in us, label, [time of each repetition])} for one run."""
     with open(path) as f:
         data = json.load(f)
     samples, medians, labels = {}, {}, {}
@@ -47,23 +52,33 @@ def load(path, field):
                 medians[name] = value
         else:
             samples.setdefault(name, []).append(value)
-    return {n: (medians[n] if n in medians else statistics.median(samples[n]), labels[n])
-            for n in labels}
+    return {n: (medians[n] if n in medians else statistics.median(samples[n]), labels[n],
+                samples.get(n, [])) for n in labels}
+
+
+def spread(values, baselines):
+    """'p25–p75' of the per-repetition ratios, or '' without repetitions."""
+    pairs = [v / b for v, b in zip(values, baselines)]
+    if len(pairs) < 4 or len(values) != len(baselines):
+        return ""
+    q = statistics.quantiles(pairs, n=4)
+    return f"{q[0]:.2f}–{q[2]:.2f}"
 
 
 def ratios(files, field):
-    """[(name, time, baseline, baseline time, ratio)] over FILES."""
+    """[(name, time, baseline, baseline time, ratio, spread)] over FILES."""
     rows = []
     for path in files:
         results = load(path, field)
-        for name, (value, label) in results.items():
+        for name, (value, label, reps) in results.items():
             if not (label or "").startswith("vs="):
                 continue
             baseline = label[3:]
             if baseline not in results:
                 sys.exit(f"{path}: baseline {baseline!r} of {name!r} was not run")
-            base_value = results[baseline][0]
-            rows.append((name, value, baseline, base_value, value / base_value))
+            base_value, _, base_reps = results[baseline]
+            rows.append((name, value, baseline, base_value, value / base_value,
+                         spread(reps, base_reps)))
     return rows
 
 
@@ -75,7 +90,8 @@ def side_by_side(runs, field, markdown):
         if not directory or not os.path.isdir(directory):
             sys.exit(f"--side-by-side wants LABEL=DIR with DIR holding *.json, got {run!r}")
         column = {}
-        for name, _, baseline, _, ratio in ratios(sorted(glob.glob(f"{directory}/*.json")), field):
+        for name, _, baseline, _, ratio, _ in ratios(sorted(glob.glob(f"{directory}/*.json")),
+                                                     field):
             column[name] = (baseline, ratio)
             if name not in names:
                 names.append(name)
@@ -115,8 +131,8 @@ def main():
     if not args.files:
         parser.error("give FILE... or --side-by-side LABEL=DIR...")
     rows = ratios(args.files, args.time)
-    header = ("benchmark", "time (us)", "baseline", "baseline (us)", "ratio")
-    cells = [(n, f"{v:.3f}", b, f"{bv:.3f}", f"{r:.3f}") for n, v, b, bv, r in rows]
+    header = ("benchmark", "time (us)", "baseline", "baseline (us)", "ratio", "spread")
+    cells = [(n, f"{v:.3f}", b, f"{bv:.3f}", f"{r:.3f}", sp) for n, v, b, bv, r, sp in rows]
     print_table(header, cells, args.markdown)
 
 

@@ -1,5 +1,5 @@
 // The plugin that bench/plugin_load_benchmark.cc loads over and over: a
-// torchsparse-sized registration (DESIGN.md §1), 5 named record types and 12
+// torchsparse-sized registration (docs/plugins.md), 5 named record types and 12
 // functions, written with the SDK as a binding author would (TSB_PLUGIN,
 // r.type, r.function), with realistic signatures: Tensor, Optional, List,
 // Dict, Union, named records.

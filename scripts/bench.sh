@@ -11,7 +11,10 @@ mkdir -p "$out"
 for binary in "$BUILD"/bench/*_benchmark; do
   name=$(basename "$binary")
   echo "running $name" >&2
-  "$binary" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+  # Every repetition kept, baseline and generic interleaved at random, so
+  # that load drifts hit both alike; ratios.py pairs the repetitions and
+  # reports their spread.
+  "$binary" --benchmark_repetitions=12 --benchmark_enable_random_interleaving=true \
     --benchmark_out="$out/$name.json" --benchmark_out_format=json >/dev/null
 done
 /usr/bin/python3 "$ROOT/bench/ratios.py" --markdown "$out"/*.json

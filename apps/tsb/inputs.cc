@@ -16,13 +16,6 @@ std::string ReadStream(std::istream& in) {
   return text.str();
 }
 
-// "forward(): argument 'x'" + "[0] → [1]".
-std::string At(const std::string& context, const std::string& path) {
-  return path.empty() ? context : context + ": " + path;
-}
-std::string Join(const std::string& path, const std::string& step) {
-  return path.empty() ? step : path + " → " + step;
-}
 
 tsb_type_info TypeInfo(int32_t type) {
   tsb_type_info info{};
@@ -111,20 +104,20 @@ Value LoadImage(const Json& form, const std::string& where) {
 Value Coerce(Value value, int32_t type, const std::string& where) {
   if (type == TSB_TYPE_ANY || value.get().type_index == type) return value;
   Value out;
-  Check(tsb_any_coerce(&value.get(), type, out.out()), where);
+  CheckAt(tsb_any_coerce(&value.get(), type, out.out()), where);
   return out;
 }
 
 Value Read(const Json& json, int32_t type, const std::string& context,
            const std::string& path) {
-  const std::string where = At(context, path);
+  const std::string where = JoinPath(context, path);
   const bool untyped = type == TSB_TYPE_ANY;
   if (!NeedsBuilding(json, untyped) || (untyped && IsTensorObject(json))) {
     Value value;
-    Check(tsb_json_read(json.dump().c_str(), untyped && IsTensorObject(json) ? TSB_TYPE_TENSOR
+    CheckAt(tsb_json_read(json.dump().c_str(), untyped && IsTensorObject(json) ? TSB_TYPE_TENSOR
                                                                              : type,
                         value.out()),
-          where);
+            where);
     return value;
   }
   tsb_type_info info = TypeInfo(type);
@@ -145,14 +138,14 @@ Value Read(const Json& json, int32_t type, const std::string& context,
           i < info.num_contained) {
         element = info.contained[i];
       }
-      items.push_back(Read(json[i], element, context, Join(path, "[" + std::to_string(i) + "]")));
+      items.push_back(Read(json[i], element, context, JoinPath(path, "[" + std::to_string(i) + "]")));
       raw.push_back(items.back().get());
     }
     Value built;
     if (info.kind == TSB_KIND_TUPLE || info.kind == TSB_KIND_NAMEDTUPLE) {
-      Check(tsb_tuple_new(raw.data(), raw.size(), built.out()), where);
+      CheckAt(tsb_tuple_new(raw.data(), raw.size(), built.out()), where);
     } else {
-      Check(tsb_list_new(TSB_TYPE_ANY, raw.data(), raw.size(), built.out()), where);
+      CheckAt(tsb_list_new(TSB_TYPE_ANY, raw.data(), raw.size(), built.out()), where);
     }
     return Coerce(std::move(built), type, where);
   }
@@ -168,15 +161,15 @@ Value Read(const Json& json, int32_t type, const std::string& context,
   std::vector<tsb_any> raw_keys, raw_values;
   for (const auto& [key, item] : json.items()) {
     std::string step = "key \"" + key + "\"";
-    keys.push_back(Read(Json(key), key_type, context, Join(path, step)));
-    values.push_back(Read(item, value_type, context, Join(path, step)));
+    keys.push_back(Read(Json(key), key_type, context, JoinPath(path, step)));
+    values.push_back(Read(item, value_type, context, JoinPath(path, step)));
     raw_keys.push_back(keys.back().get());
     raw_values.push_back(values.back().get());
   }
   Value dict;
-  Check(tsb_dict_new(key_type, value_type, raw_keys.data(), raw_values.data(), raw_keys.size(),
-                     dict.out()),
-        where);
+  CheckAt(tsb_dict_new(key_type, value_type, raw_keys.data(), raw_values.data(),
+                       raw_keys.size(), dict.out()),
+          where);
   return Coerce(std::move(dict), type, where);
 }
 

@@ -150,7 +150,13 @@ struct OutputOptions {
 Value Invoke(Callee& callee, const Json& args, const Json& kwargs) {
   Args call = ReadArguments(callee.typed ? &callee.schema : nullptr, callee.name, args, kwargs);
   Value result;
-  Check(callee.call(call.view(), result.out()), callee.name + "() failed");
+  // The core names the callee in its messages ("f(): argument 'x' → ..."):
+  // it is added only to one that does not (LibTorch's own, say).
+  Status status(callee.call(call.view(), result.out()));
+  if (!status.ok()) {
+    const bool named = status.message().rfind(callee.name + "(", 0) == 0;
+    throw Error(status, named ? "" : callee.name + "()");
+  }
   return result;
 }
 

@@ -380,7 +380,7 @@ tsb_status* tsb_tuple_new_typed(int32_t tuple_type, const tsb_any* items, size_t
       if (!item.ok()) {
         return tsb::WithPath(item.status(),
                              type->kind == TSB_KIND_NAMEDTUPLE
-                                 ? absl::StrCat("field '", type->field_names[i], "'")
+                                 ? tsb::FieldSegment(type->field_names[i])
                                  : tsb::IndexSegment(i));
       }
       elements.push_back(*std::move(item));

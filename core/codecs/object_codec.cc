@@ -111,10 +111,10 @@ class ObjectCodec final : public KindCodec {
     absl::StatusOr<const TypeInfo*> field_type =
         TypeRegistry::Global().Intern(type->getAttribute(*slot));
     if (!field_type.ok()) {
-      return WithPath(field_type.status(), absl::StrCat("field '", name, "'"));
+      return WithPath(field_type.status(), FieldSegment(name));
     }
     return WithPath(ToBoundary(object.getSlot(*slot), **field_type, out),
-                    absl::StrCat("field '", name, "'"));
+                    FieldSegment(name));
   }
 };
 

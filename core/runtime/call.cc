@@ -351,7 +351,7 @@ absl::Status Bind(const Signature& sig, const HostArgs& args, Binding* out) {
     absl::StatusOr<c10::IValue> value = type.ok() ? CoerceArg(*arg, **type, out) : type.status();
     if (!value.ok()) {
       if (!out->explain) return value.status();
-      return WithPath(value.status(), absl::StrCat("argument '", p.name, "'"));
+      return WithPath(value.status(), ArgumentSegment(p.name));
     }
     out->stack.push_back(*std::move(value));
   }

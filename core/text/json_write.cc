@@ -151,7 +151,7 @@ absl::StatusOr<Json> WriteItems(const c10::IValue& value, const TypeInfo& type, 
     absl::StatusOr<TypedValue> item = Decode(boundary);
     Release(boundary);
     TSB_RETURN_IF_ERROR(item.status());
-    std::string segment = named ? absl::StrCat("field '", type.field_names[i], "'")
+    std::string segment = named ? FieldSegment(type.field_names[i])
                                 : IndexSegment(i);
     TSB_ASSIGN_OR_RETURN(Json json, Nested(item->value, item->type, depth, segment));
     if (named) {
@@ -191,7 +191,7 @@ absl::StatusOr<Json> WriteObject(const c10::IValue& value, int depth) {
         TypeRegistry::Global().Intern(cls->getAttribute(i));
     const TypeInfo* type = declared.ok() ? *declared : nullptr;
     TSB_ASSIGN_OR_RETURN(Json item, Nested(slot, type, depth,
-                                           absl::StrCat("field '", field, "'")));
+                                           FieldSegment(field)));
     fields[field] = std::move(item);
   }
   Json out = Json::object();

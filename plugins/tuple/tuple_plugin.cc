@@ -1,6 +1,6 @@
 // The bundled "tuple" plugin: Tuple and NamedTuple, and the record types
-// torchsparse's operators return (DESIGN.md §1: they were hand-written
-// glue there). tensor_triple's third field needs the optional plugin; the
+// torchsparse's operators return (hand-written glue in its bindings
+// before; docs/plugins.md). tensor_triple's third field needs the optional plugin; the
 // loader resolves kinds lazily, so either plugin may load first.
 #include <memory>
 

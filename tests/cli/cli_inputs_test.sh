@@ -58,7 +58,7 @@ expect '{"file": not a tensor file}' 1 \
   "tsb: forward(): argument 'x': \"notes.txt\" is not a file torch.save wrote" -- \
   "$tsb" run tensors.pt --args '[{"file": "notes.txt"}]'
 expect '{"file": a dict where a Tensor goes}' 1 \
-  "tsb: total(): argument 'xs': [1]: expected Tensor, got Dict" -- \
+  "tsb: total(): argument 'xs' → [1]: expected Tensor, got Dict" -- \
   "$tsb" run tensors.pt total --args '[[{"file": "x.pt"}, {"file": "dict.pt"}]]'
 expect '{"image": ...} without torchvision' 1 \
   "{\"image\": ...} is decoded by torchvision's image operators, which are not loaded: add --library torchvision" -- \

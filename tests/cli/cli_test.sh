@@ -25,7 +25,7 @@ expect "not a module" 1 'tsb: cannot load module' -- "$tsb" run "$0"
 expect "bad JSON" 2 'tsb: --args is not valid JSON' -- "$tsb" run "$model" --args '[1,'
 expect "args not an array" 2 'tsb: --args must be a JSON array' -- "$tsb" run "$model" --args '{}'
 expect "wrong type, with the path" 1 \
-  "tsb: forward(): argument 'points': [0] → [1]: expected float, got JSON string \"y\"" -- \
+  "tsb: forward(): argument 'points' → [0] → [1]: expected float, got JSON string \"y\"" -- \
   "$tsb" run "$model" --args '[[[1, "y"]]]'
 expect "missing argument" 1 "labels" -- "$tsb" run "$model" --args '[[[1, 2]]]'
 expect "unknown method" 1 "the module has no method 'nope' (it has: " -- "$tsb" run "$model" nope

@@ -1,6 +1,8 @@
 # cmake -P script: installs the build tree into a fresh prefix, configures
-# and builds examples/plugin against it out of tree, and runs its host.
-# Inputs: BUILD_DIR, SOURCE_DIR, WORK_DIR.
+# and builds examples/plugin against it out of tree, and runs its host; then
+# compiles examples/demo.c as docs/hosts.md says, against the install (with
+# pkg-config) and against the build tree, and runs both.
+# Inputs: BUILD_DIR, SOURCE_DIR, WORK_DIR, C_COMPILER.
 file(REMOVE_RECURSE ${WORK_DIR})
 include(${CMAKE_CURRENT_LIST_DIR}/run_step.cmake)
 
@@ -16,5 +18,22 @@ foreach(expected "nnz = 4" "row_counts = [2, 0, 1, 1]" "relabelled = [0, 0, 1]"
   string(FIND "${last_output}" "${expected}" at)
   if(at EQUAL -1)
     message(FATAL_ERROR "the host did not print \"${expected}\"")
+  endif()
+endforeach()
+
+# A C host, as docs/hosts.md compiles one.
+set(demo ${SOURCE_DIR}/examples/demo.c)
+run("pkg-config" ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${WORK_DIR}/prefix/lib/pkgconfig
+    pkg-config --cflags --libs tsbridge)
+separate_arguments(pc_flags UNIX_COMMAND "${last_output}")
+run("demo.c against the install" ${C_COMPILER} -std=c99 ${demo} ${pc_flags}
+    -Wl,-rpath,${WORK_DIR}/prefix/lib -o ${WORK_DIR}/demo_installed)
+run("demo.c against the build tree" ${C_COMPILER} -std=c99 ${demo} -I${SOURCE_DIR}/sdk/include
+    -L${BUILD_DIR}/lib -ltsbridge -Wl,-rpath,${BUILD_DIR}/lib -o ${WORK_DIR}/demo_build_tree)
+foreach(demo_binary demo_installed demo_build_tree)
+  run("run ${demo_binary}" ${WORK_DIR}/${demo_binary})
+  string(FIND "${last_output}" "weights share the host buffer (zero copy): yes" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${demo_binary} printed:\n${last_output}")
   endif()
 endforeach()

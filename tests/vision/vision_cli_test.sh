@@ -45,7 +45,7 @@ lines="[[{\"image\": \"$models/photo.jpg\"}]]
 [[{\"image\": \"missing.jpg\"}]]
 {\"args\": [[{\"image\": \"$models/photo.png\"}]]}
 "
-expect_stdin "detector --jsonl" 1 '{"error":"line 2: forward(): argument '"'images'"': [0]: cannot read \"missing.jpg\"' \
+expect_stdin "detector --jsonl" 1 '{"error":"line 2: forward(): argument '"'images'"' → [0]: cannot read \"missing.jpg\"' \
   "$lines" -- "$tsb" --library torchvision run "$models/ssdlite.pt" --jsonl --summary
 expect_stdin "detector --jsonl, last line" 1 '{"result":[{},[{"boxes":{"dtype":"float32","shape":[300,4]' \
   "$lines" -- "$tsb" --library torchvision run "$models/ssdlite.pt" --jsonl --summary
@@ -67,7 +67,7 @@ expect "a detector without its library" 1 \
 echo "not an image" > notes.txt
 expect "a file that is not an image" 1 "cannot decode \"notes.txt\"" -- \
   "$tsb" --library torchvision run "$models/ssdlite.pt" --args '[[{"image": "notes.txt"}]]'
-expect "a missing image" 1 "forward(): argument 'images': [0]: cannot read \"missing.jpg\": No such file or directory" -- \
+expect "a missing image" 1 "forward(): argument 'images' → [0]: cannot read \"missing.jpg\": No such file or directory" -- \
   "$tsb" --library torchvision run "$models/ssdlite.pt" --args '[[{"image": "missing.jpg"}]]'
 expect "a bad image dtype" 1 "an image's \"dtype\" is \"float32\" or \"uint8\", got \"int8\"" -- \
   "$tsb" --library torchvision run "$models/ssdlite.pt" \

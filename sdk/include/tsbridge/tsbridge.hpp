@@ -104,6 +104,9 @@ class Error : public std::runtime_error {
         code_(status.code()),
         path_(status.path()),
         detail_(status.detail()) {}
+  // With the whole message and path given (CheckAt).
+  Error(const Status& status, const std::string& message, const std::string& path)
+      : std::runtime_error(message), code_(status.code()), path_(path), detail_(status.detail()) {}
   tsb_code code() const { return code_; }
   const std::string& path() const { return path_; }
   const std::string& detail() const { return detail_; }
@@ -118,6 +121,22 @@ inline void Check(tsb_status* status, const std::string& context = "") {
   if (status == nullptr) return;
   Status owned(status);
   throw Error(owned, context);
+}
+
+// The path `where` continued by `path`, in the one syntax of docs/abi.md
+// ("f(): argument 'x'" + "[1]" -> "f(): argument 'x' → [1]").
+inline std::string JoinPath(const std::string& where, const std::string& path) {
+  if (where.empty()) return path;
+  return path.empty() ? where : where + " \u2192 " + path;
+}
+
+// As Check, for a status about a part of a larger value found at `where`:
+// what() is "<where> → <status path>: <detail>", and path() the whole path.
+inline void CheckAt(tsb_status* status, const std::string& where) {
+  if (status == nullptr) return;
+  Status owned(status);
+  const std::string path = JoinPath(where, owned.path());
+  throw Error(owned, path + (path.empty() ? "" : ": ") + owned.detail(), path);
 }
 
 // ------------------------------------------------------------------ values

@@ -19,8 +19,13 @@ namespace {
 
 void Untyped(SEXP x, tsb_any* out);
 
+bool IsScalarNA(SEXP x);
+const char* const kNA = " (NA becomes None only where the type is Optional or Any)";
+
+// A scalar NA says where NA is welcome (docs/r.md), whatever else refused it.
 [[noreturn]] void Mismatch(int32_t expected, SEXP x, const std::string& why = "") {
-  Fail(TSB_ERR_TYPE, "expected " + Annotation(expected) + ", got " + Describe(x) + why);
+  const std::string hint = why.empty() && Rf_isVectorAtomic(x) && IsScalarNA(x) ? kNA : why;
+  Fail(TSB_ERR_TYPE, "expected " + Annotation(expected) + ", got " + Describe(x) + hint);
 }
 
 bool IsInteger64(SEXP x) { return TYPEOF(x) == REALSXP && Inherits(x, "integer64"); }
@@ -44,7 +49,6 @@ bool IsScalarNA(SEXP x) {
   }
 }
 
-const char* const kNA = " (NA becomes None only where the type is Optional or Any)";
 
 // Element i of an atomic vector as an int64, checking NA and wholeness.
 int64_t IntAt(SEXP x, R_xlen_t i, int32_t expected) {
@@ -135,7 +139,12 @@ void Items(SEXP x, int32_t element, OwnedVec& items) {
       } else {
         // An element of an atomic vector: converted in place, no R object.
         switch (TYPEOF(x)) {
-          case LGLSXP: items[i] = tsb_any_bool(BoolAt(x, i)); break;
+          case LGLSXP:
+            if (LOGICAL(x)[i] == NA_LOGICAL && element != TSB_TYPE_ANY) {
+              Fail(TSB_ERR_TYPE, "expected " + Annotation(element) + ", got logical NA" + kNA);
+            }
+            items[i] = tsb_any_bool(BoolAt(x, i));
+            break;
           case INTSXP:
             if (element == TSB_TYPE_FLOAT) items[i] = tsb_any_float(FloatAt(x, i));
             else items[i] = tsb_any_int(IntAt(x, i, element));
