@@ -39,6 +39,15 @@ c_out <- system2(c_baseline, c(src_file, "100000"), stdout = TRUE)
 c_ns <- stats::setNames(as.double(sub("^\\S+ ", "", c_out)), sub(" .*", "", c_out))
 
 r_noop <- measure(function() m$noop(), 100000L)
+# Where the no-op call's time goes: the same method kept in a variable (no
+# `$` lookup), the `$` lookup alone (R's S3 dispatch on a classed
+# environment, as for any R6 or R torch module), and R's own call of an empty
+# closure (the loop's share, in every R figure).
+noop <- m$noop
+r_noop_var <- measure(function() noop(), 100000L)
+r_lookup <- measure(function() m$noop, 100000L)
+empty <- function() NULL
+r_empty <- measure(function() empty(), 100000L)
 r_six <- measure(function() m$six(1L, 2, TRUE, "x", 3L, 4), 50000L)
 
 x <- stats::runif(1e6)
@@ -67,8 +76,17 @@ if (markdown) {
     cat(sprintf("| %s | %s | %s | %s | %.2f |\n", rows$figure[i], fmt(rows$r_host[i]),
                 fmt(rows$baseline[i]), rows$baseline_is[i], rows$ratio[i]))
   }
+  cat("\nWhere the no-op call's time goes (same run):\n\n| part | time |\n|---|---|\n")
+  cat(sprintf("| `m$noop()`, the whole call | %s |\n", fmt(r_noop)))
+  cat(sprintf("| `noop()`, the method kept in a variable | %s (%.2f of the C call) |\n",
+              fmt(r_noop_var), r_noop_var / c_ns[["noop"]]))
+  cat(sprintf("| `m$noop`, the lookup alone (R's S3 dispatch for `$`) | %s |\n", fmt(r_lookup)))
+  cat(sprintf("| an empty R closure, called the same way | %s |\n", fmt(r_empty)))
+  cat(sprintf("| the same call from C | %s |\n", fmt(c_ns[["noop"]])))
   cat(sprintf("\nReference, not measured here: R torch's jit method call, 705 us after mlverse/torch#1305; the R host's no-op call is %.0f times less.\n",
               705e3 / r_noop))
 } else {
   print(rows, row.names = FALSE)
+  print(c(whole = r_noop, kept_in_a_variable = r_noop_var, dollar_lookup = r_lookup,
+          empty_closure = r_empty, c_call = c_ns[["noop"]]))
 }
