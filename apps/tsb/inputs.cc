@@ -16,7 +16,6 @@ std::string ReadStream(std::istream& in) {
   return text.str();
 }
 
-
 tsb_type_info TypeInfo(int32_t type) {
   tsb_type_info info{};
   info.struct_size = sizeof(info);
@@ -114,10 +113,8 @@ Value Read(const Json& json, int32_t type, const std::string& context,
   const bool untyped = type == TSB_TYPE_ANY;
   if (!NeedsBuilding(json, untyped) || (untyped && IsTensorObject(json))) {
     Value value;
-    CheckAt(tsb_json_read(json.dump().c_str(), untyped && IsTensorObject(json) ? TSB_TYPE_TENSOR
-                                                                             : type,
-                        value.out()),
-            where);
+    const int32_t read_as = untyped && IsTensorObject(json) ? TSB_TYPE_TENSOR : type;
+    CheckAt(tsb_json_read(json.dump().c_str(), read_as, value.out()), where);
     return value;
   }
   tsb_type_info info = TypeInfo(type);
@@ -138,7 +135,8 @@ Value Read(const Json& json, int32_t type, const std::string& context,
           i < info.num_contained) {
         element = info.contained[i];
       }
-      items.push_back(Read(json[i], element, context, JoinPath(path, "[" + std::to_string(i) + "]")));
+      items.push_back(
+          Read(json[i], element, context, JoinPath(path, "[" + std::to_string(i) + "]")));
       raw.push_back(items.back().get());
     }
     Value built;
