@@ -49,7 +49,6 @@ bool IsScalarNA(SEXP x) {
   }
 }
 
-
 // Element i of an atomic vector as an int64, checking NA and wholeness.
 int64_t IntAt(SEXP x, R_xlen_t i, int32_t expected) {
   switch (TYPEOF(x)) {
