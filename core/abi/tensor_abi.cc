@@ -57,6 +57,27 @@ absl::Status CheckExtent(const DLTensor& t) {
   return absl::OkStatus();
 }
 
+// A bool is one byte, 0 or 1 (DLPack's kDLBool, C's and ATen's bool): any
+// other byte would be undefined behaviour wherever the tensor is read. Read
+// in place, before anything owns the memory.
+absl::Status CheckBoolBytes(const DLTensor& t) {
+  if (t.dtype.code != tsb::compat::kDLPackBoolCode || t.dtype.bits != 8 || t.data == nullptr ||
+      t.device.device_type != kDLCPU) {
+    return absl::OkStatus();
+  }
+  at::IntArrayRef shape(t.shape, t.ndim);
+  at::Tensor bytes = t.strides != nullptr
+                         ? at::from_blob(t.data, shape, at::IntArrayRef(t.strides, t.ndim), at::kByte)
+                         : at::from_blob(t.data, shape, at::kByte);
+  if (bytes.numel() == 0) return absl::OkStatus();
+  const int largest = bytes.max().item<uint8_t>();
+  if (largest > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected a bool tensor's bytes to be 0 or 1 (DLPack's kDLBool), found ", largest));
+  }
+  return absl::OkStatus();
+}
+
 // at::fromDLPack in LibTorch 1.13 ignores byte_offset and validates the
 // device only after it may have wrapped the deleter: check both first, so that
 // a failure never consumes the caller's tensor.
@@ -74,7 +95,8 @@ absl::Status CheckImportable(const DLManagedTensor& managed) {
         "DLPack tensor is on device type ", static_cast<int>(t.device.device_type),
         ", which this LibTorch build cannot hold"));
   }
-  return CheckExtent(t);
+  TSB_RETURN_IF_ERROR(CheckExtent(t));
+  return CheckBoolBytes(t);
 }
 
 // LibTorch 1.13 never calls the deleter of a tensor whose data is NULL (an

@@ -60,7 +60,9 @@ inline at::Tensor FromDLPack(DLManagedTensor* managed) {
   DLDataType& dtype = managed->dl_tensor.dtype;
   if (dtype.code == kDLPackBoolCode && dtype.bits == 8 && dtype.lanes == 1) {
     dtype.code = kDLUInt;
-    return at::fromDLPack(managed).view(at::kBool);
+    at::Tensor bytes = at::fromDLPack(managed);
+    dtype.code = kDLPackBoolCode;  // the producer's struct as it was (the tensor owns it now)
+    return bytes.view(at::kBool);
   }
 #endif
   return at::fromDLPack(managed);

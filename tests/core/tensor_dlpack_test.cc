@@ -203,6 +203,14 @@ TEST_F(TensorDlpackTest, BoolBufferFromAHost) {
     EXPECT_TRUE(h.equal(torch::tensor({false, true})));
   }
   EXPECT_EQ(host.deleter_calls, 1);
+  // Another byte is not a bool: refused, the buffer still the host's.
+  reinterpret_cast<unsigned char*>(host.data)[1] = 90;
+  tsb_any out;
+  Status bad(tsb_tensor_from_dlpack(&host.managed, &out));
+  ASSERT_NE(bad.get(), nullptr);
+  EXPECT_STREQ(tsb_status_get_message(bad.get()),
+               "expected a bool tensor's bytes to be 0 or 1 (DLPack's kDLBool), found 90");
+  EXPECT_EQ(host.deleter_calls, 1);
 }
 
 }  // namespace
