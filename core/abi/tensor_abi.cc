@@ -61,8 +61,7 @@ absl::Status CheckExtent(const DLTensor& t) {
 // other byte would be undefined behaviour wherever the tensor is read. Read
 // in place, before anything owns the memory.
 absl::Status CheckBoolBytes(const DLTensor& t) {
-  if (t.dtype.code != tsb::compat::kDLPackBoolCode || t.dtype.bits != 8 || t.data == nullptr ||
-      t.device.device_type != kDLCPU) {
+  if (!tsb::compat::IsDLPackBool(t.dtype) || t.data == nullptr || t.device.device_type != kDLCPU) {
     return absl::OkStatus();
   }
   at::IntArrayRef shape(t.shape, t.ndim);

@@ -47,6 +47,11 @@ inline torch::jit::SchemaTypeParser SchemaTypeParserFor(torch::jit::Lexer& lexer
 // as uint8 and viewed as bool (no copy either way).
 inline constexpr uint8_t kDLPackBoolCode = 6;
 
+// Whether `dtype` is DLPack's bool: code 6, one byte, one lane.
+inline bool IsDLPackBool(const DLDataType& dtype) {
+  return dtype.code == kDLPackBoolCode && dtype.bits == 8 && dtype.lanes == 1;
+}
+
 inline DLDataType DLDataTypeOf(const at::Tensor& t) {
 #if !TSB_TORCH_AT_LEAST(2, 0)
   if (t.scalar_type() == at::kBool) return DLDataType{kDLPackBoolCode, 8, 1};
@@ -58,7 +63,7 @@ inline DLDataType DLDataTypeOf(const at::Tensor& t) {
 inline at::Tensor FromDLPack(DLManagedTensor* managed) {
 #if !TSB_TORCH_AT_LEAST(2, 0)
   DLDataType& dtype = managed->dl_tensor.dtype;
-  if (dtype.code == kDLPackBoolCode && dtype.bits == 8 && dtype.lanes == 1) {
+  if (IsDLPackBool(dtype)) {
     dtype.code = kDLUInt;
     at::Tensor bytes = at::fromDLPack(managed);
     dtype.code = kDLPackBoolCode;  // the producer's struct as it was (the tensor owns it now)
@@ -71,7 +76,7 @@ inline at::Tensor FromDLPack(DLManagedTensor* managed) {
 // The scalar type of a DLPack dtype (at::toScalarType), bool included.
 inline at::ScalarType ScalarTypeOf(const DLDataType& dtype) {
 #if !TSB_TORCH_AT_LEAST(2, 0)
-  if (dtype.code == kDLPackBoolCode && dtype.bits == 8 && dtype.lanes == 1) return at::kBool;
+  if (IsDLPackBool(dtype)) return at::kBool;
 #endif
   return at::toScalarType(dtype);
 }

@@ -206,7 +206,8 @@ void CollectState(const torch::jit::Module& module, const std::string& prefix,
   }
 }
 
-// Dict[str, Tensor], the type of a state dict, interned once.
+// Dict[str, Tensor], the type of a state dict (the registry interns it on
+// first use and finds it after).
 absl::StatusOr<const TypeInfo*> StateDictType() {
   return TypeRegistry::Global().Intern(
       c10::DictType::create(c10::StringType::get(), c10::TensorType::get()));
