@@ -1,0 +1,276 @@
+// The host kit (tsbridge/host_kit.hpp) with a host of its own: a small tree
+// value (None, bool, int, float, str, list, string-keyed map), walked from
+// and built into boundary values through the C ABI only. What a new
+// language binding writes, in ~100 lines (docs/hosts.md).
+#include "tsbridge/host_kit.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "tests/testing/build_paths.h"
+
+namespace {
+
+struct Tree;
+using TreePtr = std::shared_ptr<Tree>;
+struct Tree {
+  // A "map" keeps its keys in order; a "record" is a map with a type name.
+  std::variant<std::monostate, bool, int64_t, double, std::string, std::vector<TreePtr>,
+               std::vector<std::pair<std::string, TreePtr>>>
+      v;
+  std::string record;  // the NamedTuple's name, for records out
+};
+template <typename T>
+TreePtr Make(T value) {
+  auto t = std::make_shared<Tree>();
+  t->v = std::move(value);
+  return t;
+}
+using Seq = std::vector<TreePtr>;
+using Map = std::vector<std::pair<std::string, TreePtr>>;
+
+struct TreeEntry : tsb::kit::TypeInfo {
+  void Complete() {}
+};
+
+class TreeHost {
+ public:
+  using Out = TreePtr;
+  using In = const TreePtr&;
+  using Entry = TreeEntry;
+  using Guard = tsb::kit::NestingGuard;
+
+  const Entry& Type(int32_t index) { return types_.Get(index); }
+
+  // ---- boundary → tree
+  Out None() { return Make(std::monostate{}); }
+  Out Bool(bool b) { return Make(b); }
+  Out Int(int64_t i) { return Make(i); }
+  Out Float(double d) { return Make(d); }
+  Out Complex(double, double) { tsb::kit::Fail(TSB_ERR_UNSUPPORTED, "no complex here"); }
+  Out Str(const char* s, size_t n) { return Make(std::string(s, n)); }
+  Out Tensor(const tsb_any&) { return Make(std::string("<tensor>")); }
+  Out TorchEnum(int32_t, int64_t code) { return Make(code); }
+  template <typename T>
+  Out Bulk(const T* data, size_t n) {
+    Seq out;
+    for (size_t i = 0; i < n; ++i) out.push_back(Make(data[i]));
+    ++bulk_lists;
+    return Make(std::move(out));
+  }
+  Out IntList(const Entry&, const int64_t* d, size_t n) { return Bulk(d, n); }
+  Out FloatList(const Entry&, const double* d, size_t n) { return Bulk(d, n); }
+  Out BoolList(const Entry&, const bool* d, size_t n) { return Bulk(d, n); }
+  Out List(const Entry&, tsb::kit::Items<TreeHost>& items) {
+    Seq out;
+    for (size_t i = 0; i < items.size(); ++i) out.push_back(items.Walk(i));
+    return Make(std::move(out));
+  }
+  Out Tuple(const Entry& type, tsb::kit::Items<TreeHost>& items) {
+    if (type.kind != TSB_KIND_NAMEDTUPLE) return List(type, items);
+    Map out;
+    for (size_t i = 0; i < items.size(); ++i) out.emplace_back(type.fields[i], items.Walk(i));
+    TreePtr t = Make(std::move(out));
+    t->record = type.QualifiedName();
+    return t;
+  }
+  Out Dict(const Entry&, tsb::kit::DictItems<TreeHost>& items) {
+    Map out;
+    for (size_t i = 0; i < items.size(); ++i) {
+      TreePtr key = items.Key(i);
+      auto* s = std::get_if<std::string>(&key->v);
+      if (s == nullptr) tsb::kit::Fail(TSB_ERR_UNSUPPORTED, "a map has str keys");
+      out.emplace_back(*s, items.Value(i));
+    }
+    return Make(std::move(out));
+  }
+  Out Enum(const Entry&, const tsb_any&) { tsb::kit::Fail(TSB_ERR_UNSUPPORTED, "no enums"); }
+  Out Object(const Entry&, const tsb_any&) { tsb::kit::Fail(TSB_ERR_UNSUPPORTED, "no objects"); }
+
+  // ---- tree → boundary
+  bool IsNone(In x) { return std::holds_alternative<std::monostate>(x->v); }
+  void Leaf(In x, int32_t expected, tsb_any* out) {
+    // Scalars as they are; the callee (or tsb_any_coerce) checks the type.
+    (void)expected;
+    Untyped(x, out);
+  }
+  void Untyped(In x, tsb_any* out) {
+    if (IsNone(x)) {
+      *out = tsb_any_none();
+    } else if (auto* b = std::get_if<bool>(&x->v)) {
+      *out = tsb_any_bool(*b);
+    } else if (auto* i = std::get_if<int64_t>(&x->v)) {
+      *out = tsb_any_int(*i);
+    } else if (auto* d = std::get_if<double>(&x->v)) {
+      *out = tsb_any_float(*d);
+    } else if (auto* s = std::get_if<std::string>(&x->v)) {
+      tsb::kit::CheckStatus(tsb_str_new(s->data(), s->size(), out));
+    } else if (std::holds_alternative<Seq>(x->v)) {
+      BuildSeq(x, TSB_TYPE_ANY, out);
+    } else {
+      BuildMap(x, TSB_TYPE_STR, TSB_TYPE_ANY, out);
+    }
+  }
+  bool List(In x, const Entry& type, tsb_any* out) {
+    if (!std::holds_alternative<Seq>(x->v)) return false;
+    BuildSeq(x, type.contained[0], out);
+    return true;
+  }
+  bool Tuple(In x, const Entry& type, tsb_any* out) {
+    const Seq* seq = std::get_if<Seq>(&x->v);
+    if (seq == nullptr) return false;
+    tsb::kit::TupleBuilder<Entry> b(&type, seq->size());
+    for (size_t i = 0; i < b.size(); ++i) {
+      b.Item(i, [&](tsb_any* item) { tsb::kit::Build(*this, (*seq)[i], b.element(i), item); });
+    }
+    b.Finish(out);
+    return true;
+  }
+  bool Dict(In x, const Entry& type, tsb_any* out) {
+    if (!std::holds_alternative<Map>(x->v)) return false;
+    BuildMap(x, type.contained[0], type.contained[1], out);
+    return true;
+  }
+  bool Enum(In, const Entry&, tsb_any*) { return false; }
+  [[noreturn]] void Mismatch(In, int32_t expected) {
+    tsb::kit::Fail(TSB_ERR_TYPE, "expected " + tsb::kit::Annotation(expected) + ", got a tree");
+  }
+
+  int bulk_lists = 0;
+
+ private:
+  void BuildSeq(In x, int32_t element, tsb_any* out) {
+    const Seq& seq = std::get<Seq>(x->v);
+    tsb::kit::ListBuilder b(element, seq.size());
+    for (size_t i = 0; i < seq.size(); ++i) {
+      b.Item(i, [&](tsb_any* item) { tsb::kit::Build(*this, seq[i], element, item); });
+    }
+    b.Finish(out);
+  }
+  void BuildMap(In x, int32_t key_type, int32_t value_type, tsb_any* out) {
+    const Map& map = std::get<Map>(x->v);
+    tsb::kit::DictBuilder b(key_type, value_type, map.size());
+    for (size_t i = 0; i < map.size(); ++i) {
+      b.Entry(
+          i, [&] { return tsb::kit::StrKeySegment(map[i].first); },
+          [&](tsb_any* k) {
+            tsb::kit::CheckStatus(tsb_str_new(map[i].first.data(), map[i].first.size(), k));
+          },
+          [&](tsb_any* v) { tsb::kit::Build(*this, map[i].second, value_type, v); });
+    }
+    b.Finish(out);
+  }
+  tsb::kit::TypeCache<Entry> types_;
+};
+
+int32_t ParseType(const char* text) {
+  int32_t index = TSB_TYPE_INVALID;
+  tsb::Check(tsb_type_parse(text, &index));
+  return index;
+}
+
+tsb::Value Build(TreeHost& host, const TreePtr& tree, const char* type) {
+  tsb::Value out;
+  tsb::kit::Build(host, tree, ParseType(type), out.out());
+  return out;
+}
+
+class HostKitTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    tsb::Check(tsb_plugin_load(tsb::testing::BuildPath("TSB_TUPLE_PLUGIN_PATH"), nullptr));
+    tsb::Check(tsb_plugin_load(tsb::testing::BuildPath("TSB_OPTIONAL_PLUGIN_PATH"), nullptr));
+  }
+  TreeHost host;
+};
+
+TEST_F(HostKitTest, BuildsByTheTypeAndWalksBack) {
+  TreePtr tree = Make(Map{{"a", Make(Seq{Make(int64_t{1}), Make(int64_t{2})})},
+                          {"b", Make(Seq{})}});
+  tsb::Value v = Build(host, tree, "Dict[str, List[int]]");
+  EXPECT_EQ(v.ToJson(), R"({"a":[1,2],"b":[]})");
+  TreePtr back = tsb::kit::Walk(host, v.get());
+  const Map& map = std::get<Map>(back->v);
+  ASSERT_EQ(map.size(), 2u);
+  EXPECT_EQ(std::get<int64_t>(std::get<Seq>(map[0].second->v)[1]->v), 2);
+  EXPECT_EQ(host.bulk_lists, 2);  // List[int] leaves in one copy each
+}
+
+TEST_F(HostKitTest, AMismatchNamesItsPath) {
+  TreePtr tree = Make(Map{{"a", Make(Seq{Make(int64_t{1}), Make(std::string("x"))})}});
+  try {
+    Build(host, tree, "Dict[str, List[int]]");
+    FAIL() << "built";
+  } catch (const tsb::kit::ConvertError& e) {
+    EXPECT_EQ(e.Message("f(): argument 'd'"),
+              "f(): argument 'd' → key \"a\" → [1]: expected int, got str \"x\"");
+  }
+}
+
+TEST_F(HostKitTest, OptionalAndUnionFollowTheType) {
+  EXPECT_EQ(Build(host, Make(std::monostate{}), "Optional[int]").ToJson(), "null");
+  EXPECT_EQ(Build(host, Make(int64_t{3}), "Optional[int]").ToJson(), "3");
+  tsb::Value u = Build(host, Make(std::string("s")), "Union[int, str]");
+  EXPECT_EQ(u.ToJson(), R"("s")");
+  try {
+    Build(host, Make(Seq{}), "Union[int, str]");
+    FAIL() << "built";
+  } catch (const tsb::kit::ConvertError& e) {
+    EXPECT_EQ(e.detail, "expected Union[int, str], got a tree");
+  }
+}
+
+TEST_F(HostKitTest, TuplesAreTypedAsTheyAreBuilt) {
+  tsb::Value t = Build(host, Make(Seq{Make(int64_t{1}), Make(2.5)}), "Tuple[float, float]");
+  EXPECT_EQ(t.ToJson(), "[1.0,2.5]");
+  try {  // the field's type is checked where it is built
+    Build(host, Make(Seq{Make(int64_t{1}), Make(std::string("x"))}), "Tuple[int, int]");
+    FAIL() << "built";
+  } catch (const tsb::kit::ConvertError& e) {
+    EXPECT_EQ(e.Message(), "[1]: expected int, got str \"x\"");
+  }
+  try {  // the wrong arity: the coercion says so
+    Build(host, Make(Seq{Make(int64_t{1})}), "Tuple[int, int]");
+    FAIL() << "built";
+  } catch (const tsb::kit::ConvertError& e) {
+    EXPECT_NE(e.Message().find("Tuple[int, int]"), std::string::npos) << e.Message();
+  }
+}
+
+TEST_F(HostKitTest, UntypedContainersTakeTheirItemsCommonType) {
+  tsb::Value v = Build(host, Make(Seq{Make(int64_t{1}), Make(int64_t{2})}), "Any");
+  tsb_type_info info{};
+  info.struct_size = sizeof(info);
+  tsb::Check(tsb_type_get_info(v.type_index(), &info));
+  EXPECT_STREQ(info.annotation, "List[int]");
+}
+
+TEST_F(HostKitTest, WalkStopsAtTheNestingLimit) {
+  TreePtr deep = Make(Seq{});
+  for (int i = 0; i < 600; ++i) deep = Make(Seq{deep});
+  try {
+    Build(host, deep, "Any");
+    FAIL() << "built";
+  } catch (const tsb::kit::ConvertError& e) {
+    EXPECT_EQ(e.code, TSB_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(e.detail.find("512 containers deep"), std::string::npos);
+    // The path shows where: one [0] per level walked.
+    EXPECT_EQ(e.path.rfind("[0] → [0] → [0]", 0), 0u) << e.path;
+  }
+}
+
+TEST_F(HostKitTest, KeysAreNamedAsEveryHostNamesThem) {
+  tsb::Value k;
+  tsb::Check(tsb_str_new("b", 1, k.out()));
+  EXPECT_EQ(tsb::kit::KeySegmentOf(k.get()), "key \"b\"");
+  EXPECT_EQ(tsb::kit::KeySegmentOf(tsb_any_int(3)), "key 3");
+  EXPECT_EQ(tsb::kit::IndexSegment(2), "[2]");
+  EXPECT_EQ(tsb::kit::FieldSegment("x"), "field 'x'");
+}
+
+}  // namespace
