@@ -1,5 +1,7 @@
 #include "apps/tsb/inputs.h"
 
+#include "tsbridge/host_kit.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -14,13 +16,6 @@ std::string ReadStream(std::istream& in) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-tsb_type_info TypeInfo(int32_t type) {
-  tsb_type_info info{};
-  info.struct_size = sizeof(info);
-  Check(tsb_type_get_info(type, &info), "cannot describe type " + std::to_string(type));
-  return info;
 }
 
 // {"file": PATH} or {"image": PATH[, "dtype": ...]}.
@@ -52,124 +47,161 @@ bool NeedsBuilding(const Json& json, bool untyped) {
   return false;
 }
 
-std::string ReadBinaryFile(const std::string& path, const std::string& where) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw Failure(where + ": cannot read \"" + path + "\": " + std::strerror(errno));
-  return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+// A failed status as a failure of the value being read: the kit puts the
+// value's path in front of `context: <message>`.
+void CheckRead(tsb_status* status, const std::string& context) {
+  if (status == nullptr) return;
+  Status owned(status);
+  kit::Fail(owned.code(), context + ": " + owned.message());
+}
+
+[[noreturn]] void CannotRead(const std::string& path) {
+  kit::Fail(TSB_ERR_INVALID_ARGUMENT, "cannot read \"" + path + "\": " + std::strerror(errno));
 }
 
 // A value torch.save wrote (a tensor, or any value), by the pickle reader.
-Value LoadSaved(const std::string& path, const std::string& where) {
-  std::string bytes = ReadBinaryFile(path, where);
+Value LoadSaved(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) CannotRead(path);
+  std::string bytes(std::istreambuf_iterator<char>(file), {});
   Value value;
-  Check(tsb_pickle_read(bytes.data(), bytes.size(), value.out()),
-        where + ": \"" + path + "\" is not a file torch.save wrote");
+  CheckRead(tsb_pickle_read(bytes.data(), bytes.size(), value.out()),
+            "\"" + path + "\" is not a file torch.save wrote");
   return value;
 }
 
-Value CallOp(const char* op, std::vector<tsb_any> args, const std::string& where) {
+Value CallOp(const char* op, std::vector<tsb_any> args, const std::string& context) {
   tsb_call_args call = tsb_call_args_make(args.data(), args.size());
   Value out;
-  Check(tsb_op_call(op, &call, out.out()), where + ": " + op);
+  CheckRead(tsb_op_call(op, &call, out.out()), context);
   return out;
 }
 
 // An image file as a CHW RGB tensor: float32 in [0, 1] as torchvision's
 // models take it (convert_image_dtype), or uint8 as decoded.
-Value LoadImage(const Json& form, const std::string& where) {
+Value LoadImage(const Json& form) {
   std::string path = form["image"].get<std::string>();
   std::string dtype = form.value("dtype", "float32");
   if (dtype != "float32" && dtype != "uint8") {
-    throw Failure(where + ": an image's \"dtype\" is \"float32\" or \"uint8\", got \"" + dtype +
-                  "\"");
+    kit::Fail(TSB_ERR_INVALID_ARGUMENT,
+              "an image's \"dtype\" is \"float32\" or \"uint8\", got \"" + dtype + "\"");
   }
   size_t overloads = 0;
   if (tsb_status* status = tsb_op_count_overloads("image::decode_image", &overloads)) {
     tsb_status_free(status);
-    throw Failure(where + ": {\"image\": ...} is decoded by torchvision's image operators, "
-                  "which are not loaded: add --library torchvision");
+    kit::Fail(TSB_ERR_NOT_FOUND,
+              "{\"image\": ...} is decoded by torchvision's image operators, "
+              "which are not loaded: add --library torchvision");
   }
-  if (!std::ifstream(path).good()) {
-    throw Failure(where + ": cannot read \"" + path + "\": " + std::strerror(errno));
-  }
-  Value data = CallOp("image::read_file", {tsb_any_borrowed_str(path.c_str())}, where);
+  if (!std::ifstream(path).good()) CannotRead(path);
+  Value data = CallOp("image::read_file", {tsb_any_borrowed_str(path.c_str())}, "image::read_file");
   constexpr int64_t kRgb = 3;  // torchvision.io.ImageReadMode.RGB
   Value image = CallOp("image::decode_image", {data.get(), tsb_any_int(kRgb)},
-                       where + ": cannot decode \"" + path + "\"");
+                       "cannot decode \"" + path + "\"");
   if (dtype == "uint8") return image;
-  return CallOp("aten::div", {image.get(), tsb_any_int(255)}, where);
+  return CallOp("aten::div", {image.get(), tsb_any_int(255)}, "aten::div");
 }
 
-Value Coerce(Value value, int32_t type, const std::string& where) {
-  if (type == TSB_TYPE_ANY || value.get().type_index == type) return value;
-  Value out;
-  CheckAt(tsb_any_coerce(&value.get(), type, out.out()), where);
-  return out;
-}
+// The command line as a host of the kit (tsbridge/host_kit.hpp): a JSON
+// value is built by the type asked for; a part without file forms is read
+// whole by tsb_json_read (docs/json.md), a file form is loaded where it
+// stands, its failures named by the kit's path like any other.
+class JsonHost {
+ public:
+  using In = const Json&;
+  using Entry = kit::TypeInfo;
+  using Guard = kit::NestingGuard;
+  struct CachedEntry : kit::TypeInfo {
+    void Complete() {}
+  };
 
-Value Read(const Json& json, int32_t type, const std::string& context,
-           const std::string& path) {
-  const std::string where = JoinPath(context, path);
-  const bool untyped = type == TSB_TYPE_ANY;
-  if (!NeedsBuilding(json, untyped) || (untyped && IsTensorObject(json))) {
-    Value value;
-    const int32_t read_as = untyped && IsTensorObject(json) ? TSB_TYPE_TENSOR : type;
-    CheckAt(tsb_json_read(json.dump().c_str(), read_as, value.out()), where);
-    return value;
+  const Entry& Type(int32_t index) { return Types().Get(index); }
+
+  // A value of `type`: whole when nothing in it needs building.
+  void Read(const Json& json, int32_t type, tsb_any* out) {
+    const bool untyped = type == TSB_TYPE_ANY;
+    if (!NeedsBuilding(json, untyped)) {
+      kit::CheckStatus(tsb_json_read(json.dump().c_str(), type, out));
+      return;
+    }
+    kit::Build(*this, json, type, out);
   }
-  tsb_type_info info = TypeInfo(type);
-  if (info.kind == TSB_KIND_OPTIONAL) {
-    return Coerce(Read(json, info.contained[0], context, path), type, where);
-  }
-  if (IsFileForm(json) && info.kind != TSB_KIND_DICT) {
-    Value value = json.contains("file") ? LoadSaved(json["file"].get<std::string>(), where) : LoadImage(json, where);
-    return Coerce(std::move(value), type, where);
-  }
-  if (json.is_array()) {
-    std::vector<Value> items;
-    std::vector<tsb_any> raw;
-    for (size_t i = 0; i < json.size(); ++i) {
-      int32_t element = TSB_TYPE_ANY;
-      if (info.kind == TSB_KIND_LIST) element = info.contained[0];
-      if ((info.kind == TSB_KIND_TUPLE || info.kind == TSB_KIND_NAMEDTUPLE) &&
-          i < info.num_contained) {
-        element = info.contained[i];
+
+  void Leaf(const Json& json, int32_t expected, tsb_any* out) {
+    if (IsFileForm(json)) {
+      Value value = json.contains("file") ? LoadSaved(json["file"].get<std::string>())
+                                          : LoadImage(json);
+      if (expected == TSB_TYPE_ANY || value.type_index() == expected) {
+        *out = value.release();
+      } else {
+        kit::CheckStatus(tsb_any_coerce(&value.get(), expected, out));
       }
-      items.push_back(
-          Read(json[i], element, context, JoinPath(path, "[" + std::to_string(i) + "]")));
-      raw.push_back(items.back().get());
+      return;
     }
-    Value built;
-    if (info.kind == TSB_KIND_TUPLE || info.kind == TSB_KIND_NAMEDTUPLE) {
-      CheckAt(tsb_tuple_new(raw.data(), raw.size(), built.out()), where);
+    if (expected == TSB_TYPE_ANY && IsTensorObject(json)) return Read(json, TSB_TYPE_TENSOR, out);
+    if (expected == TSB_TYPE_ANY) return Untyped(json, out);
+    Read(json, expected, out);
+  }
+  void Untyped(const Json& json, tsb_any* out) {
+    if (IsFileForm(json) || !(json.is_array() || json.is_object())) {
+      return Leaf(json, TSB_TYPE_ANY, out);
+    }
+    if (json.is_array()) {
+      BuildList(json, TSB_TYPE_ANY, out);
     } else {
-      CheckAt(tsb_list_new(TSB_TYPE_ANY, raw.data(), raw.size(), built.out()), where);
+      BuildDict(json, TSB_TYPE_STR, TSB_TYPE_ANY, out);
     }
-    return Coerce(std::move(built), type, where);
   }
-  // A JSON object holding a file form: a Dict's values may be files.
-  if (info.kind != TSB_KIND_DICT && info.kind != TSB_KIND_ANY) {
-    throw Failure(where + ": {\"file\": ...} and {\"image\": ...} may stand for a value, a "
-                  "list or tuple item or a Dict value, not inside a " +
-                  std::string(info.annotation));
+  bool IsNone(const Json& json) { return json.is_null(); }
+  bool List(const Json& json, const Entry& type, tsb_any* out) {
+    if (!json.is_array()) return false;
+    BuildList(json, type.contained[0], out);
+    return true;
   }
-  int32_t key_type = info.kind == TSB_KIND_DICT ? info.contained[0] : TSB_TYPE_STR;
-  int32_t value_type = info.kind == TSB_KIND_DICT ? info.contained[1] : TSB_TYPE_ANY;
-  std::vector<Value> keys, values;
-  std::vector<tsb_any> raw_keys, raw_values;
-  for (const auto& [key, item] : json.items()) {
-    std::string step = "key \"" + key + "\"";
-    keys.push_back(Read(Json(key), key_type, context, JoinPath(path, step)));
-    values.push_back(Read(item, value_type, context, JoinPath(path, step)));
-    raw_keys.push_back(keys.back().get());
-    raw_values.push_back(values.back().get());
+  bool Tuple(const Json& json, const Entry& type, tsb_any* out) {
+    if (!json.is_array()) return false;
+    kit::TupleBuilder<Entry> tuple(&type, json.size());
+    for (size_t i = 0; i < json.size(); ++i) {
+      tuple.Item(i, [&](tsb_any* item) { Read(json[i], tuple.element(i), item); });
+    }
+    tuple.Finish(out);
+    return true;
   }
-  Value dict;
-  CheckAt(tsb_dict_new(key_type, value_type, raw_keys.data(), raw_values.data(),
-                       raw_keys.size(), dict.out()),
-          where);
-  return Coerce(std::move(dict), type, where);
-}
+  bool Dict(const Json& json, const Entry& type, tsb_any* out) {
+    if (!json.is_object() || IsFileForm(json)) return false;
+    BuildDict(json, type.contained[0], type.contained[1], out);
+    return true;
+  }
+  bool Enum(const Json&, const Entry&, tsb_any*) { return false; }  // read whole
+  [[noreturn]] void Mismatch(const Json& json, int32_t expected) {
+    kit::Fail(TSB_ERR_TYPE, "expected " + kit::Annotation(expected) + ", got JSON " +
+                                std::string(json.type_name()));
+  }
+
+ private:
+  static kit::TypeCache<CachedEntry>& Types() {
+    static auto& types = *new kit::TypeCache<CachedEntry>;
+    return types;
+  }
+  void BuildList(const Json& json, int32_t element, tsb_any* out) {
+    kit::ListBuilder list(element, json.size());
+    for (size_t i = 0; i < json.size(); ++i) {
+      list.Item(i, [&](tsb_any* item) { Read(json[i], element, item); });
+    }
+    list.Finish(out);
+  }
+  void BuildDict(const Json& json, int32_t key_type, int32_t value_type, tsb_any* out) {
+    kit::DictBuilder dict(key_type, value_type, json.size());
+    size_t i = 0;
+    for (const auto& [key, item] : json.items()) {
+      dict.Entry(
+          i++, [&] { return kit::StrKeySegment(key); },
+          [&](tsb_any* k) { Read(Json(key), key_type, k); },
+          [&, &item = item](tsb_any* v) { Read(item, value_type, v); });
+    }
+    dict.Finish(out);
+  }
+};
 
 }  // namespace
 
@@ -195,7 +227,14 @@ Json ParseJson(const std::string& text, const std::string& what) {
 }
 
 Value ReadValue(const Json& json, int32_t type, const std::string& context) {
-  return Read(json, type, context, "");
+  JsonHost host;
+  Value value;
+  try {
+    host.Read(json, type, value.out());
+  } catch (const kit::ConvertError& e) {
+    throw Failure(e.Message(context));
+  }
+  return value;
 }
 
 Args ReadArguments(const tsb_schema_info* schema, const std::string& callee,

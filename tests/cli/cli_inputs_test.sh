@@ -60,6 +60,9 @@ expect '{"file": not a tensor file}' 1 \
 expect '{"file": a dict where a Tensor goes}' 1 \
   "tsb: total(): argument 'xs' → [1]: expected Tensor, got Dict" -- \
   "$tsb" run tensors.pt total --args '[[{"file": "x.pt"}, {"file": "dict.pt"}]]'
+expect '{"file": not a tensor file, in a list}' 1 \
+  "tsb: total(): argument 'xs' → [1]: \"notes.txt\" is not a file torch.save wrote" -- \
+  "$tsb" run tensors.pt total --args '[[{"file": "x.pt"}, {"file": "notes.txt"}]]'
 expect '{"image": ...} without torchvision' 1 \
   "{\"image\": ...} is decoded by torchvision's image operators, which are not loaded: add --library torchvision" -- \
   "$tsb" run tensors.pt --args '[{"image": "photo.jpg"}]'
