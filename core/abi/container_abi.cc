@@ -11,6 +11,7 @@
 #include "core/abi/guard.h"
 #include "tsbridge/kind_codec.hpp"
 #include "core/types/type_registry.h"
+#include "core/value/flatten.h"
 #include "core/value/object.h"
 
 using tsb::TypeInfo;
@@ -217,6 +218,16 @@ tsb_status* tsb_list_get_items(const tsb_any* list, size_t n, tsb_any* out) {
     }
     written.Disarm();
     return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_any_flatten(const tsb_any* value, tsb_any* out, size_t capacity, size_t* n) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(n, "n"));
+    if (capacity > 0) TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    BorrowedValue arg;
+    TSB_RETURN_IF_ERROR(BorrowArg(value, "value", &arg));
+    return tsb::FlattenValue(*arg.value, *arg.type, out, capacity, n);
   });
 }
 

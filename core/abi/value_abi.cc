@@ -130,6 +130,12 @@ tsb_status* tsb_str_get(const tsb_any* v, const char** data, size_t* len) {
     *len = s.size();
     return nullptr;
   }
+  if (data != nullptr && len != nullptr && v != nullptr && v->type_index == TSB_TYPE_STR &&
+      v->flags == TSB_FLAG_BORROWED_STR && v->u.borrowed_str != nullptr) {
+    *data = v->u.borrowed_str;  // a host's C string, or tsb_any_flatten's
+    *len = std::strlen(v->u.borrowed_str);
+    return nullptr;
+  }
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(data, "data"));
     TSB_RETURN_IF_ERROR(CheckArg(len, "len"));

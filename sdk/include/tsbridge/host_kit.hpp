@@ -281,24 +281,103 @@ class TypeCache {
 //   Out Dict(const Entry&, DictItems<Host>&);
 //   Out Enum(const Entry&, const tsb_any&);
 //   Out Object(const Entry&, const tsb_any&);  // objects, custom classes
-// Containers come with their items fetched in one call; the host makes its
-// container and asks for each item, converted (its errors at the item's path).
+// A container value comes out of the boundary whole, in one
+// tsb_any_flatten: no handle per inner container or str. The host makes
+// its container and asks for each item, converted (a failure named by the
+// item's path segment).
 template <typename Host>
 typename Host::Out Walk(Host& host, const tsb_any& v);
 
+namespace internal {
+
+// The entries a value spans from `at` (itself and, for a container entry
+// of tsb_any_flatten, the entries that belong to it).
+inline size_t Span(const tsb_any* entries, size_t at) {
+  return (entries[at].flags & TSB_FLAG_CONTAINER) ? 1 + static_cast<size_t>(entries[at].u.i) : 1;
+}
+
+// The children of a container entry (or a run of values fetched by
+// tsb_list_get_items), reached in order at O(1) each.
+class Children {
+ public:
+  // The children of the container entry at `at`.
+  Children(const tsb_any* entries, size_t at) : base_(entries), first_(at + 1), pos_(at + 1) {
+    const size_t end = at + Span(entries, at);
+    for (size_t p = first_; p < end; p += Span(entries, p)) ++count_;
+  }
+  // n values side by side.
+  Children(const tsb_any* values, size_t n, bool)
+      : base_(values), first_(0), pos_(0), count_(n), flat_(false) {}
+  size_t size() const { return count_; }
+  size_t Offset(size_t i) {
+    if (!flat_) return i;
+    if (i < index_) index_ = 0, pos_ = first_;
+    for (; index_ < i; ++index_) pos_ += Span(base_, pos_);
+    return pos_;
+  }
+  const tsb_any* base() const { return base_; }
+
+ private:
+  const tsb_any* base_;
+  size_t first_, pos_, index_ = 0, count_ = 0;
+  bool flat_ = true;
+};
+
+// A value's entries as tsb_any_flatten wrote them, released at the end.
+class Flat {
+ public:
+  explicit Flat(const tsb_any& v) {
+    size_t n = 0;
+    CheckStatus(tsb_any_flatten(&v, inline_, kInline, &n));
+    if (n <= kInline) {
+      size_ = n;
+      return;
+    }
+    while (n > heap_.size()) {  // the value may grow in between: ask again
+      heap_.assign(n, tsb_any_none());
+      CheckStatus(tsb_any_flatten(&v, heap_.data(), heap_.size(), &n));
+    }
+    data_ = heap_.data();
+    size_ = n;
+  }
+  ~Flat() {
+    for (size_t i = 0; i < size_; ++i) {
+      if (data_[i].flags & TSB_FLAG_HANDLE) tsb_any_release(&data_[i]);
+    }
+  }
+  Flat(const Flat&) = delete;
+  Flat& operator=(const Flat&) = delete;
+  const tsb_any* data() const { return data_; }
+
+ private:
+  static constexpr size_t kInline = 64;  // a record or a small dict: no allocation
+  tsb_any inline_[kInline];
+  std::vector<tsb_any> heap_;
+  tsb_any* data_ = inline_;
+  size_t size_ = 0;
+};
+
+template <typename Host>
+typename Host::Out WalkFlat(Host& host, const tsb_any* entries, size_t at);
+
+}  // namespace internal
+
+// The items of a List, Tuple or NamedTuple being walked.
 template <typename Host>
 class Items {
  public:
-  Items(Host& host, const typename Host::Entry& type, const tsb_any& v)
-      : host_(host), type_(type), items_(Length(v)) {
-    CheckStatus(tsb_list_get_items(&v, items_.size(), items_.data()));
-  }
-  size_t size() const { return items_.size(); }
-  const tsb_any& operator[](size_t i) const { return items_[i]; }
+  Items(Host& host, const typename Host::Entry& type, internal::Children children)
+      : host_(host), type_(type), children_(children) {}
+  size_t size() const { return children_.size(); }
+  // Item i as the boundary has it: a leaf (inline, a borrowed str, a
+  // reference the walk holds) or, for an inner container, an entry that
+  // only Walk(i) reads.
+  const tsb_any& operator[](size_t i) { return children_.base()[children_.Offset(i)]; }
   // Item i in the host's terms; a failure names "[i]" (a NamedTuple's
   // field by name).
   typename Host::Out Walk(size_t i) {
-    return At([&] { return Segment(i); }, [&] { return kit::Walk(host_, items_[i]); });
+    return At([&] { return Segment(i); },
+              [&] { return internal::WalkFlat(host_, children_.base(), children_.Offset(i)); });
   }
   std::string Segment(size_t i) const {
     if (type_.kind == TSB_KIND_NAMEDTUPLE && i < type_.fields.size()) {
@@ -310,29 +389,104 @@ class Items {
  private:
   Host& host_;
   const typename Host::Entry& type_;
-  OwnedVec items_;
+  internal::Children children_;
 };
 
+// The entries of a Dict being walked, in insertion order.
 template <typename Host>
 class DictItems {
  public:
-  DictItems(Host& host, const tsb_any& v) : host_(host), keys_(Length(v)), values_(keys_.size()) {
-    CheckStatus(tsb_dict_get_items(&v, keys_.size(), keys_.data(), values_.data()));
-  }
-  size_t size() const { return keys_.size(); }
-  const tsb_any& key(size_t i) const { return keys_[i]; }
-  const tsb_any& value(size_t i) const { return values_[i]; }
+  DictItems(Host& host, internal::Children children) : host_(host), children_(children) {}
+  size_t size() const { return children_.size() / 2; }
+  const tsb_any& key(size_t i) { return children_.base()[children_.Offset(2 * i)]; }
+  const tsb_any& value(size_t i) { return children_.base()[children_.Offset(2 * i + 1)]; }
   typename Host::Out Key(size_t i) {
-    return At([&] { return IndexSegment(i) + " (a key)"; }, [&] { return kit::Walk(host_, keys_[i]); });
+    return At([&] { return IndexSegment(i) + " (a key)"; },
+              [&] { return internal::WalkFlat(host_, children_.base(), children_.Offset(2 * i)); });
   }
   typename Host::Out Value(size_t i) {
-    return At([&] { return KeySegmentOf(keys_[i]); }, [&] { return kit::Walk(host_, values_[i]); });
+    return At([&] { return KeySegmentOf(key(i)); }, [&] {
+      return internal::WalkFlat(host_, children_.base(), children_.Offset(2 * i + 1));
+    });
   }
 
  private:
   Host& host_;
-  OwnedVec keys_, values_;
+  internal::Children children_;
 };
+
+namespace internal {
+
+// A container entry of tsb_any_flatten at `at`, or any other value there.
+template <typename Host>
+typename Host::Out WalkFlat(Host& host, const tsb_any* entries, size_t at) {
+  const tsb_any& e = entries[at];
+  if (!(e.flags & TSB_FLAG_CONTAINER)) return kit::Walk(host, e);
+  typename Host::Guard guard;
+  const typename Host::Entry& type = host.Type(e.type_index);
+  Children children(entries, at);
+  switch (type.kind) {
+    case TSB_KIND_LIST: {
+      const size_t n = children.size();
+      const tsb_any* item = entries + at + 1;  // a List[int|float|bool]'s are inline leaves
+      switch (type.contained[0]) {
+        case TSB_TYPE_INT: {
+          int64_t* buf = Scratch<int64_t>(n);
+          for (size_t i = 0; i < n; ++i) buf[i] = item[i].u.i;
+          return host.IntList(type, buf, n);
+        }
+        case TSB_TYPE_FLOAT: {
+          double* buf = Scratch<double>(n);
+          for (size_t i = 0; i < n; ++i) buf[i] = item[i].u.d;
+          return host.FloatList(type, buf, n);
+        }
+        case TSB_TYPE_BOOL: {
+          bool* buf = Scratch<bool>(n);
+          for (size_t i = 0; i < n; ++i) buf[i] = item[i].u.i != 0;
+          return host.BoolList(type, buf, n);
+        }
+        default: {
+          Items<Host> items(host, type, children);
+          return host.List(type, items);
+        }
+      }
+    }
+    case TSB_KIND_TUPLE:
+    case TSB_KIND_NAMEDTUPLE: {
+      Items<Host> items(host, type, children);
+      return host.Tuple(type, items);
+    }
+    case TSB_KIND_DICT: {
+      DictItems<Host> items(host, children);
+      return host.Dict(type, items);
+    }
+    default:
+      Fail(TSB_ERR_INTERNAL, "tsb_any_flatten opened a " + type.annotation);
+  }
+}
+
+// A container the flattening left whole (a kind a plugin's codec serves
+// with items of its own): its items fetched in one call.
+template <typename Host>
+typename Host::Out WalkFetched(Host& host, const typename Host::Entry& type, const tsb_any& v) {
+  if (type.kind == TSB_KIND_DICT) {
+    OwnedVec keys(Length(v)), values(keys.size()), both(2 * keys.size());
+    CheckStatus(tsb_dict_get_items(&v, keys.size(), keys.data(), values.data()));
+    for (size_t i = 0; i < keys.size(); ++i) {  // moved: `both` releases them
+      both[2 * i] = keys[i];
+      both[2 * i + 1] = values[i];
+      keys[i] = values[i] = tsb_any_none();
+    }
+    DictItems<Host> items(host, Children(both.data(), both.size(), true));
+    return host.Dict(type, items);
+  }
+  OwnedVec fetched(Length(v));
+  CheckStatus(tsb_list_get_items(&v, fetched.size(), fetched.data()));
+  Items<Host> items(host, type, Children(fetched.data(), fetched.size(), true));
+  return type.kind == TSB_KIND_LIST ? host.List(type, items) : host.Tuple(type, items);
+}
+
+}  // namespace internal
 
 template <typename Host>
 typename Host::Out Walk(Host& host, const tsb_any& v) {
@@ -347,6 +501,9 @@ typename Host::Out Walk(Host& host, const tsb_any& v) {
       return host.Complex(re, im);
     }
     case TSB_TYPE_STR: {
+      if (v.flags == TSB_FLAG_BORROWED_STR) {
+        return host.Str(v.u.borrowed_str, std::strlen(v.u.borrowed_str));
+      }
       const char* data = nullptr;
       size_t len = 0;
       CheckStatus(tsb_str_get(&v, &data, &len));
@@ -364,7 +521,7 @@ typename Host::Out Walk(Host& host, const tsb_any& v) {
   switch (type.kind) {
     case TSB_KIND_LIST: {
       const size_t n = Length(v);
-      switch (type.contained[0]) {
+      switch (type.contained[0]) {  // straight into the host's buffer
         case TSB_TYPE_INT: {
           int64_t* buf = Scratch<int64_t>(n);
           CheckStatus(tsb_list_copy_int(&v, n, buf));
@@ -380,20 +537,16 @@ typename Host::Out Walk(Host& host, const tsb_any& v) {
           CheckStatus(tsb_list_copy_bool(&v, n, buf));
           return host.BoolList(type, buf, n);
         }
-        default: {
-          Items<Host> items(host, type, v);
-          return host.List(type, items);
-        }
+        default: break;
       }
     }
+      [[fallthrough]];
     case TSB_KIND_TUPLE:
-    case TSB_KIND_NAMEDTUPLE: {
-      Items<Host> items(host, type, v);
-      return host.Tuple(type, items);
-    }
+    case TSB_KIND_NAMEDTUPLE:
     case TSB_KIND_DICT: {
-      DictItems<Host> items(host, v);
-      return host.Dict(type, items);
+      internal::Flat flat(v);
+      if (flat.data()[0].flags & TSB_FLAG_CONTAINER) return internal::WalkFlat(host, flat.data(), 0);
+      return internal::WalkFetched(host, type, v);
     }
     case TSB_KIND_ENUM: return host.Enum(type, v);
     case TSB_KIND_OBJECT:

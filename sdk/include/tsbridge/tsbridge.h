@@ -40,7 +40,7 @@
 
 /* Version first, as DLPack does: hosts compare these with tsb_version(). */
 #define TSB_VERSION_MAJOR 1
-#define TSB_VERSION_MINOR 3
+#define TSB_VERSION_MINOR 4
 #define TSB_VERSION_PATCH 0
 #define TSB_VERSION \
   (TSB_VERSION_MAJOR * 10000 + TSB_VERSION_MINOR * 100 + TSB_VERSION_PATCH)
@@ -271,6 +271,7 @@ typedef struct tsb_object tsb_object; /* opaque, refcounted */
 /* flags */
 #define TSB_FLAG_HANDLE 1u       /* u.obj holds one reference */
 #define TSB_FLAG_BORROWED_STR 2u /* u.borrowed_str: caller-owned, NUL-ended */
+#define TSB_FLAG_CONTAINER 4u    /* an entry of tsb_any_flatten: not a value */
 
 typedef struct tsb_any {
   int32_t type_index;
@@ -279,7 +280,7 @@ typedef struct tsb_any {
     int64_t i;      /* bool, int, dtype, layout, memory_format, device */
     double d;       /* float */
     tsb_object* obj;
-    const char* borrowed_str; /* input only: hosts passing a C string */
+    const char* borrowed_str; /* a C string a host passes, or tsb_any_flatten's */
   } u;
 } tsb_any;
 
@@ -379,6 +380,21 @@ TSB_API tsb_status* tsb_list_get(const tsb_any* list, size_t i, tsb_any* out);
 /* All n elements of a List or Tuple, n == length: new references in
  * out[0..n), in one call. */
 TSB_API tsb_status* tsb_list_get_items(const tsb_any* list, size_t n, tsb_any* out);
+/* The whole of `value` in one call (added in 1.4): its Lists, Tuples,
+ * NamedTuples and Dicts opened in pre-order into out[0..*n). A container is
+ * one entry with flags TSB_FLAG_CONTAINER, its type index, and in u.i the
+ * number of entries after it that belong to it (its items in order; a
+ * Dict's keys and values alternate). A str is TSB_FLAG_BORROWED_STR, its
+ * bytes the value's own, valid while `value` lives and is not changed (a
+ * str holding a NUL byte is a handle instead). Every other leaf is what
+ * tsb_list_get_items gives: inline, or a new reference. Release every entry
+ * with tsb_any_release (nothing to do but for references); a container
+ * entry is not a value and no function takes one. A value that is not a
+ * container is one entry. When capacity is too small nothing is written,
+ * *n is the number of entries needed and the status is OK: call again
+ * with that many. */
+TSB_API tsb_status* tsb_any_flatten(const tsb_any* value, tsb_any* out, size_t capacity,
+                                    size_t* n);
 /* Field `name` of a NamedTuple, or attribute `name` of a TorchScript class
  * instance (TSB_KIND_OBJECT), converted by its declared type: a new
  * reference in *out. A torchbind custom class has no readable fields. */

@@ -1,0 +1,131 @@
+#include "core/value/flatten.h"
+
+#include <cstring>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "core/types/type_registry.h"
+#include "core/value/convert.h"
+#include "core/value/nesting.h"
+#include "core/value/object.h"
+#include "tsbridge/errors.hpp"
+
+namespace tsb {
+namespace {
+
+// The entries written so far; past the capacity it only counts, and what
+// it wrote is released on overflow or failure.
+class FlatWriter {
+ public:
+  FlatWriter(tsb_any* out, size_t capacity) : out_(out), capacity_(capacity) {}
+  ~FlatWriter() {
+    if (!keep_ && !written_released_) ReleaseWritten();
+  }
+  size_t size() const { return size_; }
+  bool fits() const { return size_ <= capacity_; }
+  // Takes the reference `v` holds.
+  void Put(tsb_any v) {
+    if (size_ < capacity_) {
+      out_[size_] = v;
+    } else {
+      Release(v);
+      if (size_ == capacity_) ReleaseWritten();  // the first entry past the end
+    }
+    ++size_;
+  }
+  // A container's entry; its count is set once its items are written.
+  size_t Open(int32_t type_index) {
+    Put(tsb_any{type_index, TSB_FLAG_CONTAINER, {0}});
+    return size_ - 1;
+  }
+  void Close(size_t at) {
+    if (at < capacity_ && fits()) out_[at].u.i = static_cast<int64_t>(size_ - at - 1);
+  }
+  void Keep() { keep_ = fits(); }
+
+ private:
+  void ReleaseWritten() {
+    const size_t n = size_ < capacity_ ? size_ : capacity_;
+    for (size_t i = 0; i < n; ++i) Release(out_[i]);
+    written_released_ = true;
+  }
+  tsb_any* out_;
+  size_t capacity_;
+  size_t size_ = 0;
+  bool keep_ = false;
+  bool written_released_ = false;
+};
+
+const TypeInfo& Contained(const TypeInfo& type, size_t i) {
+  return *TypeRegistry::Global().Find(type.contained[i]);
+}
+
+absl::Status Flatten(const c10::IValue& value, const TypeInfo& static_type, FlatWriter& w,
+                     int depth) {
+  if (value.isString() &&
+      (static_type.index == TSB_TYPE_STR || static_type.codec->is_abstract())) {
+    const std::string& s = value.toStringRef();
+    if (std::memchr(s.data(), '\0', s.size()) == nullptr) {  // else a handle below
+      w.Put(tsb_any_borrowed_str(s.c_str()));
+      return absl::OkStatus();
+    }
+  }
+  const TypeInfo* type = &static_type;
+  if (static_type.codec->is_abstract() && LeafTypeIndex(value) == TSB_TYPE_INVALID) {
+    TSB_ASSIGN_OR_RETURN(type, TypeOfValue(value));
+  }
+  const bool list = type->kind == TSB_KIND_LIST && value.isList();
+  const bool tuple = (type->kind == TSB_KIND_TUPLE || type->kind == TSB_KIND_NAMEDTUPLE) &&
+                     value.isTuple() && value.toTupleRef().size() == type->contained.size();
+  const bool dict = type->kind == TSB_KIND_DICT && value.isGenericDict();
+  if (!list && !tuple && !dict) {  // a leaf, or a kind a plugin's codec serves
+    tsb_any v;
+    TSB_RETURN_IF_ERROR(ToBoundary(value, *type, &v));
+    w.Put(v);
+    return absl::OkStatus();
+  }
+  if (depth >= kMaxValueDepth) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected a value nested at most ", kMaxValueDepth,
+        " containers deep, found a deeper one (or one that contains itself)"));
+  }
+  const size_t at = w.Open(type->index);
+  if (list) {
+    const TypeInfo& element = Contained(*type, 0);
+    size_t i = 0;
+    for (const c10::IValue& item : value.toListRef()) {
+      absl::Status s = Flatten(item, element, w, depth + 1);
+      if (!s.ok()) return WithPath(std::move(s), IndexSegment(i));
+      ++i;
+    }
+  } else if (tuple) {
+    const auto& items = value.toTupleRef().elements();
+    for (size_t i = 0; i < items.size(); ++i) {
+      absl::Status s = Flatten(items[i], Contained(*type, i), w, depth + 1);
+      if (!s.ok()) return WithPath(std::move(s), IndexSegment(i));
+    }
+  } else {
+    const TypeInfo& key_type = Contained(*type, 0);
+    const TypeInfo& value_type = Contained(*type, 1);
+    for (const auto& entry : value.toGenericDict()) {
+      TSB_RETURN_IF_ERROR(Flatten(entry.key(), key_type, w, depth + 1));
+      absl::Status s = Flatten(entry.value(), value_type, w, depth + 1);
+      if (!s.ok()) return WithPath(std::move(s), KeySegmentOf(entry.key()));
+    }
+  }
+  w.Close(at);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status FlattenValue(const c10::IValue& value, const TypeInfo& type, tsb_any* out,
+                          size_t capacity, size_t* needed) {
+  FlatWriter w(out, capacity);
+  TSB_RETURN_IF_ERROR(Flatten(value, type, w, 0));
+  *needed = w.size();
+  w.Keep();
+  return absl::OkStatus();
+}
+
+}  // namespace tsb
