@@ -254,7 +254,10 @@ class TypeCache {
     }
     entry->Complete();
     if (static_cast<size_t>(index) >= entries_.size()) entries_.resize(index + 1);
-    entries_[index] = entry.release();  // never freed: see above
+    // Complete() may run host code that lets another thread (Python's, with
+    // its lock released) make the same entry: the first one kept wins, so
+    // every thread sees one class per type.
+    if (entries_[index] == nullptr) entries_[index] = entry.release();  // never freed
     return *entries_[index];
   }
 
