@@ -187,6 +187,18 @@ T* Scratch(size_t n) {
   return reinterpret_cast<T*>(buffer.data());
 }
 
+// The name of a device, dtype, layout or memory format ("float32",
+// "cuda:0"): its JSON form, unquoted; what a host looks its object up by.
+inline std::string TorchEnumName(int32_t type_index, int64_t code) {
+  char* json = nullptr;
+  const tsb_any v = tsb_any_inline(type_index, code);
+  CheckStatus(tsb_json_write(&v, &json));
+  std::string name(json);
+  tsb_string_free(json);
+  if (name.size() >= 2 && name.front() == '"') name = name.substr(1, name.size() - 2);
+  return name;
+}
+
 // ---------------------------------------------------------------- nesting
 
 // Walks stop past this many containers with an error: a host value nested

@@ -173,13 +173,8 @@ bool FromOwnClass(PyObject* obj, tsb_any* out) {
 PyObject* TorchEnumToPython(int32_t type_index, int64_t code) {
   auto found = g_torch_enums.find({type_index, code});
   if (found != g_torch_enums.end()) return Py_NewRef(found->second);
-  // The name from the JSON form ("float32", "cuda:0"), then torch's object.
-  char* json = nullptr;
-  tsb_any v = tsb_any_inline(type_index, code);
-  CheckStatus(tsb_json_write(&v, &json));
-  std::string name(json);
-  tsb_string_free(json);
-  if (name.size() >= 2 && name.front() == '"') name = name.substr(1, name.size() - 2);
+  // The name ("float32", "cuda:0"), then torch's object.
+  const std::string name = tsb::kit::TorchEnumName(type_index, code);
   const Torch& torch = GetTorch();
   Ref obj;
   if (!torch.available) {
