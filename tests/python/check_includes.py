@@ -1,5 +1,6 @@
 """The Python host converts through tsbridge.h alone: its sources may
-include only Python.h, tsbridge/tsbridge.h (and its header-only C++ wrapper tsbridge.hpp), dlpack/dlpack.h, the C++
+include only Python.h, tsbridge/tsbridge.h (and its header-only C++ wrapper tsbridge.hpp and
+host kit host_kit.hpp), dlpack/dlpack.h, the C++
 standard library and their own headers; never LibTorch (torch/, ATen/, c10/),
 the core's internal headers (core/...), Abseil or the C++ SDK.
 
@@ -10,8 +11,8 @@ import re
 import sys
 from pathlib import Path
 
-ALLOWED_QUOTED = {"tsbridge/tsbridge.h", "tsbridge/tsbridge.hpp", "host.h", "calls.h",
-                  "torch_fastpath.h"}
+ALLOWED_QUOTED = {"tsbridge/tsbridge.h", "tsbridge/tsbridge.hpp", "tsbridge/host_kit.hpp",
+                  "host.h", "calls.h", "torch_fastpath.h"}
 ALLOWED_ANGLED = {"Python.h", "dlpack/dlpack.h"}
 STANDARD = re.compile(r"^[a-z_]+$")  # <string>, <unordered_map>, <cstring>, ...
 

@@ -273,4 +273,13 @@ TEST_F(HostKitTest, KeysAreNamedAsEveryHostNamesThem) {
   EXPECT_EQ(tsb::kit::FieldSegment("x"), "field 'x'");
 }
 
+TEST_F(HostKitTest, TorchEnumsAreNamedAsTheirJson) {
+  tsb::Value dtype;
+  tsb::Check(tsb_json_read("\"float32\"", TSB_TYPE_DTYPE, dtype.out()));
+  EXPECT_EQ(tsb::kit::TorchEnumName(TSB_TYPE_DTYPE, dtype.get().u.i), "float32");
+  tsb::Value device;
+  tsb::Check(tsb_json_read("\"cpu\"", TSB_TYPE_DEVICE, device.out()));
+  EXPECT_EQ(tsb::kit::TorchEnumName(TSB_TYPE_DEVICE, device.get().u.i), "cpu");
+}
+
 }  // namespace

@@ -187,6 +187,18 @@ T* Scratch(size_t n) {
   return reinterpret_cast<T*>(buffer.data());
 }
 
+// The name of a device, dtype, layout or memory format ("float32",
+// "cuda:0"): its JSON form, unquoted; what a host looks its object up by.
+inline std::string TorchEnumName(int32_t type_index, int64_t code) {
+  char* json = nullptr;
+  const tsb_any v = tsb_any_inline(type_index, code);
+  CheckStatus(tsb_json_write(&v, &json));
+  std::string name(json);
+  tsb_string_free(json);
+  if (name.size() >= 2 && name.front() == '"') name = name.substr(1, name.size() - 2);
+  return name;
+}
+
 // ---------------------------------------------------------------- nesting
 
 // Walks stop past this many containers with an error: a host value nested
@@ -254,7 +266,10 @@ class TypeCache {
     }
     entry->Complete();
     if (static_cast<size_t>(index) >= entries_.size()) entries_.resize(index + 1);
-    entries_[index] = entry.release();  // never freed: see above
+    // Complete() may run host code that lets another thread (Python's, with
+    // its lock released) make the same entry: the first one kept wins, so
+    // every thread sees one class per type.
+    if (entries_[index] == nullptr) entries_[index] = entry.release();  // never freed
     return *entries_[index];
   }
 

@@ -6,7 +6,6 @@
 // A call that receives one returns its results that require grad as
 // tsbridge.Tensor too (tensors.cc), so a graph built through tsbridge
 // stays connected up to tsbridge.autograd.backward.
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -18,24 +17,6 @@ namespace {
 
 PyObject* g_tensor_class = nullptr;  // tsbridge._types.Tensor
 
-void Raise(tsb_status* status) {
-  if (status == nullptr) return;
-  SetStatusError(status);
-  throw PyErrorSet{};
-}
-
-PyObject* Text(const char* s) {
-  return Check(PyUnicode_DecodeUTF8(s ? s : "", static_cast<Py_ssize_t>(s ? strlen(s) : 0),
-                                    "replace"));
-}
-
-// The handle inside a tsbridge.Tensor (or any wrapped value).
-const tsb_any& Held(PyObject* capsule) {
-  auto* v = static_cast<const tsb_any*>(PyCapsule_GetPointer(capsule, "tsbridge.value"));
-  if (v == nullptr) throw PyErrorSet{};
-  return *v;
-}
-
 // A tensor handle, or None, as Python: tsbridge.Tensor (takes the reference).
 PyObject* Wrap(tsb_any handle) {
   if (handle.type_index == TSB_TYPE_NONE) return Py_NewRef(Py_None);
@@ -45,15 +26,13 @@ PyObject* Wrap(tsb_any handle) {
 // A Python value (tsbridge.Tensor, torch.Tensor, DLPack capsule) as a
 // tensor handle: a new reference.
 void TensorHandle(PyObject* obj, tsb_any* out, const std::string& where) {
-  try {
+  tsb::kit::At([&] { return where; }, [&] {
     FromPython(obj, TSB_TYPE_TENSOR, out);
-  } catch (ConvertError& e) {
-    Rethrow(e, where);
-  }
-  if (out->type_index != TSB_TYPE_TENSOR) {
-    tsb_any_release(out);
-    throw ConvertError{TSB_ERR_TYPE, where, "expected a tensor"};
-  }
+    if (out->type_index != TSB_TYPE_TENSOR) {
+      tsb_any_release(out);
+      tsb::kit::Fail(TSB_ERR_TYPE, "expected a tensor");
+    }
+  });
 }
 
 tsb_module* ModuleArg(PyObject* capsule) { return ModuleFromCapsule(capsule); }
@@ -69,13 +48,13 @@ PyObject* TensorNew(PyObject*, PyObject* obj) {
 }
 
 PyObject* TensorTorch(PyObject*, PyObject* capsule) {
-  return Entry([&]() -> PyObject* { return TensorToPython(Held(capsule)); });
+  return Entry([&]() -> PyObject* { return TensorToPython(HeldValue(capsule)); });
 }
 
 PyObject* RequiresGrad(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
     bool on = false;
-    Raise(tsb_tensor_get_requires_grad(&Held(capsule), &on));
+    Raise(tsb_tensor_get_requires_grad(&HeldValue(capsule), &on));
     return Py_NewRef(on ? Py_True : Py_False);
   });
 }
@@ -85,7 +64,7 @@ PyObject* SetRequiresGrad(PyObject*, PyObject* args) {
   int on;
   if (!PyArg_ParseTuple(args, "Op", &capsule, &on)) return nullptr;
   return Entry([&]() -> PyObject* {
-    Raise(tsb_tensor_set_requires_grad(&Held(capsule), on != 0));
+    Raise(tsb_tensor_set_requires_grad(&HeldValue(capsule), on != 0));
     return Py_NewRef(Py_None);
   });
 }
@@ -93,14 +72,14 @@ PyObject* SetRequiresGrad(PyObject*, PyObject* args) {
 PyObject* Grad(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
     tsb::Value g;
-    Raise(tsb_tensor_get_grad(&Held(capsule), g.out()));
+    Raise(tsb_tensor_get_grad(&HeldValue(capsule), g.out()));
     return Wrap(g.release());
   });
 }
 
 PyObject* ZeroGrad(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
-    Raise(tsb_tensor_zero_grad(&Held(capsule)));
+    Raise(tsb_tensor_zero_grad(&HeldValue(capsule)));
     return Py_NewRef(Py_None);
   });
 }
@@ -108,7 +87,7 @@ PyObject* ZeroGrad(PyObject*, PyObject* capsule) {
 PyObject* Detach(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
     tsb::Value d;
-    Raise(tsb_tensor_detach(&Held(capsule), d.out()));
+    Raise(tsb_tensor_detach(&HeldValue(capsule), d.out()));
     return Wrap(d.release());
   });
 }
@@ -124,7 +103,7 @@ PyObject* Backward(PyObject*, PyObject* args) {
     OwnedVec handles(static_cast<size_t>(n)), grad_handles;
     for (Py_ssize_t i = 0; i < n; ++i) {
       TensorHandle(PySequence_Fast_GET_ITEM(outs.p, i), &handles[i],
-                   "outputs[" + std::to_string(i) + "]");
+                   "outputs" + tsb::kit::IndexSegment(i));
     }
     if (grads != Py_None) {
       Ref gs(Check(PySequence_Fast(grads, "grad_outputs must be a sequence or None")));
@@ -139,7 +118,7 @@ PyObject* Backward(PyObject*, PyObject* args) {
         if (g == Py_None) {
           grad_handles[i] = tsb_any_none();
         } else {
-          TensorHandle(g, &grad_handles[i], "grad_outputs[" + std::to_string(i) + "]");
+          TensorHandle(g, &grad_handles[i], "grad_outputs" + tsb::kit::IndexSegment(i));
         }
       }
     }
@@ -263,11 +242,8 @@ PyObject* SetAttribute(PyObject*, PyObject* args) {
   if (!PyArg_ParseTuple(args, "OsO", &capsule, &name, &value)) return nullptr;
   return Entry([&]() -> PyObject* {
     tsb::Value v;
-    try {
-      FromPython(value, TSB_TYPE_ANY, v.out());
-    } catch (ConvertError& e) {
-      Rethrow(e, std::string("attribute '") + name + "'");
-    }
+    tsb::kit::At([&] { return std::string("attribute '") + name + "'"; },
+                 [&] { FromPython(value, TSB_TYPE_ANY, v.out()); });
     Raise(tsb_module_set_attribute(ModuleArg(capsule), name, &v.get()));
     return Py_NewRef(Py_None);
   });
@@ -281,11 +257,8 @@ PyObject* SetParameter(PyObject*, PyObject* args) {
   if (!PyArg_ParseTuple(args, "OsOp", &capsule, &name, &tensor, &is_buffer)) return nullptr;
   return Entry([&]() -> PyObject* {
     tsb::Value v;
-    try {
-      FromPython(tensor, TSB_TYPE_TENSOR, v.out());
-    } catch (ConvertError& e) {
-      Rethrow(e, std::string(is_buffer ? "buffer '" : "parameter '") + name + "'");
-    }
+    tsb::kit::At([&] { return std::string(is_buffer ? "buffer '" : "parameter '") + name + "'"; },
+                 [&] { FromPython(tensor, TSB_TYPE_TENSOR, v.out()); });
     Raise(tsb_module_set_parameter(ModuleArg(capsule), name, &v.get(), is_buffer != 0));
     return Py_NewRef(Py_None);
   });
@@ -307,11 +280,8 @@ PyObject* SetState(PyObject*, PyObject* args) {
   if (!PyArg_ParseTuple(args, "OOp", &capsule, &state, &strict)) return nullptr;
   return Entry([&]() -> PyObject* {
     tsb::Value v;
-    try {
-      FromPython(state, TSB_TYPE_ANY, v.out());
-    } catch (ConvertError& e) {
-      Rethrow(e, "argument 'state'");
-    }
+    tsb::kit::At([] { return tsb::kit::ArgumentSegment("state"); },
+                 [&] { FromPython(state, TSB_TYPE_ANY, v.out()); });
     Raise(tsb_module_set_state(ModuleArg(capsule), &v.get(), strict != 0));
     return Py_NewRef(Py_None);
   });

@@ -30,12 +30,12 @@ void ConvertArgs(const Signature* sig, const std::string& callee, PyObject* cons
   out.positional.resize(nargs);
   for (size_t i = 0; i < nargs; ++i) {
     const bool known = sig != nullptr && i < sig->num_positional;
-    try {
-      FromPython(args[i], known ? sig->types[i] : TSB_TYPE_ANY, &out.positional[i]);
-    } catch (ConvertError& e) {
-      Rethrow(e, callee + "(): argument " +
-                     (known ? "'" + sig->names[i] + "'" : std::to_string(i)));
-    }
+    tsb::kit::At(
+        [&] {
+          return callee + "(): " + (known ? tsb::kit::ArgumentSegment(sig->names[i])
+                                          : "argument " + std::to_string(i));
+        },
+        [&] { FromPython(args[i], known ? sig->types[i] : TSB_TYPE_ANY, &out.positional[i]); });
   }
   const size_t nkw = kwnames ? static_cast<size_t>(PyTuple_GET_SIZE(kwnames)) : 0;
   out.keyword.resize(nkw);
@@ -49,11 +49,8 @@ void ConvertArgs(const Signature* sig, const std::string& callee, PyObject* cons
         if (sig->names[p] == name) type = sig->types[p];
       }
     }
-    try {
-      FromPython(args[nargs + k], type, &out.keyword[k]);
-    } catch (ConvertError& e) {
-      Rethrow(e, callee + "(): argument '" + name + "'");
-    }
+    tsb::kit::At([&] { return callee + "(): " + tsb::kit::ArgumentSegment(name); },
+                 [&] { FromPython(args[nargs + k], type, &out.keyword[k]); });
   }
 }
 
@@ -302,11 +299,8 @@ PyObject* Trace(PyObject* fn, PyObject* example_inputs, bool strict) {
   const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.p);
   inputs.resize(static_cast<size_t>(n));
   for (Py_ssize_t i = 0; i < n; ++i) {
-    try {
-      FromPython(PySequence_Fast_GET_ITEM(seq.p, i), TSB_TYPE_ANY, &inputs[i]);
-    } catch (ConvertError& e) {
-      Rethrow(e, "example input " + std::to_string(i));
-    }
+    tsb::kit::At([&] { return "example input " + std::to_string(i); },
+                 [&] { FromPython(PySequence_Fast_GET_ITEM(seq.p, i), TSB_TYPE_ANY, &inputs[i]); });
   }
   TraceState state{fn};
   tsb_module* module = nullptr;

@@ -1,4 +1,5 @@
 // Statuses and host-side conversion failures as Python exceptions.
+#include <cstring>
 #include <string>
 
 #include "host.h"
@@ -9,10 +10,10 @@ namespace {
 constexpr int kNumCodes = TSB_ERR_INTERNAL + 1;
 PyObject* g_classes[kNumCodes] = {};  // tsbridge.Error subclasses by code
 
-std::string Join(const std::string& where, const std::string& path) {
-  if (where.empty()) return path;
-  if (path.empty()) return where;
-  return where + " → " + path;
+// Sets attribute `name` of `obj` to the text, invalid UTF-8 replaced.
+void SetText(PyObject* obj, const char* name, const std::string& text) {
+  Ref value(PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace"));
+  if (value.p == nullptr || PyObject_SetAttrString(obj, name, value.p) < 0) PyErr_Clear();
 }
 
 }  // namespace
@@ -35,37 +36,39 @@ PyObject* Check(PyObject* result) {
   return result;
 }
 
-void CheckStatus(tsb_status* status) {
+void Raise(tsb_status* status) {
   if (status == nullptr) return;
-  ConvertError e{tsb_status_get_code(status), tsb_status_get_path(status),
-                 tsb_status_get_detail(status)};
-  tsb_status_free(status);
-  throw e;
+  SetStatusError(status);
+  throw PyErrorSet{};
 }
 
-void Rethrow(ConvertError& e, const std::string& segment) {
-  e.path = e.path.empty() ? segment : segment + " → " + e.path;
-  throw;
+PyObject* Text(const char* s) {
+  return Check(PyUnicode_DecodeUTF8(s ? s : "", static_cast<Py_ssize_t>(s ? std::strlen(s) : 0),
+                                    "replace"));
 }
 
 std::string KeySegment(PyObject* key) {
   if (PyUnicode_Check(key)) {
-    const char* text = PyUnicode_AsUTF8(key);
-    if (text != nullptr) return std::string("key \"") + text + "\"";
+    Py_ssize_t len = 0;
+    const char* text = PyUnicode_AsUTF8AndSize(key, &len);
+    if (text != nullptr) return tsb::kit::StrKeySegment(std::string_view(text, len));
     PyErr_Clear();
   } else if (PyLong_Check(key) && !PyBool_Check(key)) {
-    Ref text(PyObject_Str(key));
-    if (text.p != nullptr) return std::string("key ") + PyUnicode_AsUTF8(text.p);
-    PyErr_Clear();
+    int overflow = 0;
+    const long long i = PyLong_AsLongLongAndOverflow(key, &overflow);
+    if (overflow == 0 && !(i == -1 && PyErr_Occurred())) return tsb::kit::IntKeySegment(i);
+    PyErr_Clear();  // beyond 64 bits: its repr below
   }
   Ref repr(PyObject_Repr(key));
   if (repr.p == nullptr) PyErr_Clear();
-  return std::string("key ") + (repr.p ? PyUnicode_AsUTF8(repr.p) : "?");
+  const char* text = repr.p ? PyUnicode_AsUTF8(repr.p) : nullptr;
+  if (text == nullptr) PyErr_Clear();
+  return std::string("key ") + (text ? text : "?");
 }
 
 void SetError(const ConvertError& e, const std::string& where) {
-  const std::string path = Join(where, e.path);
-  const std::string message = path.empty() ? e.detail : path + ": " + e.detail;
+  const std::string path = tsb::JoinPath(where, e.path);
+  const std::string message = e.Message(where);
   int code = static_cast<int>(e.code);
   if (code <= 0 || code >= kNumCodes) code = TSB_ERR_INTERNAL;
   PyObject* cls = g_classes[code] ? g_classes[code] : PyExc_RuntimeError;
@@ -73,30 +76,19 @@ void SetError(const ConvertError& e, const std::string& where) {
   Ref exc(args.p ? PyObject_Call(cls, args.p, nullptr) : nullptr);
   if (exc.p == nullptr) return;  // the error building it stays set
   PyObject_SetAttrString(exc.p, "code", Ref(PyLong_FromLong(code)).p);
-  PyObject_SetAttrString(exc.p, "path",
-                         Ref(PyUnicode_DecodeUTF8(path.data(), path.size(), "replace")).p);
-  PyObject_SetAttrString(exc.p, "detail",
-                         Ref(PyUnicode_DecodeUTF8(e.detail.data(), e.detail.size(),
-                                                  "replace")).p);
+  SetText(exc.p, "path", path);
+  SetText(exc.p, "detail", e.detail);
+  // The C++ backtrace stays out of the message, as in the C ABI.
+  if (!e.backtrace.empty()) SetText(exc.p, "backtrace", e.backtrace);
   PyErr_SetObject(cls, exc.p);
 }
 
 void SetStatusError(tsb_status* status, const std::string& where) {
-  ConvertError e{tsb_status_get_code(status), tsb_status_get_path(status),
-                 tsb_status_get_detail(status)};
-  const std::string backtrace = tsb_status_get_backtrace(status);
-  tsb_status_free(status);
-  SetError(e, where);
-  if (backtrace.empty()) return;
-  // The C++ backtrace stays out of the message, as in the C ABI.
-  PyObject *type, *value, *tb;
-  PyErr_Fetch(&type, &value, &tb);
-  if (value != nullptr) {
-    PyObject_SetAttrString(value, "backtrace",
-                           Ref(PyUnicode_DecodeUTF8(backtrace.data(), backtrace.size(),
-                                                    "replace")).p);
+  try {
+    CheckStatus(status);
+  } catch (const ConvertError& e) {
+    SetError(e, where);
   }
-  PyErr_Restore(type, value, tb);
 }
 
 }  // namespace tsbpy

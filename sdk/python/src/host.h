@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "tsbridge/host_kit.hpp"
 #include "tsbridge/tsbridge.h"
 #include "tsbridge/tsbridge.hpp"
 
@@ -23,42 +24,9 @@ namespace tsbpy {
 
 // ------------------------------------------------------------ ownership
 
-// One boundary reference is a tsb::Value (tsbridge.hpp).
-
-// A vector of boundary references, all released at the end; up to 8 live
-// inline, since a call's arguments are usually few (no allocation per call).
-class OwnedVec {
- public:
-  OwnedVec() = default;
-  explicit OwnedVec(size_t n) { resize(n); }
-  OwnedVec(const OwnedVec&) = delete;
-  OwnedVec& operator=(const OwnedVec&) = delete;
-  ~OwnedVec() {  // only handles hold a reference: scalars need no call
-    for (size_t i = 0; i < size_; ++i) {
-      if (data_[i].flags & TSB_FLAG_HANDLE) tsb_any_release(&data_[i]);
-    }
-  }
-  // Sizes an empty vector: n invalid (nothing to release) values.
-  void resize(size_t n) {
-    if (n > kInline) {
-      heap_.assign(n, tsb_any_inline(TSB_TYPE_INVALID, 0));
-      data_ = heap_.data();
-    } else {
-      for (size_t i = 0; i < n; ++i) inline_[i] = tsb_any_inline(TSB_TYPE_INVALID, 0);
-    }
-    size_ = n;
-  }
-  tsb_any* data() { return data_; }
-  size_t size() const { return size_; }
-  tsb_any& operator[](size_t i) { return data_[i]; }
-
- private:
-  static constexpr size_t kInline = 8;
-  tsb_any inline_[kInline];
-  std::vector<tsb_any> heap_;
-  tsb_any* data_ = inline_;
-  size_t size_ = 0;
-};
+// One boundary reference is a tsb::Value (tsbridge.hpp); many, an OwnedVec
+// (host_kit.hpp).
+using tsb::kit::OwnedVec;
 
 // A strong Python reference.
 struct Ref {
@@ -77,21 +45,19 @@ struct Ref {
 // A Python exception is already set: unwinds to the entry point.
 struct PyErrorSet {};
 
-// A failure with a path into the value, before or after a boundary call;
-// the entry point prefixes where it happened ("forward(): argument 'x'").
-struct ConvertError {
-  tsb_code code;
-  std::string path;  // "[2] → key \"b\"", may be empty
-  std::string detail;
-};
+// A failure with a path into the value (host_kit.hpp); the entry point
+// prefixes where it happened ("forward(): argument 'x'").
+using ConvertError = tsb::kit::ConvertError;
+using tsb::kit::CheckStatus;
 
 // Python's recursion limit for walking nested values: a list nested 100k
 // deep is a RecursionError, not a C stack overflow (found by
-// tests/reliability/python/test_hostile.py).
+// tests/reliability/python/test_hostile.py). The kit's Walk and Build make
+// one per container.
 class RecursionGuard {
  public:
-  explicit RecursionGuard(const char* where) {
-    if (Py_EnterRecursiveCall(where) != 0) throw PyErrorSet{};
+  RecursionGuard() {
+    if (Py_EnterRecursiveCall(" while converting a nested value") != 0) throw PyErrorSet{};
   }
   ~RecursionGuard() { Py_LeaveRecursiveCall(); }
   RecursionGuard(const RecursionGuard&) = delete;
@@ -100,15 +66,16 @@ class RecursionGuard {
 
 // Throws PyErrorSet if a Python error is set (after a NULL result).
 PyObject* Check(PyObject* result);
-// Throws ConvertError for a failed status (and frees it); no-op on NULL.
-void CheckStatus(tsb_status* status);
-// Prepends one path segment to a ConvertError.
-[[noreturn]] void Rethrow(ConvertError& e, const std::string& segment);
+// Raises a failed status as tsbridge's exception (PyErrorSet); no-op on NULL.
+void Raise(tsb_status* status);
+// A C string (NULL: "") as a Python str, invalid UTF-8 replaced.
+PyObject* Text(const char* s);
 // The path segment of a dict key, spelled as in every host (docs/abi.md):
 // key "a" for a str, key 3 for an int, key <repr> otherwise.
 std::string KeySegment(PyObject* key);
 // Sets the Python exception for a ConvertError: tsbridge.<Code>Error with
-// .code, .path, .detail; `where` is prefixed to the path.
+// .code, .path, .detail (and .backtrace, if any); `where` is prefixed to
+// the path.
 void SetError(const ConvertError& e, const std::string& where = "");
 // Sets the Python exception for a status; frees it.
 void SetStatusError(tsb_status* status, const std::string& where = "");
@@ -159,22 +126,18 @@ void InitTorch();
 
 // ------------------------------------------------------------------ types
 
-// What the host caches per type index: the type info and, for named types,
-// the Python class every value of the type gets (the same object each call).
-struct TypeEntry {
-  int32_t index = TSB_TYPE_INVALID;
-  tsb_kind kind = TSB_KIND_INVALID;
-  std::string annotation;
-  std::string name;
-  std::vector<int32_t> contained;
-  std::vector<const char*> fields;  // static storage in the library
-  PyObject* cls = nullptr;          // NamedTuple, Enum or Object class
-  std::vector<PyObject*> members;   // Enum: the member objects, by field order
+// What the host caches per type index (tsb::kit::TypeCache): the type info
+// and, for named types, the Python class every value of the type gets (the
+// same object each call).
+struct TypeEntry : tsb::kit::TypeInfo {
+  PyObject* cls = nullptr;             // NamedTuple, Enum or Object class
+  std::vector<PyObject*> members;      // Enum: the member objects, by field order
   std::vector<tsb_any> member_values;  // Enum: each member as a boundary value
   TypeEntry() = default;
   TypeEntry(const TypeEntry&) = delete;
   TypeEntry& operator=(const TypeEntry&) = delete;
   ~TypeEntry();  // with the GIL held
+  void Complete();  // makes the class (runs Python code)
 };
 // The entry of a type index; throws ConvertError for an unknown index.
 const TypeEntry& Type(int32_t index);
@@ -186,6 +149,9 @@ bool FromOwnClass(PyObject* obj, tsb_any* out);
 PyObject* WrapObject(const TypeEntry& type, tsb_any handle);
 // Wraps any handle in a tsbridge._types.Object subclass (takes the reference).
 PyObject* WrapHandle(PyObject* cls, tsb_any handle);
+// The value a "tsbridge.value" capsule holds (a wrapped value's _tsb_value);
+// throws PyErrorSet for another object.
+const tsb_any& HeldValue(PyObject* capsule);
 // The handle inside a wrapped object, or nullptr.
 const tsb_any* ObjectHandle(PyObject* obj);
 // dtype, layout, memory format, device <-> torch objects (or names).
@@ -201,15 +167,6 @@ PyObject* ToPython(const tsb_any& v);
 // type asks for when it can; otherwise builds the value by its Python type
 // and leaves the coercion (and its error, with the path) to the callee.
 void FromPython(PyObject* obj, int32_t expected, tsb_any* out);
-
-// A buffer for bulk list copies, reused across calls (only with the GIL
-// held, never across a call back into Python): a fresh 8 MB buffer per
-// million ints costs page faults on every call.
-void* ScratchBytes(size_t bytes);
-template <typename T>
-T* Scratch(size_t n) {
-  return static_cast<T*>(ScratchBytes(n * sizeof(T)));
-}
 
 // Tensors through DLPack (tensors.cc).
 PyObject* TensorToPython(const tsb_any& v);

@@ -1,7 +1,6 @@
 // tsbridge._native: the extension module. The Python package (tsbridge/)
 // builds the public API on these functions; conversion lives in
 // to_python.cc and from_python.cc, calls in calls.cc.
-#include <cstring>
 #include <string>
 
 #include "calls.h"
@@ -9,18 +8,6 @@
 
 namespace tsbpy {
 namespace {
-
-PyObject* Text(const char* s) {
-  return Check(PyUnicode_DecodeUTF8(s ? s : "", static_cast<Py_ssize_t>(s ? strlen(s) : 0),
-                                    "replace"));
-}
-
-// Raises the status (if any) as tsbridge's exception.
-void Raise(tsb_status* status) {
-  if (status == nullptr) return;
-  SetStatusError(status);
-  throw PyErrorSet{};
-}
 
 PyObject* ArgumentDict(const tsb_argument_info& a) {
   Ref d(Check(PyDict_New()));
@@ -225,12 +212,6 @@ PyObject* NewOpCaller(PyObject*, PyObject* args) {
   });
 }
 
-const tsb_any& HandleArg(PyObject* capsule) {
-  auto* v = static_cast<const tsb_any*>(PyCapsule_GetPointer(capsule, "tsbridge.value"));
-  if (v == nullptr) throw PyErrorSet{};
-  return *v;
-}
-
 // graph_for(module, method, *args, **kwargs) -> str
 PyObject* GraphForMethod(PyObject*, PyObject* const* args, Py_ssize_t nargsf,
                          PyObject* kwnames) {
@@ -253,7 +234,7 @@ PyObject* ObjectCall(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObje
     return nullptr;
   }
   return Entry([&]() -> PyObject* {
-    return CallObject(HandleArg(args[0]), PyUnicode_AsUTF8(args[1]), args + 2,
+    return CallObject(HeldValue(args[0]), PyUnicode_AsUTF8(args[1]), args + 2,
                       static_cast<size_t>(nargs - 2), kwnames);
   });
 }
@@ -264,7 +245,7 @@ PyObject* GetField(PyObject*, PyObject* args) {
   if (!PyArg_ParseTuple(args, "Os", &capsule, &name)) return nullptr;
   return Entry([&]() -> PyObject* {
     tsb::Value field;
-    Raise(tsb_any_get_field(&HandleArg(capsule), name, field.out()));
+    Raise(tsb_any_get_field(&HeldValue(capsule), name, field.out()));
     return ToPython(field.get());
   });
 }
@@ -272,7 +253,7 @@ PyObject* GetField(PyObject*, PyObject* args) {
 PyObject* ValueRepr(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
     char* text = nullptr;
-    Raise(tsb_any_repr(&HandleArg(capsule), &text));
+    Raise(tsb_any_repr(&HeldValue(capsule), &text));
     Ref s(Text(text));
     tsb_string_free(text);
     return s.release();
@@ -282,7 +263,7 @@ PyObject* ValueRepr(PyObject*, PyObject* capsule) {
 PyObject* ValueId(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
     uint64_t id = 0;
-    Raise(tsb_any_get_id(&HandleArg(capsule), &id));
+    Raise(tsb_any_get_id(&HeldValue(capsule), &id));
     return PyLong_FromUnsignedLongLong(id);
   });
 }

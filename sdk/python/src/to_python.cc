@@ -1,8 +1,9 @@
-// Boundary → Python, one converter per kind, chosen by the value's type
-// index (its dynamic type; abstract kinds never reach here). Lists of int,
-// float and bool come out with one bulk copy; other lists and tuples with
-// one tsb_list_get_items, dicts with one tsb_dict_get_items.
-#include <vector>
+// Boundary → Python: a host for tsb::kit::Walk (host_kit.hpp), which
+// dispatches on the value's type index (its dynamic type; abstract kinds
+// never reach here), fetches a container's items in one call and names the
+// path of a failure. Here only how each kind looks in Python: lists of
+// int, float and bool come out of one bulk copy, NamedTuples as their
+// cached class, Enum values as the class's members, objects wrapped.
 #include <string>
 
 #include "host.h"
@@ -10,175 +11,101 @@
 namespace tsbpy {
 namespace {
 
-PyObject* StrToPython(const tsb_any& v) {
-  const char* data = nullptr;
-  size_t len = 0;
-  CheckStatus(tsb_str_get(&v, &data, &len));
-  return Check(PyUnicode_DecodeUTF8(data, static_cast<Py_ssize_t>(len), "replace"));
-}
+struct PythonOut {
+  using Out = Ref;
+  using Entry = TypeEntry;
+  using Guard = RecursionGuard;
+  using Items = tsb::kit::Items<PythonOut>;
+  using DictItems = tsb::kit::DictItems<PythonOut>;
 
-PyObject* ComplexToPython(const tsb_any& v) {
-  double re = 0, im = 0;
-  CheckStatus(tsb_complex_get(&v, &re, &im));
-  return Check(PyComplex_FromDoubles(re, im));
-}
+  const Entry& Type(int32_t index) { return tsbpy::Type(index); }
 
-size_t Length(const tsb_any& v) {
-  size_t n = 0;
-  CheckStatus(tsb_any_len(&v, &n));
-  return n;
-}
-
-// Bulk copy into a buffer, then one Python object per element.
-template <typename T, typename Copy, typename Make>
-PyObject* BulkList(const tsb_any& v, size_t n, Copy copy, Make make) {
-  T* buffer = Scratch<T>(n);
-  CheckStatus(copy(&v, n, buffer));
-  Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
-  for (size_t i = 0; i < n; ++i) {
-    PyList_SET_ITEM(list.p, static_cast<Py_ssize_t>(i), Check(make(buffer[i])));
+  Out None() { return Out(Py_NewRef(Py_None)); }
+  Out Bool(bool b) { return Out(PyBool_FromLong(b)); }
+  Out Int(int64_t i) { return Out(Check(PyLong_FromLongLong(i))); }
+  Out Float(double d) { return Out(Check(PyFloat_FromDouble(d))); }
+  Out Complex(double re, double im) { return Out(Check(PyComplex_FromDoubles(re, im))); }
+  Out Str(const char* data, size_t len) {
+    return Out(Check(PyUnicode_DecodeUTF8(data, static_cast<Py_ssize_t>(len), "replace")));
   }
-  return list.release();
-}
+  Out Tensor(const tsb_any& v) { return Out(TensorToPython(v)); }
+  Out TorchEnum(int32_t type, int64_t code) { return Out(TorchEnumToPython(type, code)); }
 
-// All elements of a List or Tuple in one tsb_list_get_items, each converted
-// into `put(i, object)`; errors get the "[i]" segment.
-template <typename Put>
-void Items(const tsb_any& v, size_t n, Put put) {
-  OwnedVec items(n);
-  CheckStatus(tsb_list_get_items(&v, n, items.data()));
-  for (size_t i = 0; i < n; ++i) {
-    try {
-      put(i, ToPython(items[i]));
-    } catch (ConvertError& e) {
-      Rethrow(e, "[" + std::to_string(i) + "]");
+  // A bulk copy's buffer, one Python object per element.
+  template <typename T, typename Make>
+  static Out BulkList(const T* data, size_t n, Make make) {
+    Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
+    for (size_t i = 0; i < n; ++i) {
+      PyList_SET_ITEM(list.p, static_cast<Py_ssize_t>(i), Check(make(data[i])));
     }
+    return list;
   }
-}
-
-PyObject* ListToPython(const TypeEntry& type, const tsb_any& v) {
-  const size_t n = Length(v);
-  switch (type.contained[0]) {
-    case TSB_TYPE_INT:
-      return BulkList<int64_t>(v, n, tsb_list_copy_int,
-                               [](int64_t x) { return PyLong_FromLongLong(x); });
-    case TSB_TYPE_FLOAT:
-      return BulkList<double>(v, n, tsb_list_copy_float,
-                              [](double x) { return PyFloat_FromDouble(x); });
-    case TSB_TYPE_BOOL:
-      return BulkList<bool>(v, n, tsb_list_copy_bool,
-                            [](bool x) { return PyBool_FromLong(x); });
-    default:
-      break;
+  Out IntList(const Entry&, const int64_t* data, size_t n) {
+    return BulkList(data, n, [](int64_t x) { return PyLong_FromLongLong(x); });
   }
-  Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
-  Items(v, n, [&](size_t i, PyObject* item) {
-    PyList_SET_ITEM(list.p, static_cast<Py_ssize_t>(i), item);
-  });
-  return list.release();
-}
+  Out FloatList(const Entry&, const double* data, size_t n) {
+    return BulkList(data, n, [](double x) { return PyFloat_FromDouble(x); });
+  }
+  Out BoolList(const Entry&, const bool* data, size_t n) {
+    return BulkList(data, n, [](bool x) { return PyBool_FromLong(x); });
+  }
 
-PyObject* TupleItems(const tsb_any& v) {
-  const size_t n = Length(v);
-  Ref tuple(Check(PyTuple_New(static_cast<Py_ssize_t>(n))));
-  Items(v, n, [&](size_t i, PyObject* item) {
-    PyTuple_SET_ITEM(tuple.p, static_cast<Py_ssize_t>(i), item);
-  });
-  return tuple.release();
-}
-
-PyObject* NamedTupleToPython(const TypeEntry& type, const tsb_any& v) {
-  Ref items(TupleItems(v));
-  // tuple.__new__(cls, items): the namedtuple's own __new__ is Python code.
-  Ref args(Check(PyTuple_Pack(1, items.p)));
-  return Check(PyTuple_Type.tp_new(reinterpret_cast<PyTypeObject*>(type.cls), args.p, nullptr));
-}
-
-PyObject* DictToPython(const tsb_any& v) {
-  const size_t n = Length(v);
-  OwnedVec keys(n), values(n);
-  CheckStatus(tsb_dict_get_items(&v, n, keys.data(), values.data()));
-  Ref dict(Check(PyDict_New()));
-  for (size_t i = 0; i < n; ++i) {
-    Ref key(ToPython(keys[i]));
-    Ref value;
-    try {
-      value.p = ToPython(values[i]);
-    } catch (ConvertError& e) {
-      Rethrow(e, KeySegment(key.p));
+  Out List(const Entry&, Items& items) {
+    Ref list(Check(PyList_New(static_cast<Py_ssize_t>(items.size()))));
+    for (size_t i = 0; i < items.size(); ++i) {
+      PyList_SET_ITEM(list.p, static_cast<Py_ssize_t>(i), items.Walk(i).release());
     }
-    if (PyDict_SetItem(dict.p, key.p, value.p) < 0) throw PyErrorSet{};
+    return list;
   }
-  return dict.release();
-}
 
-PyObject* EnumToPython(const TypeEntry& type, const tsb_any& v) {
-  const char* member = nullptr;
-  CheckStatus(tsb_enum_get(&v, &member, nullptr));
-  for (size_t i = 0; i < type.fields.size(); ++i) {  // the same static strings
-    if (type.fields[i] == member) return Py_NewRef(type.members[i]);
+  Out Tuple(const Entry& type, Items& items) {
+    Ref tuple(Check(PyTuple_New(static_cast<Py_ssize_t>(items.size()))));
+    for (size_t i = 0; i < items.size(); ++i) {
+      PyTuple_SET_ITEM(tuple.p, static_cast<Py_ssize_t>(i), items.Walk(i).release());
+    }
+    if (type.kind != TSB_KIND_NAMEDTUPLE) return tuple;
+    // tuple.__new__(cls, items): the namedtuple's own __new__ is Python code.
+    Ref args(Check(PyTuple_Pack(1, tuple.p)));
+    return Out(
+        Check(PyTuple_Type.tp_new(reinterpret_cast<PyTypeObject*>(type.cls), args.p, nullptr)));
   }
-  for (size_t i = 0; i < type.fields.size(); ++i) {
-    if (std::string(type.fields[i]) == member) return Py_NewRef(type.members[i]);
+
+  Out Dict(const Entry&, DictItems& items) {
+    Ref dict(Check(PyDict_New()));
+    for (size_t i = 0; i < items.size(); ++i) {
+      Ref key = items.Key(i);
+      // The value's path names the key as Python shows it.
+      Ref value = tsb::kit::At([&] { return KeySegment(key.p); },
+                               [&] { return tsb::kit::Walk(*this, items.value(i)); });
+      if (PyDict_SetItem(dict.p, key.p, value.p) < 0) throw PyErrorSet{};
+    }
+    return dict;
   }
-  throw ConvertError{TSB_ERR_INTERNAL, "", type.name + " has no member " + member};
-}
+
+  Out Enum(const Entry& type, const tsb_any& v) {
+    const char* member = nullptr;
+    CheckStatus(tsb_enum_get(&v, &member, nullptr));
+    for (size_t i = 0; i < type.fields.size(); ++i) {  // the same static strings
+      if (type.fields[i] == member) return Out(Py_NewRef(type.members[i]));
+    }
+    for (size_t i = 0; i < type.fields.size(); ++i) {
+      if (std::string(type.fields[i]) == member) return Out(Py_NewRef(type.members[i]));
+    }
+    tsb::kit::Fail(TSB_ERR_INTERNAL, type.name + " has no member " + member);
+  }
+
+  Out Object(const Entry& type, const tsb_any& v) {
+    tsb_any handle = v;
+    tsb_any_retain(&handle);
+    return Out(WrapObject(type, handle));
+  }
+};
 
 }  // namespace
 
-void* ScratchBytes(size_t bytes) {
-  static std::vector<unsigned char> scratch;
-  if (scratch.size() < bytes || scratch.empty()) scratch.resize(bytes > 0 ? bytes : 1);
-  return scratch.data();
-}
-
 PyObject* ToPython(const tsb_any& v) {
-  switch (v.type_index) {  // the fixed leaf indices first: no lookup
-    case TSB_TYPE_NONE:
-      Py_RETURN_NONE;
-    case TSB_TYPE_BOOL:
-      return PyBool_FromLong(v.u.i != 0);
-    case TSB_TYPE_INT:
-      return Check(PyLong_FromLongLong(v.u.i));
-    case TSB_TYPE_FLOAT:
-      return Check(PyFloat_FromDouble(v.u.d));
-    case TSB_TYPE_COMPLEX:
-      return ComplexToPython(v);
-    case TSB_TYPE_STR:
-      return StrToPython(v);
-    case TSB_TYPE_TENSOR:
-      return TensorToPython(v);
-    case TSB_TYPE_DEVICE:
-    case TSB_TYPE_DTYPE:
-    case TSB_TYPE_LAYOUT:
-    case TSB_TYPE_MEMORY_FORMAT:
-      return TorchEnumToPython(v.type_index, v.u.i);
-    default:
-      break;
-  }
-  RecursionGuard guard(" while converting a nested TorchScript value");
-  const TypeEntry& type = Type(v.type_index);
-  switch (type.kind) {
-    case TSB_KIND_LIST:
-      return ListToPython(type, v);
-    case TSB_KIND_DICT:
-      return DictToPython(v);
-    case TSB_KIND_TUPLE:
-      return TupleItems(v);
-    case TSB_KIND_NAMEDTUPLE:
-      return NamedTupleToPython(type, v);
-    case TSB_KIND_ENUM:
-      return EnumToPython(type, v);
-    case TSB_KIND_OBJECT:
-    case TSB_KIND_CUSTOM_CLASS: {
-      tsb_any handle = v;
-      tsb_any_retain(&handle);
-      return WrapObject(type, handle);
-    }
-    default:
-      throw ConvertError{TSB_ERR_UNSUPPORTED, "",
-                         "the Python host cannot convert a value of type " + type.annotation};
-  }
+  PythonOut host;
+  return tsb::kit::Walk(host, v).release();
 }
 
 }  // namespace tsbpy

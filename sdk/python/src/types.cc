@@ -4,7 +4,6 @@
 // class on every call; the registry's stable indices let us build one.
 #include <cstring>
 #include <map>
-#include <memory>
 #include <string>
 
 #include "host.h"
@@ -14,7 +13,7 @@ namespace {
 
 // Process lifetime, never destroyed (no exit-time destructor frees the table
 // while its entries and classes are still reachable only through it).
-std::vector<TypeEntry*>& g_types = *new std::vector<TypeEntry*>;  // by type index
+auto& g_types = *new tsb::kit::TypeCache<TypeEntry>;
 PyObject* g_make_namedtuple = nullptr;      // tsbridge._types factories
 PyObject* g_make_enum = nullptr;
 PyObject* g_make_object_class = nullptr;
@@ -68,32 +67,6 @@ void MakeEnum(TypeEntry& t) {
   }
 }
 
-std::unique_ptr<TypeEntry> MakeEntry(int32_t index) {
-  tsb_type_info info{};
-  info.struct_size = sizeof(info);
-  CheckStatus(tsb_type_get_info(index, &info));
-  auto t = std::make_unique<TypeEntry>();
-  t->index = index;
-  t->kind = info.kind;
-  t->annotation = info.annotation ? info.annotation : "";
-  t->name = info.name ? info.name : "";
-  t->contained.assign(info.contained, info.contained + info.num_contained);
-  if (info.field_names != nullptr) {
-    t->fields.assign(info.field_names, info.field_names + info.num_fields);
-  }
-  const std::string& qualified = t->name.empty() ? t->annotation : t->name;
-  if (t->kind == TSB_KIND_NAMEDTUPLE) {
-    Ref name(Str(qualified)), short_name(Str(ShortName(qualified))), fields(FieldList(*t));
-    t->cls = Check(PyObject_CallFunction(g_make_namedtuple, "iOOO", index, name.p,
-                                         short_name.p, fields.p));
-  } else if (t->kind == TSB_KIND_OBJECT || t->kind == TSB_KIND_CUSTOM_CLASS) {
-    Ref name(Str(qualified)), short_name(Str(ShortName(qualified))), fields(FieldList(*t));
-    t->cls = Check(PyObject_CallFunction(g_make_object_class, "iOOiO", index, name.p,
-                                         short_name.p, static_cast<int>(t->kind), fields.p));
-  }
-  return t;
-}
-
 void FreeValueCapsule(PyObject* capsule) {
   auto* v = static_cast<tsb_any*>(PyCapsule_GetPointer(capsule, kValueCapsule));
   if (v == nullptr) return PyErr_Clear();
@@ -114,19 +87,22 @@ void InitTypes(PyObject* types_module) {
   g_torch_enum_codes = Check(PyDict_New());
 }
 
-const TypeEntry& Type(int32_t index) {
-  if (index >= 0 && static_cast<size_t>(index) < g_types.size() && g_types[index]) {
-    return *g_types[index];
-  }
-  if (index < 0) throw ConvertError{TSB_ERR_NOT_FOUND, "", "unknown type index " + std::to_string(index)};
-  // Building runs Python code (the class factories), during which another
-  // thread may build the same entry: the first one published wins, so every
-  // thread sees one class per type.
-  std::unique_ptr<TypeEntry> t = MakeEntry(index);
-  if (t->kind == TSB_KIND_ENUM) MakeEnum(*t);
-  if (static_cast<size_t>(index) >= g_types.size()) g_types.resize(index + 1, nullptr);
-  if (g_types[index] == nullptr) g_types[index] = t.release();
-  return *g_types[index];
+// Building runs Python code (the class factories), during which another
+// thread may build the same entry: the first one published wins
+// (TypeCache), so every thread sees one class per type.
+const TypeEntry& Type(int32_t index) { return g_types.Get(index); }
+
+void TypeEntry::Complete() {
+  if (kind == TSB_KIND_ENUM) return MakeEnum(*this);
+  const bool object = kind == TSB_KIND_OBJECT || kind == TSB_KIND_CUSTOM_CLASS;
+  if (kind != TSB_KIND_NAMEDTUPLE && !object) return;
+  const std::string& qualified = QualifiedName();
+  Ref name(Str(qualified)), short_name(Str(ShortName(qualified))), field_list(FieldList(*this));
+  cls = object ? PyObject_CallFunction(g_make_object_class, "iOOiO", index, name.p, short_name.p,
+                                       static_cast<int>(kind), field_list.p)
+               : PyObject_CallFunction(g_make_namedtuple, "iOOO", index, name.p, short_name.p,
+                                       field_list.p);
+  Check(cls);
 }
 
 TypeEntry::~TypeEntry() {
@@ -149,6 +125,12 @@ PyObject* WrapHandle(PyObject* cls, tsb_any handle) {
   }
   Ref c(capsule);
   return Check(PyObject_CallMethod(cls, "_tsb_wrap", "O", c.p));
+}
+
+const tsb_any& HeldValue(PyObject* capsule) {
+  auto* v = static_cast<const tsb_any*>(PyCapsule_GetPointer(capsule, kValueCapsule));
+  if (v == nullptr) throw PyErrorSet{};
+  return *v;
 }
 
 const tsb_any* ObjectHandle(PyObject* obj) {
@@ -191,13 +173,8 @@ bool FromOwnClass(PyObject* obj, tsb_any* out) {
 PyObject* TorchEnumToPython(int32_t type_index, int64_t code) {
   auto found = g_torch_enums.find({type_index, code});
   if (found != g_torch_enums.end()) return Py_NewRef(found->second);
-  // The name from the JSON form ("float32", "cuda:0"), then torch's object.
-  char* json = nullptr;
-  tsb_any v = tsb_any_inline(type_index, code);
-  CheckStatus(tsb_json_write(&v, &json));
-  std::string name(json);
-  tsb_string_free(json);
-  if (name.size() >= 2 && name.front() == '"') name = name.substr(1, name.size() - 2);
+  // The name ("float32", "cuda:0"), then torch's object.
+  const std::string name = tsb::kit::TorchEnumName(type_index, code);
   const Torch& torch = GetTorch();
   Ref obj;
   if (!torch.available) {
