@@ -410,14 +410,8 @@ class RBuild {
       }
       tsb::kit::DictBuilder b(key_type, value_type, n);
       for (size_t i = 0; i < n; ++i) {
-        const tsb_any* key = nullptr;  // once built, a value's failure names it
         b.Entry(
-            i,
-            [&] { return key ? tsb::kit::KeySegmentOf(*key) : IndexSegment(i) + " (a key)"; },
-            [&](tsb_any* k) {
-              ItemAt(keys, static_cast<R_xlen_t>(i), key_type, k);
-              key = k;
-            },
+            i, [&](tsb_any* k) { ItemAt(keys, static_cast<R_xlen_t>(i), key_type, k); },
             [&](tsb_any* v) { ItemAt(values, static_cast<R_xlen_t>(i), value_type, v); });
       }
       return b.Finish(out);
@@ -440,8 +434,7 @@ class RBuild {
                                std::to_string(i) + " has no name");
       }
       b.Entry(
-          i, [&] { return tsb::kit::StrKeySegment(name); },
-          [&](tsb_any* k) { CheckStatus(tsb_str_new(name.data(), name.size(), k)); },
+          i, [&](tsb_any* k) { CheckStatus(tsb_str_new(name.data(), name.size(), k)); },
           [&](tsb_any* v) { ItemAt(x, static_cast<R_xlen_t>(i), value_type, v); });
     }
     b.Finish(out);
