@@ -25,8 +25,8 @@ bool IsScalarNA(SEXP x);
 const char* const kNA = " (NA becomes None only where the type is Optional or Any)";
 
 // A scalar NA says where NA is welcome (docs/r.md), whatever else refused it.
-[[noreturn]] void Refuse(int32_t expected, SEXP x, const std::string& why = "") {
-  const std::string hint = why.empty() && Rf_isVectorAtomic(x) && IsScalarNA(x) ? kNA : why;
+[[noreturn]] void Refuse(int32_t expected, SEXP x) {
+  const char* hint = Rf_isVectorAtomic(x) && IsScalarNA(x) ? kNA : "";
   Fail(TSB_ERR_TYPE, "expected " + Annotation(expected) + ", got " + Describe(x) + hint);
 }
 
@@ -129,7 +129,6 @@ void RequireScalar(SEXP x, int32_t expected) {
   if (!Rf_isVectorAtomic(x) || Rf_xlength(x) != 1) Refuse(expected, x);
 }
 
-
 // Fills buf[i] = get(i) for an atomic vector's n elements; a failure names "[i]".
 template <typename T, typename Get>
 void Fill(T* buf, size_t n, Get&& get) {
@@ -203,7 +202,7 @@ void WarnDroppedNames(SEXP names, const TypeEntry& type) {
   }
 }
 
-// Where a named list holds a NamedTuple's field.
+// Where a named list holds a NamedTuple's field (the last item of that name).
 R_xlen_t FieldAt(SEXP names, const char* field, const TypeEntry& type) {
   for (R_xlen_t j = Rf_xlength(names) - 1; j >= 0; --j) {
     if (std::strcmp(field, Rf_translateCharUTF8(STRING_ELT(names, j))) == 0) return j;
