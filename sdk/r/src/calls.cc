@@ -408,7 +408,8 @@ SEXP CallObject(const tsb_any& object, const std::string& method, SEXP args) {
     const char* name = names == R_NilValue ? "" : Rf_translateCharUTF8(STRING_ELT(names, i));
     if (name[0] != '\0') a.names.emplace_back(name);
     Convert(VECTOR_ELT(args, i), TSB_TYPE_ANY,
-            method + "(): " + (name[0] ? tsb::kit::ArgumentSegment(name) : "argument " + std::to_string(i)),
+            method + "(): " +
+                (name[0] ? tsb::kit::ArgumentSegment(name) : "argument " + std::to_string(i)),
             name[0] == '\0' ? a.NextPositional() : a.NextKeyword());
   }
   tsb::Value result;

@@ -415,7 +415,9 @@ class RBuild {
       }
       return b.Finish(out);
     }
-    if (TYPEOF(x) != VECSXP) Fail(TSB_ERR_TYPE, "expected a Dict (a named list), got " + Describe(x));
+    if (TYPEOF(x) != VECSXP) {
+      Fail(TSB_ERR_TYPE, "expected a Dict (a named list), got " + Describe(x));
+    }
     const size_t n = Len(x);
     SEXP names = Rf_getAttrib(x, R_NamesSymbol);
     if (n > 0 && names == R_NilValue) {
@@ -468,7 +470,8 @@ class RBuild {
     if (!tuple && !Inherits(x, "tsb_dict")) return TorchEnumFromR(x, TSB_TYPE_ANY, out);
     const Entry* type = tagged != TSB_TYPE_INVALID ? &Type(tagged) : nullptr;
     if (tuple) {
-      const bool typed = type && (type->kind == TSB_KIND_TUPLE || type->kind == TSB_KIND_NAMEDTUPLE);
+      const bool typed =
+          type && (type->kind == TSB_KIND_TUPLE || type->kind == TSB_KIND_NAMEDTUPLE);
       TupleFromR(x, typed ? type : nullptr, out);
     } else if (type && type->kind == TSB_KIND_DICT) {
       DictFromR(x, type->contained[0], type->contained[1], out);
