@@ -26,11 +26,13 @@ set(TSB_R_ENV "TSB_BUILD_DIR=${PROJECT_BINARY_DIR}" "R_LIBS=${TSB_R_LIB}"
     "TSB_SOURCE_DIR=${PROJECT_SOURCE_DIR}" "TSB_PYTHON3=${TSB_PYTHON3}"
     "TSB_R_TEST_WORK=${TSB_R_WORK}/tests" "TSB_EXPORT_FIXTURES=${TSB_EXPORT_FIXTURES}")
 
-# Its sources include tsbridge.h (and dlpack.h, R, cpp11), never LibTorch or the core.
+# Its sources include tsbridge.h (and tsbridge.hpp, host_kit.hpp, dlpack.h, R, cpp11), never
+# LibTorch or the core.
 add_test(NAME r_includes
   COMMAND ${TSB_PYTHON3} ${PROJECT_SOURCE_DIR}/tests/python/check_includes.py
           ${PROJECT_SOURCE_DIR}/sdk/r/src
-          --allow cpp11.hpp R.h Rinternals.h R_ext/Rdynload.h R_ext/Altrep.h entry.h calls.h)
+          --allow cpp11.hpp R.h Rinternals.h R_ext/Rdynload.h R_ext/Altrep.h entry.h calls.h
+                  tsbridge/host_kit.hpp)
 
 add_test(NAME r_install
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/install_package.sh ${PROJECT_SOURCE_DIR}/sdk/r

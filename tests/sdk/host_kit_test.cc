@@ -264,6 +264,25 @@ TEST_F(HostKitTest, WalkStopsAtTheNestingLimit) {
   }
 }
 
+TEST_F(HostKitTest, ABuiltDictNamesItsKeysAsAWalkDoes) {
+  tsb::kit::DictBuilder b(TSB_TYPE_INT, TSB_TYPE_STR, 2);
+  b.Entry(0, [](tsb_any* k) { *k = tsb_any_int(3); },
+          [](tsb_any* v) { tsb::Check(tsb_str_new("a", 1, v)); });
+  try {  // the value's failure names the key made
+    b.Entry(1, [](tsb_any* k) { *k = tsb_any_int(4); },
+            [](tsb_any*) { tsb::kit::Fail(TSB_ERR_TYPE, "no value"); });
+    FAIL() << "built";
+  } catch (const tsb::kit::ConvertError& e) {
+    EXPECT_EQ(e.Message(), "key 4: no value");
+  }
+  try {  // the key's failure names its place
+    b.Entry(1, [](tsb_any*) { tsb::kit::Fail(TSB_ERR_TYPE, "no key"); }, [](tsb_any*) {});
+    FAIL() << "built";
+  } catch (const tsb::kit::ConvertError& e) {
+    EXPECT_EQ(e.Message(), "[1] (a key): no key");
+  }
+}
+
 TEST_F(HostKitTest, KeysAreNamedAsEveryHostNamesThem) {
   tsb::Value k;
   tsb::Check(tsb_str_new("b", 1, k.out()));

@@ -718,6 +718,13 @@ class DictBuilder {
       make_value(&values_[i]);
     });
   }
+  // The same with the paths a walk gives (DictItems): "[i] (a key)" while
+  // the key is made, then the key made (KeySegmentOf) while the value is.
+  template <typename MakeKey, typename MakeValue>
+  void Entry(size_t i, MakeKey&& make_key, MakeValue&& make_value) {
+    At([&] { return IndexSegment(i) + " (a key)"; }, [&] { make_key(&keys_[i]); });
+    At([&] { return KeySegmentOf(keys_[i]); }, [&] { make_value(&values_[i]); });
+  }
   void Finish(tsb_any* out) {
     const int32_t k = key_type_ == TSB_TYPE_ANY ? CommonType(keys_.data(), keys_.size()) : key_type_;
     const int32_t v =

@@ -39,15 +39,13 @@ void TensorsFromList(SEXP list, const char* what, bool none_ok, OwnedVec* out) {
   out->resize(Len(list));
   for (size_t i = 0; i < out->size(); ++i) {
     SEXP item = VECTOR_ELT(list, static_cast<R_xlen_t>(i));
-    try {
+    At([&] { return what + tsb::kit::IndexSegment(i); }, [&] {
       if (none_ok && item == R_NilValue) {
         (*out)[i] = tsb_any_none();
       } else {
         FromR(item, TSB_TYPE_TENSOR, &(*out)[i]);
       }
-    } catch (HostError& e) {
-      Rethrow(e, std::string(what) + "[" + std::to_string(i) + "]");
-    }
+    });
   }
 }
 
@@ -230,11 +228,8 @@ SEXP tsbr_module_parameter_set(SEXP module, SEXP name, SEXP tensor, SEXP is_buff
   const std::string n = NameArg(name, "name");
   const bool buffer = FlagArg(is_buffer, "is_buffer");
   tsb::Value v;
-  try {
-    FromR(tensor, TSB_TYPE_TENSOR, v.out());
-  } catch (HostError& e) {
-    Rethrow(e, (buffer ? "buffer '" : "parameter '") + n + "'");
-  }
+  At([&] { return (buffer ? "buffer '" : "parameter '") + n + "'"; },
+     [&] { FromR(tensor, TSB_TYPE_TENSOR, v.out()); });
   CheckStatus(tsb_module_set_parameter(m, n.c_str(), &v.get(), buffer));
   return R_NilValue;
   TSB_END
@@ -256,11 +251,7 @@ SEXP tsbr_module_state_set(SEXP module, SEXP state, SEXP strict) {
   int32_t type = TSB_TYPE_ANY;
   CheckStatus(tsb_type_parse("Dict[str, Tensor]", &type));
   tsb::Value v;
-  try {
-    FromR(state, type, v.out());
-  } catch (HostError& e) {
-    Rethrow(e, "argument 'state'");
-  }
+  At([] { return tsb::kit::ArgumentSegment("state"); }, [&] { FromR(state, type, v.out()); });
   CheckStatus(tsb_module_set_state(m, &v.get(), FlagArg(strict, "strict")));
   return R_NilValue;
   TSB_END
@@ -274,11 +265,7 @@ SEXP tsbr_module_attribute_set(SEXP module, SEXP name, SEXP value) {
   CheckStatus(tsb_module_get_attribute(m, attr.c_str(), current.out()));
   const int32_t type =
       current.get().type_index == TSB_TYPE_NONE ? TSB_TYPE_ANY : current.get().type_index;
-  try {
-    FromR(value, type, v.out());
-  } catch (HostError& e) {
-    Rethrow(e, "attribute '" + attr + "'");
-  }
+  At([&] { return "attribute '" + attr + "'"; }, [&] { FromR(value, type, v.out()); });
   CheckStatus(tsb_module_set_attribute(m, attr.c_str(), &v.get()));
   return R_NilValue;
   TSB_END

@@ -43,42 +43,39 @@ std::vector<Param> ParamsOf(const tsb_schema_info& info) {
   return params;
 }
 
-// Converted positional and keyword arguments.
+// Converted positional and keyword arguments, at most `capacity` in all.
 struct Args {
+  explicit Args(size_t capacity) : positional(capacity), keyword(capacity) {}
   OwnedVec positional;
   OwnedVec keyword;
+  size_t num_positional = 0, num_keyword = 0;
   std::vector<std::string> names;
   std::vector<const char*> name_ptrs;
+  tsb_any* NextPositional() { return &positional[num_positional++]; }
+  tsb_any* NextKeyword() { return &keyword[num_keyword++]; }
   tsb_call_args Make() {
     name_ptrs.clear();
     for (const std::string& n : names) name_ptrs.push_back(n.c_str());
     tsb_call_args a;
     a.struct_size = sizeof a;
     a.args = positional.data();
-    a.num_args = positional.size();
+    a.num_args = num_positional;
     a.kw_names = name_ptrs.data();
     a.kw_values = keyword.data();
-    a.num_kwargs = keyword.size();
+    a.num_kwargs = num_keyword;
     return a;
   }
 };
 
 void Convert(SEXP value, int32_t type, const std::string& where, tsb_any* out) {
-  try {
-    FromR(value, type, out);
-  } catch (HostError& e) {
-    Rethrow(e, where);
-  }
+  At([&] { return where; }, [&] { FromR(value, type, out); });
 }
 
 // The same, the path built only when the conversion fails: a call's
 // arguments convert with no allocation for their names.
 void ConvertParam(SEXP value, const Caller& c, const Param& p, tsb_any* out) {
-  try {
-    FromR(value, p.type, out);
-  } catch (HostError& e) {
-    Rethrow(e, c.name + "(): argument '" + p.name + "'");
-  }
+  At([&] { return c.name + "(): " + tsb::kit::ArgumentSegment(p.name); },
+     [&] { FromR(value, p.type, out); });
 }
 
 int32_t TypeByName(const Caller& c, const std::string& name) {
@@ -177,11 +174,8 @@ tsb_status* TraceCallback(void* user_data, const tsb_any* inputs, size_t n, tsb_
     }
     SETCAR(state->token, R_NilValue);  // R_UnwindProtect kept the result there
     tsb::Value out;
-    try {
-      FromR(result, TSB_TYPE_ANY, out.out());
-    } catch (HostError& e) {
-      Rethrow(e, "the traced function's result");
-    }
+    At([] { return std::string("the traced function's result"); },
+       [&] { FromR(result, TSB_TYPE_ANY, out.out()); });
     if (out.get().flags & TSB_FLAG_BORROWED_STR) {  // must outlive this callback
       const char* s = out.get().u.borrowed_str;
       CheckStatus(tsb_str_new(s, std::strlen(s), out.out()));
@@ -330,8 +324,7 @@ SEXP CallWithValues(const Caller& c, SEXP values) {
     Fail(TSB_ERR_INVALID_ARGUMENT, c.name + "(): expected " + std::to_string(c.params.size()) +
                                        " argument values, got " + std::to_string(Rf_length(values)));
   }
-  Args a;
-  a.positional.items.reserve(c.params.size());
+  Args a(c.params.size());
   bool keywords = false;
   for (const Param& p : c.params) {
     SEXP value = CAR(values);
@@ -341,13 +334,11 @@ SEXP CallWithValues(const Caller& c, SEXP values) {
       continue;
     }
     if (!keywords && !p.kwarg_only) {
-      a.positional.items.push_back(tsb_any_inline(TSB_TYPE_INVALID, 0));
-      ConvertParam(value, c, p, &a.positional.items.back());
+      ConvertParam(value, c, p, a.NextPositional());
     } else {
       keywords = true;
       a.names.push_back(p.name);
-      a.keyword.items.push_back(tsb_any_inline(TSB_TYPE_INVALID, 0));
-      ConvertParam(value, c, p, &a.keyword.items.back());
+      ConvertParam(value, c, p, a.NextKeyword());
     }
   }
   return Finish(c, a);
@@ -368,36 +359,38 @@ void ListArgs(const Caller& c, SEXP args, Args& a) {
         Fail(TSB_ERR_INVALID_ARGUMENT, c.name + "(): positional argument " + std::to_string(i + 1) +
                                            " after a named one");
       }
-      const size_t at = a.positional.size();
+      const size_t at = a.num_positional;
       const bool tensor_possible = at < c.position_tensor.size() && c.position_tensor[at];
       const int32_t type = Refine(TypeAt(c, at), tensor_possible, value);
-      std::string where = c.name + "(): argument ";
-      where += !c.params.empty() && at < c.params.size() ? "'" + c.params[at].name + "'"
-                                                          : std::to_string(at);
-      a.positional.items.push_back(tsb_any_inline(TSB_TYPE_INVALID, 0));
-      Convert(value, type, where, &a.positional.items.back());
+      const std::string where =
+          c.name + "(): " + (!c.params.empty() && at < c.params.size()
+                                 ? tsb::kit::ArgumentSegment(c.params[at].name)
+                                 : "argument " + std::to_string(at));
+      Convert(value, type, where, a.NextPositional());
     } else {
       a.names.emplace_back(name);
-      a.keyword.items.push_back(tsb_any_inline(TSB_TYPE_INVALID, 0));
       bool tensor_possible = false;
       for (const std::string& n : c.tensor_names) tensor_possible = tensor_possible || n == name;
       Convert(value, Refine(TypeByName(c, name), tensor_possible, value),
-              c.name + "(): argument '" + name + "'", &a.keyword.items.back());
+              c.name + "(): " + tsb::kit::ArgumentSegment(name), a.NextKeyword());
     }
   }
 }
 
 }  // namespace
 
+// The most arguments a list may hold.
+size_t Capacity(SEXP args) { return TYPEOF(args) == VECSXP ? Len(args) : 0; }
+
 SEXP CallWithList(const Caller& c, SEXP args) {
-  Args a;
+  Args a(Capacity(args));
   ListArgs(c, args, a);
   return Finish(c, a);
 }
 
 SEXP GraphForList(const Caller& c, SEXP args) {
   if (c.kind != Caller::kMethod) Fail(TSB_ERR_INVALID_ARGUMENT, "graph_for needs a method");
-  Args a;
+  Args a(Capacity(args));
   ListArgs(c, args, a);
   tsb_call_args call = a.Make();
   char* text = nullptr;
@@ -409,16 +402,15 @@ SEXP GraphForList(const Caller& c, SEXP args) {
 SEXP CallObject(const tsb_any& object, const std::string& method, SEXP args) {
   Caller c;
   c.name = method;
-  Args a;
+  Args a(static_cast<size_t>(Rf_xlength(args)));
   SEXP names = Rf_getAttrib(args, R_NamesSymbol);
   for (R_xlen_t i = 0; i < Rf_xlength(args); ++i) {
     const char* name = names == R_NilValue ? "" : Rf_translateCharUTF8(STRING_ELT(names, i));
-    OwnedVec& into = name[0] == '\0' ? a.positional : a.keyword;
     if (name[0] != '\0') a.names.emplace_back(name);
-    into.items.push_back(tsb_any_inline(TSB_TYPE_INVALID, 0));
     Convert(VECTOR_ELT(args, i), TSB_TYPE_ANY,
-            method + "(): argument " + (name[0] ? "'" + std::string(name) + "'" : std::to_string(i)),
-            &into.items.back());
+            method + "(): " +
+                (name[0] ? tsb::kit::ArgumentSegment(name) : "argument " + std::to_string(i)),
+            name[0] == '\0' ? a.NextPositional() : a.NextKeyword());
   }
   tsb::Value result;
   tsb_call_args call = a.Make();

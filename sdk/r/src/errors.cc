@@ -32,35 +32,8 @@ std::string Quote(const char* s, size_t n) {
 
 }  // namespace
 
-void CheckStatus(tsb_status* status) {
-  if (status == nullptr) return;
-  HostError e{tsb_status_get_code(status), tsb_status_get_path(status),
-              tsb_status_get_detail(status), tsb_status_get_backtrace(status)};
-  tsb_status_free(status);
-  throw e;
-}
-
-void Rethrow(HostError& e, const std::string& segment) {
-  e.path = e.path.empty() ? segment : segment + " → " + e.path;
-  throw;
-}
-
-void Fail(tsb_code code, const std::string& detail) { throw HostError{code, "", detail, ""}; }
-
-int NestingGuard::depth_ = 0;
-
-NestingGuard::NestingGuard() {
-  constexpr int kMaxContainers = 512;
-  if (++depth_ > kMaxContainers + 1) {
-    --depth_;
-    Fail(TSB_ERR_INVALID_ARGUMENT,
-         "expected a value nested at most 512 containers deep, found a deeper one"
-         " (or one that contains itself)");
-  }
-}
-
 SEXP MakeCondition(const HostError& e) {
-  const std::string message = e.path.empty() ? e.detail : e.path + ": " + e.detail;
+  const std::string message = e.Message();
   int code = static_cast<int>(e.code);
   if (code <= 0 || code > TSB_ERR_INTERNAL) code = TSB_ERR_INTERNAL;
   NamedList cond({"message", "call", "path", "detail", "code", "backtrace"});
@@ -120,8 +93,7 @@ SEXP ConditionOrMessage(const HostError& e, char* buf, size_t size) noexcept {
     R_PreserveObject(cond);  // released by Signal
     return cond;
   } catch (...) {
-    const std::string message = e.path.empty() ? e.detail : e.path + ": " + e.detail;
-    std::snprintf(buf, size, "%s", message.c_str());
+    std::snprintf(buf, size, "%s", e.Message().c_str());
     return R_NilValue;
   }
 }

@@ -1,8 +1,9 @@
 // The R host of tsbridge: shared declarations.
 //
-// Everything here talks to tsbridge through tsbridge/tsbridge.h (and
-// dlpack.h) only: tests/r/check_includes runs tests/python/check_includes.py
-// over this directory. R is reached through cpp11; an R error never
+// Everything here talks to tsbridge through tsbridge/tsbridge.h (with
+// tsbridge.hpp and the host kit, host_kit.hpp, over it) and dlpack.h only:
+// tests/r/check_includes runs tests/python/check_includes.py over this
+// directory. R is reached through cpp11; an R error never
 // longjmps through a C++ frame (every R call that may fail runs under
 // cpp11::safe / unwind_protect) and no C++ exception reaches R (entry.h).
 #ifndef TSBRIDGE_R_HOST_H_
@@ -16,61 +17,29 @@
 #include <string>
 #include <vector>
 
+#include "tsbridge/host_kit.hpp"
 #include "tsbridge/tsbridge.h"
 #include "tsbridge/tsbridge.hpp"
 
 namespace tsbr {
 
-// ------------------------------------------------------------ ownership
-
-// One boundary reference is a tsb::Value (tsbridge.hpp).
-
-// Boundary references, all released at the end.
-struct OwnedVec {
-  std::vector<tsb_any> items;
-  explicit OwnedVec(size_t n = 0) : items(n, tsb_any_inline(TSB_TYPE_INVALID, 0)) {}
-  OwnedVec(const OwnedVec&) = delete;
-  OwnedVec& operator=(const OwnedVec&) = delete;
-  ~OwnedVec() { for (tsb_any& v : items) tsb_any_release(&v); }
-  void resize(size_t n) { items.resize(n, tsb_any_inline(TSB_TYPE_INVALID, 0)); }
-  tsb_any* data() { return items.data(); }
-  size_t size() const { return items.size(); }
-  tsb_any& operator[](size_t i) { return items[i]; }
-};
-
-// ---------------------------------------------------------------- errors
+// The host kit (tsbridge/host_kit.hpp) holds what every host needs: the
+// boundary references released together (OwnedVec), failures with a path
+// (ConvertError, grown by At), the nesting limit, the type cache and the
+// walks; this host says only how each kind looks in R.
+using tsb::kit::Annotation;
+using tsb::kit::At;
+using tsb::kit::CheckStatus;
+using tsb::kit::Fail;
+using tsb::kit::OwnedVec;
 
 // A failure with a path into the value; the entry point turns it into an
 // R condition of class c("tsb_<code>_error", "tsb_error", "error",
 // "condition") with $code, $path, $detail (errors.cc).
-struct HostError {
-  tsb_code code;
-  std::string path;  // "argument 'p' → [1]", may be empty
-  std::string detail;
-  std::string backtrace;
-};
+using HostError = tsb::kit::ConvertError;
 
-// Throws HostError for a failed status (and frees it); no-op on NULL.
-void CheckStatus(tsb_status* status);
-// Prepends one path segment and rethrows.
-[[noreturn]] void Rethrow(HostError& e, const std::string& segment);
-[[noreturn]] void Fail(tsb_code code, const std::string& detail);
 // The R condition for an error (an unprotected SEXP).
 SEXP MakeCondition(const HostError& e);
-// Walks of values stop past this depth with an error, not a C stack
-// overflow: an R list nested 100k deep, or a value TorchScript code made to
-// contain itself (l.append(l) on a List[Any]). ToR and FromR hold one each,
-// so a leaf counts a level; tsbridge's own walks stop at 512 containers.
-class NestingGuard {
- public:
-  NestingGuard();
-  ~NestingGuard() { --depth_; }
-  NestingGuard(const NestingGuard&) = delete;
-  NestingGuard& operator=(const NestingGuard&) = delete;
-
- private:
-  static int depth_;  // R runs the host on one thread
-};
 // One-line summary of an R value for messages: character "x", double 2.5,
 // a list of 3, NULL.
 std::string Describe(SEXP x);
@@ -105,20 +74,15 @@ const char* UnserializeFailure(SEXP xptr);
 
 // ------------------------------------------------------------------ types
 
-// What the host caches per type index (built once from tsb_type_get_info).
-struct TypeEntry {
-  int32_t index = TSB_TYPE_INVALID;
-  tsb_kind kind = TSB_KIND_INVALID;
-  std::string annotation;
-  std::string name;
-  std::vector<int32_t> contained;
-  std::vector<std::string> fields;
+// What the host caches per type index: the type's info (the kit's
+// TypeCache) and what R needs of it, made once in Complete().
+struct TypeEntry : tsb::kit::TypeInfo {
   SEXP r_class = R_NilValue;   // class attribute of values of this type
   SEXP r_fields = R_NilValue;  // NamedTuple: field names (character)
   SEXP r_index = R_NilValue;   // the `tsb_type` attribute (NewTypeTag)
+  void Complete();
 };
 const TypeEntry& Type(int32_t index);
-std::string Annotation(int32_t index);
 // Sets "class" and "tsb_type" on a converted NamedTuple/Tuple/Enum/Dict.
 void Tag(SEXP x, const TypeEntry& type);
 // The tsb_type attribute an R value carries (TSB_TYPE_INVALID when none).

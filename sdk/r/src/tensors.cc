@@ -76,7 +76,7 @@ void CheckNoNA(SEXP x) {
     const int* p = TYPEOF(x) == INTSXP ? INTEGER(x) : LOGICAL(x);
     for (R_xlen_t i = 0; i < n; ++i) {
       if (p[i] == NA_INTEGER) {
-        throw HostError{TSB_ERR_TYPE, "[" + std::to_string(i) + "]",
+        throw HostError{TSB_ERR_TYPE, tsb::kit::IndexSegment(static_cast<size_t>(i)),
                         "an integer or logical tensor has no NA (NA_integer_ is -2^31 in "
                         "memory); replace NAs first", ""};
       }

@@ -2,7 +2,6 @@
 // types, built once from tsb_type_get_info and reused for every value (the
 // registry's indices are stable for the process).
 #include <map>
-#include <memory>
 #include <string>
 #include <utility>
 
@@ -11,7 +10,7 @@
 namespace tsbr {
 namespace {
 
-std::vector<TypeEntry*> g_types;  // by type index; never freed
+tsb::kit::TypeCache<TypeEntry> g_types;
 std::map<std::pair<int32_t, int64_t>, SEXP> g_torch_enums;  // preserved objects
 std::map<std::pair<int32_t, std::string>, int64_t> g_torch_enum_codes;
 
@@ -31,7 +30,7 @@ SEXP Preserve(SEXP x) {
 }
 
 SEXP ClassVector(const TypeEntry& t) {
-  const std::string& name = t.name.empty() ? t.annotation : t.name;
+  const std::string& name = t.QualifiedName();
   switch (t.kind) {
     case TSB_KIND_TUPLE: return Preserve(cpp11::writable::strings({"tsb_tuple"}));
     case TSB_KIND_NAMEDTUPLE:
@@ -53,42 +52,17 @@ SEXP Utf8(const char* s, size_t len) {
 }
 SEXP Utf8(const std::string& s) { return Utf8(s.data(), s.size()); }
 
-const TypeEntry& Type(int32_t index) {
-  if (index >= 0 && static_cast<size_t>(index) < g_types.size() && g_types[index]) {
-    return *g_types[index];
+void TypeEntry::Complete() {
+  r_class = ClassVector(*this);
+  r_index = Preserve(cpp11::safe[NewTypeTag](index, annotation));
+  if (kind == TSB_KIND_NAMEDTUPLE) {
+    cpp11::writable::strings names(static_cast<R_xlen_t>(fields.size()));
+    for (size_t i = 0; i < fields.size(); ++i) names[static_cast<R_xlen_t>(i)] = fields[i];
+    r_fields = Preserve(names);
   }
-  if (index < 0) Fail(TSB_ERR_NOT_FOUND, "unknown type index " + std::to_string(index));
-  tsb_type_info info{};
-  info.struct_size = sizeof(info);
-  CheckStatus(tsb_type_get_info(index, &info));
-  auto t = std::make_unique<TypeEntry>();
-  t->index = index;
-  t->kind = info.kind;
-  t->annotation = info.annotation ? info.annotation : "";
-  t->name = info.name ? info.name : "";
-  t->contained.assign(info.contained, info.contained + info.num_contained);
-  for (size_t i = 0; info.field_names != nullptr && i < info.num_fields; ++i) {
-    t->fields.emplace_back(info.field_names[i]);
-  }
-  t->r_class = ClassVector(*t);
-  t->r_index = Preserve(cpp11::safe[NewTypeTag](index, t->annotation));
-  if (t->kind == TSB_KIND_NAMEDTUPLE) {
-    cpp11::writable::strings names(static_cast<R_xlen_t>(t->fields.size()));
-    for (size_t i = 0; i < t->fields.size(); ++i) names[i] = t->fields[i];
-    t->r_fields = Preserve(names);
-  }
-  if (static_cast<size_t>(index) >= g_types.size()) g_types.resize(index + 1, nullptr);
-  g_types[index] = t.release();
-  return *g_types[index];
 }
 
-std::string Annotation(int32_t index) {
-  try {
-    return Type(index).annotation;
-  } catch (const HostError&) {
-    return "type " + std::to_string(index);
-  }
-}
+const TypeEntry& Type(int32_t index) { return g_types.Get(index); }
 
 void Tag(SEXP x, const TypeEntry& type) {
   if (type.r_class != R_NilValue) Rf_setAttrib(x, R_ClassSymbol, type.r_class);
