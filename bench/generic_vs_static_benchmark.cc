@@ -20,10 +20,10 @@
 //       generic: Codec<T>::ToIValue, then tsb::CoerceTo and tsb::ToBoundary
 //                to the registered type (the registry is looked up by type
 //                index, and the tuple and optional plugins' codecs run). The
-//                host then walks the value through the C ABI alone,
-//                dispatching on tsb_type_get_kind: tsb_any_len, tsb_list_get,
-//                tsb_dict_get_items, tsb_int_get/float/str, and tsb_any_release on
-//                every handle it got.
+//                host then walks the value through the C ABI alone with the
+//                host kit's walker (tsbridge/host_kit.hpp): one
+//                tsb_any_flatten, each leaf by its type's kind, each tensor
+//                handle retained and then released.
 //       static:  the code a hand-written binding (lantern, torchexport) has
 //                for this one type. It builds the IValue directly
 //                (c10::ivalue::Tuple::createNamed with a cached type,
@@ -74,6 +74,7 @@
 #include "core/value/object.h"  // tsb::MakeHandle, tsb_object: the handles both sides make
 #include "tests/testing/build_paths.h"
 #include "tsbridge/codecs/all.hpp"
+#include "tsbridge/host_kit.hpp"
 #include "tsbridge/kind_codec.hpp"
 #include "tsbridge/tsbridge.h"
 #include "tsbridge/tsbridge.hpp"
@@ -103,7 +104,6 @@ using Dict = std::map<std::string, OptList>;
 
 constexpr size_t kKeys = 16;
 constexpr size_t kElements = 8;
-constexpr size_t kMaxItems = 64;  // the host walker's scratch for dict items
 
 // Type indices (interned once, as a host caches them) and, for the static
 // side, the cached LibTorch types.
@@ -159,69 +159,70 @@ struct Sink {
   }
 };
 
-// The generic host: walks any value through the C ABI, dispatching on the
-// kind of each value's type index. Takes ownership of *v. Returns the first
-// error; nothing leaks on either path.
+// The generic host: the host kit's walker (tsbridge/host_kit.hpp), as the
+// Python and R hosts walk: the value out whole in one tsb_any_flatten, then
+// each leaf to the sink by the kind of its type. A tensor's handle is the
+// host's to keep (retained; the benchmark releases it).
+struct SinkHost {
+  using Out = int;
+  struct Entry : tsb::kit::TypeInfo {
+    void Complete() {}
+  };
+  using Guard = tsb::kit::NestingGuard;
+  Sink& sink;
+
+  const Entry& Type(int32_t index) {
+    static auto& types = *new tsb::kit::TypeCache<Entry>;
+    return types.Get(index);
+  }
+  Out None() { return sink.None(), 0; }
+  Out Bool(bool b) { return sink.Int(b), 0; }
+  Out Int(int64_t i) { return sink.Int(i), 0; }
+  Out Float(double d) { return sink.Float(d), 0; }
+  Out Complex(double, double) { return 0; }
+  Out Str(const char* data, size_t len) { return sink.Str(data, len), 0; }
+  Out Tensor(const tsb_any& v) {
+    tsb_any handle = v;
+    tsb_any_retain(&handle);
+    return sink.TensorHandle(&handle), 0;
+  }
+  Out TorchEnum(int32_t, int64_t) { return 0; }
+  Out IntList(const Entry&, const int64_t* data, size_t n) {
+    for (size_t i = 0; i < n; ++i) sink.Int(data[i]);
+    return 0;
+  }
+  Out FloatList(const Entry&, const double* data, size_t n) {
+    for (size_t i = 0; i < n; ++i) sink.Float(data[i]);
+    return 0;
+  }
+  Out BoolList(const Entry&, const bool* data, size_t n) {
+    for (size_t i = 0; i < n; ++i) sink.Int(data[i]);
+    return 0;
+  }
+  Out List(const Entry&, tsb::kit::Items<SinkHost>& items) {
+    for (size_t i = 0; i < items.size(); ++i) items.Walk(i);
+    return 0;
+  }
+  Out Tuple(const Entry& type, tsb::kit::Items<SinkHost>& items) { return List(type, items); }
+  Out Dict(const Entry&, tsb::kit::DictItems<SinkHost>& items) {
+    for (size_t i = 0; i < items.size(); ++i) {
+      items.Key(i);
+      items.Value(i);
+    }
+    return 0;
+  }
+  Out Enum(const Entry&, const tsb_any&) { return 0; }
+  Out Object(const Entry&, const tsb_any&) { return 0; }
+};
+
+// Walks *v and releases it; the first error as a status.
 tsb_status* Walk(tsb_any* v, Sink& sink) {
+  SinkHost host{sink};
   tsb_status* s = nullptr;
-  switch (::tsb::KindOf(v->type_index)) {
-    case TSB_KIND_NONE:
-      sink.None();
-      break;
-    case TSB_KIND_INT: {
-      int64_t i = 0;
-      if (!(s = tsb_int_get(v, &i))) sink.Int(i);
-      break;
-    }
-    case TSB_KIND_FLOAT: {
-      double d = 0;
-      if (!(s = tsb_float_get(v, &d))) sink.Float(d);
-      break;
-    }
-    case TSB_KIND_STR: {
-      const char* data = nullptr;
-      size_t len = 0;
-      if (!(s = tsb_str_get(v, &data, &len))) sink.Str(data, len);
-      break;
-    }
-    case TSB_KIND_TENSOR:
-      sink.TensorHandle(v);
-      return nullptr;
-    case TSB_KIND_LIST:
-    case TSB_KIND_TUPLE:
-    case TSB_KIND_NAMEDTUPLE: {
-      // Every element in one call (tsb_list_get_items), as for dict items.
-      size_t n = 0;
-      tsb_any items[kMaxItems];
-      s = tsb_any_len(v, &n);
-      if (s == nullptr && n > kMaxItems) s = tsb_status_new(TSB_ERR_OUT_OF_RANGE, "list too big");
-      if (s == nullptr) s = tsb_list_get_items(v, n, items);
-      if (s == nullptr) {
-        for (size_t i = 0; i < n; ++i) {
-          if (s == nullptr) s = Walk(&items[i], sink);
-          tsb_any_release(&items[i]);  // a no-op unless a walk failed first
-        }
-      }
-      break;
-    }
-    case TSB_KIND_DICT: {
-      size_t n = 0;
-      tsb_any keys[kMaxItems], values[kMaxItems];
-      s = tsb_any_len(v, &n);
-      if (s == nullptr && n > kMaxItems) s = tsb_status_new(TSB_ERR_OUT_OF_RANGE, "dict too big");
-      if (s == nullptr) s = tsb_dict_get_items(v, n, keys, values);
-      if (s == nullptr) {
-        for (size_t i = 0; i < n; ++i) {
-          if (s == nullptr) s = Walk(&keys[i], sink);
-          if (s == nullptr) s = Walk(&values[i], sink);
-          tsb_any_release(&keys[i]);  // no-ops unless a walk failed first
-          tsb_any_release(&values[i]);
-        }
-      }
-      break;
-    }
-    default:
-      s = tsb_status_new(TSB_ERR_UNSUPPORTED, "the host walker does not know this kind");
+  try {
+    tsb::kit::Walk(host, *v);
+  } catch (const tsb::kit::ConvertError& e) {
+    s = tsb_status_new(e.code, e.Message().c_str());
   }
   tsb_any_release(v);
   return s;

@@ -23,6 +23,9 @@ class FlatWriter {
   }
   size_t size() const { return size_; }
   bool fits() const { return size_ <= capacity_; }
+  // Past the end: entries are only counted (no reference taken to release).
+  bool full() const { return size_ >= capacity_; }
+  void Skip() { Put(tsb_any_none()); }
   // Takes the reference `v` holds.
   void Put(tsb_any v) {
     if (size_ < capacity_) {
@@ -79,6 +82,10 @@ absl::Status Flatten(const c10::IValue& value, const TypeInfo& static_type, Flat
                      value.isTuple() && value.toTupleRef().size() == type->contained.size();
   const bool dict = type->kind == TSB_KIND_DICT && value.isGenericDict();
   if (!list && !tuple && !dict) {  // a leaf, or a kind a plugin's codec serves
+    if (w.full()) {
+      w.Skip();
+      return absl::OkStatus();
+    }
     tsb_any v;
     TSB_RETURN_IF_ERROR(ToBoundary(value, *type, &v));
     w.Put(v);

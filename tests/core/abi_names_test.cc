@@ -32,7 +32,8 @@ const std::vector<std::string> kNouns = {
 const std::set<std::string> kVerbs = {
     "new", "free", "get", "set", "make", "parse", "load", "save", "compile", "trace",
     "call", "read", "write", "retain", "release", "coerce", "repr", "len", "count",
-    "copy", "to", "from", "zero", "detach", "backward", "enable", "find", "defer"};
+    "copy", "to", "from", "zero", "detach", "backward", "enable", "find", "defer",
+    "flatten"};
 
 // "" when `name` follows the scheme, else why not.
 std::string Check(const std::string& name) {

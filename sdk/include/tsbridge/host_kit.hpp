@@ -339,36 +339,44 @@ class Children {
 };
 
 // A value's entries as tsb_any_flatten wrote them, released at the end.
+// The buffers are the thread's, one per nesting of walks (a host's hook may
+// walk another value), and keep their size: after the first calls a walk
+// allocates nothing and flattens once.
 class Flat {
  public:
-  explicit Flat(const tsb_any& v) {
+  explicit Flat(const tsb_any& v) : buffer_(Acquire()) {
+    if (buffer_.empty()) buffer_.resize(64);
     size_t n = 0;
-    CheckStatus(tsb_any_flatten(&v, inline_, kInline, &n));
-    if (n <= kInline) {
-      size_ = n;
-      return;
+    CheckStatus(tsb_any_flatten(&v, buffer_.data(), buffer_.size(), &n));
+    while (n > buffer_.size()) {  // the value may grow in between: ask again
+      buffer_.resize(n);
+      CheckStatus(tsb_any_flatten(&v, buffer_.data(), buffer_.size(), &n));
     }
-    while (n > heap_.size()) {  // the value may grow in between: ask again
-      heap_.assign(n, tsb_any_none());
-      CheckStatus(tsb_any_flatten(&v, heap_.data(), heap_.size(), &n));
-    }
-    data_ = heap_.data();
     size_ = n;
   }
   ~Flat() {
     for (size_t i = 0; i < size_; ++i) {
-      if (data_[i].flags & TSB_FLAG_HANDLE) tsb_any_release(&data_[i]);
+      if (buffer_[i].flags & TSB_FLAG_HANDLE) tsb_any_release(&buffer_[i]);
     }
+    --Depth();
   }
   Flat(const Flat&) = delete;
   Flat& operator=(const Flat&) = delete;
-  const tsb_any* data() const { return data_; }
+  const tsb_any* data() const { return buffer_.data(); }
 
  private:
-  static constexpr size_t kInline = 64;  // a record or a small dict: no allocation
-  tsb_any inline_[kInline];
-  std::vector<tsb_any> heap_;
-  tsb_any* data_ = inline_;
+  static size_t& Depth() {
+    thread_local size_t depth = 0;
+    return depth;
+  }
+  static std::vector<tsb_any>& Acquire() {
+    // One buffer per depth, each where it is as walks nest deeper.
+    thread_local std::vector<std::unique_ptr<std::vector<tsb_any>>> pool;
+    const size_t depth = Depth()++;
+    if (pool.size() <= depth) pool.push_back(std::make_unique<std::vector<tsb_any>>());
+    return *pool[depth];
+  }
+  std::vector<tsb_any>& buffer_;
   size_t size_ = 0;
 };
 
@@ -386,7 +394,8 @@ class Items {
   size_t size() const { return children_.size(); }
   // Item i as the boundary has it: a leaf (inline, a borrowed str, a
   // reference the walk holds) or, for an inner container, an entry that
-  // only Walk(i) reads.
+  // only Walk(i) reads (no tsb_* function takes one). Likewise DictItems'
+  // key(i) and value(i).
   const tsb_any& operator[](size_t i) { return children_.base()[children_.Offset(i)]; }
   // Item i in the host's terms; a failure names "[i]" (a NamedTuple's
   // field by name).
@@ -420,7 +429,13 @@ class DictItems {
               [&] { return internal::WalkFlat(host_, children_.base(), children_.Offset(2 * i)); });
   }
   typename Host::Out Value(size_t i) {
-    return At([&] { return KeySegmentOf(key(i)); }, [&] {
+    return Value(i, [&] { return KeySegmentOf(key(i)); });
+  }
+  // Value i, a failure named by segment() (a host that shows keys its own
+  // way: Python's repr of a float key).
+  template <typename Segment>
+  typename Host::Out Value(size_t i, Segment&& segment) {
+    return At(segment, [&] {
       return internal::WalkFlat(host_, children_.base(), children_.Offset(2 * i + 1));
     });
   }

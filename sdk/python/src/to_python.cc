@@ -75,8 +75,7 @@ struct PythonOut {
     for (size_t i = 0; i < items.size(); ++i) {
       Ref key = items.Key(i);
       // The value's path names the key as Python shows it.
-      Ref value = tsb::kit::At([&] { return KeySegment(key.p); },
-                               [&] { return tsb::kit::Walk(*this, items.value(i)); });
+      Ref value = items.Value(i, [&] { return KeySegment(key.p); });
       if (PyDict_SetItem(dict.p, key.p, value.p) < 0) throw PyErrorSet{};
     }
     return dict;
