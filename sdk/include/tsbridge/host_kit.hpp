@@ -241,9 +241,14 @@ struct TypeInfo {
 };
 
 // Per type index, one Entry (a TypeInfo, or a host's struct deriving from
-// it), made once and kept for the process: the registry's indices are
-// stable. Entry::Complete() runs once, after the info is filled, for what
-// the host makes per type (a class, a class vector); it may throw.
+// it), made once: the registry's indices are stable for the process.
+// Entry::Complete() runs once, after the info is filled, for what the host
+// makes per type (a class, a class vector); it may throw. Entries live as
+// long as the cache: a host whose entries hold objects of its language
+// keeps its cache for the process (`static auto& c = *new TypeCache<E>`),
+// so that nothing is freed after the language has shut down. Not locked:
+// a host that walks on several threads at once keeps one per thread or
+// calls it under its own lock (Python's GIL, R's one thread).
 template <typename Entry>
 class TypeCache {
  public:
@@ -269,12 +274,12 @@ class TypeCache {
     // Complete() may run host code that lets another thread (Python's, with
     // its lock released) make the same entry: the first one kept wins, so
     // every thread sees one class per type.
-    if (entries_[index] == nullptr) entries_[index] = entry.release();  // never freed
+    if (entries_[index] == nullptr) entries_[index] = std::move(entry);
     return *entries_[index];
   }
 
  private:
-  std::vector<Entry*> entries_;
+  std::vector<std::unique_ptr<Entry>> entries_;
 };
 
 // ------------------------------------------------------------------- walk
