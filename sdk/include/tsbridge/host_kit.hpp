@@ -350,14 +350,19 @@ class Children {
 class Flat {
  public:
   explicit Flat(const tsb_any& v) : buffer_(Acquire()) {
-    if (buffer_.empty()) buffer_.resize(64);
-    size_t n = 0;
-    CheckStatus(tsb_any_flatten(&v, buffer_.data(), buffer_.size(), &n));
-    while (n > buffer_.size()) {  // the value may grow in between: ask again
-      buffer_.resize(n);
+    try {
+      if (buffer_.empty()) buffer_.resize(64);
+      size_t n = 0;
       CheckStatus(tsb_any_flatten(&v, buffer_.data(), buffer_.size(), &n));
+      while (n > buffer_.size()) {  // the value may grow in between: ask again
+        buffer_.resize(n);
+        CheckStatus(tsb_any_flatten(&v, buffer_.data(), buffer_.size(), &n));
+      }
+      size_ = n;
+    } catch (...) {  // a failed flatten wrote nothing; the depth is given back
+      --Depth();
+      throw;
     }
-    size_ = n;
   }
   ~Flat() {
     for (size_t i = 0; i < size_; ++i) {
