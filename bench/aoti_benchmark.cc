@@ -18,9 +18,9 @@
 #include "bench/bench_util.h"
 #include "core/value/convert.h"
 #include "tests/testing/build_paths.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 #include "tsbridge/tsbridge.h"
-#include "tsbridge/tsbridge.hpp"
+#include "tsbridge/host/tsbridge.hpp"
 
 namespace {
 

@@ -16,10 +16,10 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/bench_util.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 #include "core/value/convert.h"
 #include "tsbridge/tsbridge.h"
-#include "tsbridge/tsbridge.hpp"
+#include "tsbridge/host/tsbridge.hpp"
 
 namespace {
 

@@ -21,7 +21,7 @@
 //                to the registered type (the registry is looked up by type
 //                index, and the tuple and optional plugins' codecs run). The
 //                host then walks the value through the C ABI alone with the
-//                host kit's walker (tsbridge/host_kit.hpp): one
+//                host kit's walker (tsbridge/host/kit.hpp): one
 //                tsb_any_flatten, each leaf by its type's kind, each tensor
 //                handle retained and then released.
 //       static:  the code a hand-written binding (lantern, torchexport) has
@@ -73,11 +73,11 @@
 #include "core/value/convert.h"
 #include "core/value/object.h"  // tsb::MakeHandle, tsb_object: the handles both sides make
 #include "tests/testing/build_paths.h"
-#include "tsbridge/codecs/all.hpp"
-#include "tsbridge/host_kit.hpp"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/codecs/all.hpp"
+#include "tsbridge/host/kit.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 #include "tsbridge/tsbridge.h"
-#include "tsbridge/tsbridge.hpp"
+#include "tsbridge/host/tsbridge.hpp"
 
 using tsb::testing::BuildPath;
 
@@ -159,7 +159,7 @@ struct Sink {
   }
 };
 
-// The generic host: the host kit's walker (tsbridge/host_kit.hpp), as the
+// The generic host: the host kit's walker (tsbridge/host/kit.hpp), as the
 // Python and R hosts walk: the value out whole in one tsb_any_flatten, then
 // each leaf to the sink by the kind of its type. A tensor's handle is the
 // host's to keep (retained; the benchmark releases it).

@@ -77,7 +77,7 @@
 
 #include "tests/testing/build_paths.h"
 #include "tsbridge/tsbridge.h"
-#include "tsbridge/tsbridge.hpp"
+#include "tsbridge/host/tsbridge.hpp"
 
 extern char** environ;
 

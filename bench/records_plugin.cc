@@ -9,8 +9,8 @@
 #include <boost/hana/adapt_struct.hpp>
 
 #include "bench_functions.h"
-#include "tsbridge/codecs/all.hpp"
-#include "tsbridge/plugin.hpp"
+#include "tsbridge/plugin/codecs/all.hpp"
+#include "tsbridge/plugin/plugin.hpp"
 
 namespace tsb_bench {
 

@@ -25,8 +25,8 @@
 #include <ATen/ATen.h>
 #include <boost/hana/adapt_struct.hpp>
 
-#include "tsbridge/codecs/all.hpp"
-#include "tsbridge/plugin.hpp"
+#include "tsbridge/plugin/codecs/all.hpp"
+#include "tsbridge/plugin/plugin.hpp"
 
 namespace tsb_bench_registration {
 

@@ -14,10 +14,10 @@
 
 #include "bench/bench_util.h"
 #include "core/runtime/module.h"  // the tsb_module's torch::jit::Module, for the baseline
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 #include "core/value/convert.h"
 #include "tsbridge/tsbridge.h"
-#include "tsbridge/tsbridge.hpp"
+#include "tsbridge/host/tsbridge.hpp"
 
 namespace {
 

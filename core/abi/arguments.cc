@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/abi/guard.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 
 namespace tsb::abi {
 

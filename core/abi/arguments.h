@@ -13,7 +13,7 @@
 #include "core/abi/guard.h"
 #include "core/runtime/call.h"
 #include "core/value/convert.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 #include "tsbridge/tsbridge.h"
 
 namespace tsb::abi {

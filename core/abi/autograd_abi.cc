@@ -9,7 +9,7 @@
 #include "core/abi/guard.h"
 #include "core/runtime/autograd.h"
 #include "core/value/object.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 
 using tsb::abi::CheckArg;
 using tsb::abi::Guard;

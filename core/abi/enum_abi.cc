@@ -4,7 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 
 using tsb::TypeInfo;
 using tsb::abi::Guard;

@@ -7,7 +7,7 @@
 
 #include "absl/status/status.h"
 #include "core/errors/status.h"
-#include "tsbridge/errors.hpp"
+#include "tsbridge/plugin/errors.hpp"
 #include "tsbridge/tsbridge.h"
 
 namespace tsb::abi {

@@ -11,7 +11,7 @@
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
 #include "core/compat/torch_compat.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 #include "core/value/object.h"
 
 using tsb::abi::CheckArg;

@@ -6,7 +6,7 @@
 #include "core/abi/guard.h"
 #include "core/binary/pickle.h"
 #include "core/text/json_codec.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 
 using tsb::abi::CheckArg;
 using tsb::abi::MallocCopy;

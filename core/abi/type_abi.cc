@@ -2,7 +2,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 #include "core/types/type_parser.h"
 #include "core/types/type_registry.h"
 

@@ -6,7 +6,7 @@
 
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 #include "core/value/nesting.h"
 #include "core/value/object.h"
 

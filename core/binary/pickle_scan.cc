@@ -9,7 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "tsbridge/errors.hpp"
+#include "tsbridge/plugin/errors.hpp"
 
 namespace tsb {
 namespace {

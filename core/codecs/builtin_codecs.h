@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 
 namespace tsb {
 

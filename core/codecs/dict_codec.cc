@@ -4,7 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/codecs/builtin_codecs.h"
 #include "core/value/convert.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 #include "core/types/type_registry.h"
 
 namespace tsb {

@@ -1,4 +1,4 @@
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"

@@ -2,7 +2,7 @@
 // never from its first element.
 #include "absl/strings/str_cat.h"
 #include "core/codecs/builtin_codecs.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 #include "core/types/type_registry.h"
 
 namespace tsb {

@@ -30,7 +30,7 @@
 #include "absl/strings/str_join.h"
 #include "core/codecs/builtin_codecs.h"
 #include "core/types/type_registry.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 
 namespace tsb {
 namespace {

@@ -1,7 +1,7 @@
 // KindCodec for str: a handle on the way out; a handle or a borrowed C string
 // on the way in.
 #include "core/codecs/builtin_codecs.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 
 namespace tsb {
 namespace {

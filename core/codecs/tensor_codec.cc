@@ -1,7 +1,7 @@
 // KindCodec for Tensor: a handle that shares the tensor (no copy). DLPack
 // crossings live in abi/tensor_abi.cc.
 #include "core/codecs/builtin_codecs.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 
 namespace tsb {
 namespace {

@@ -1,6 +1,6 @@
 // Statuses inside C++: type and torch errors, the path into a value, and the
-// one translation of a thrown exception (declared in tsbridge/errors.hpp).
-#include "tsbridge/errors.hpp"
+// one translation of a thrown exception (declared in tsbridge/plugin/errors.hpp).
+#include "tsbridge/plugin/errors.hpp"
 
 #include <exception>
 #include <new>

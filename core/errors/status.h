@@ -8,7 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "tsbridge/errors.hpp"
+#include "tsbridge/plugin/errors.hpp"
 #include "tsbridge/tsbridge.h"
 
 // Declared opaque in tsbridge.h.

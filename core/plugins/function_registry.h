@@ -12,7 +12,7 @@
 
 #include "core/types/lock_free_map.h"
 #include "core/runtime/call.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 #include "tsbridge/plugin.h"
 
 namespace tsb {

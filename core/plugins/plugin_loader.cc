@@ -13,7 +13,7 @@
 #include "core/errors/status.h"
 #include "core/plugins/registration.h"
 #include "core/plugins/shared_object.h"
-#include "tsbridge/platform_tag.hpp"
+#include "tsbridge/plugin/internal/platform_tag.hpp"
 #include "tsbridge/plugin.h"
 
 namespace tsb {

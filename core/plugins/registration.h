@@ -11,7 +11,7 @@
 #include "core/plugins/function_registry.h"
 #include "core/plugins/plugin_loader.h"
 #include "core/types/type_parser.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 #include "tsbridge/plugin.h"
 
 namespace tsb {

@@ -22,7 +22,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
-#include "tsbridge/errors.hpp"
+#include "tsbridge/plugin/errors.hpp"
 #endif
 
 namespace tsb::runtime {

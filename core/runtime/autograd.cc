@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/runtime/call.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 
 namespace tsb::runtime {
 namespace {

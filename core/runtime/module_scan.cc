@@ -19,7 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "core/binary/pickle.h"
 #include "core/binary/pickle_scan.h"
-#include "tsbridge/errors.hpp"
+#include "tsbridge/plugin/errors.hpp"
 
 namespace tsb::runtime {
 namespace {

@@ -13,7 +13,7 @@
 #include "core/runtime/module.h"
 #include "core/types/type_registry.h"
 #include "core/value/convert.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 
 namespace tsb::runtime {
 namespace {

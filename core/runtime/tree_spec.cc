@@ -12,8 +12,8 @@
 #include "core/types/type_registry.h"
 #include "core/value/convert.h"
 #include "core/value/nesting.h"
-#include "tsbridge/errors.hpp"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/errors.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 
 namespace tsb::runtime {
 namespace {

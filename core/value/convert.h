@@ -1,5 +1,5 @@
 // Conversion helpers only the core (and its tests) use; what a plugin's
-// kind codec needs stays in tsbridge/kind_codec.hpp.
+// kind codec needs stays in tsbridge/plugin/kind_codec.hpp.
 #ifndef TSBRIDGE_CORE_VALUE_CONVERT_H_
 #define TSBRIDGE_CORE_VALUE_CONVERT_H_
 
@@ -8,7 +8,7 @@
 #include <ATen/core/ivalue.h>
 
 #include "absl/status/statusor.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 #include "tsbridge/tsbridge.h"
 
 namespace tsb {

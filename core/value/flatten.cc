@@ -8,7 +8,7 @@
 #include "core/value/convert.h"
 #include "core/value/nesting.h"
 #include "core/value/object.h"
-#include "tsbridge/errors.hpp"
+#include "tsbridge/plugin/errors.hpp"
 
 namespace tsb {
 namespace {

@@ -9,7 +9,7 @@
 #include <ATen/core/ivalue.h>
 
 #include "absl/status/status.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 #include "tsbridge/tsbridge.h"
 
 namespace tsb {

@@ -5,7 +5,7 @@
 // the expected type. The host reads leaves and the containers it has a form
 // for; every other kind (Tuple, Optional, Union, a plugin's kind) gets the
 // untyped value from CoerceTo and applies its own rule, opening sequences and
-// records through the views in tsbridge/untyped.hpp (UntypedItems, ...).
+// records through the views in tsbridge/plugin/untyped.hpp (UntypedItems, ...).
 #ifndef TSBRIDGE_CORE_VALUE_UNTYPED_H_
 #define TSBRIDGE_CORE_VALUE_UNTYPED_H_
 
@@ -17,8 +17,8 @@
 #include <ATen/core/ivalue.h>
 
 #include "absl/status/statusor.h"
-#include "tsbridge/kind_codec.hpp"
-#include "tsbridge/untyped.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
+#include "tsbridge/plugin/untyped.hpp"
 
 namespace tsb {
 

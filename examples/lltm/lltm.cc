@@ -7,8 +7,8 @@
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
 
-#include <tsbridge/codecs/all.hpp>
-#include <tsbridge/plugin.hpp>
+#include <tsbridge/plugin/codecs/all.hpp>
+#include <tsbridge/plugin/plugin.hpp>
 
 namespace lltm {
 

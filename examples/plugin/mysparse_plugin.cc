@@ -1,8 +1,8 @@
 // An out-of-tree plugin in the shape torchsparse needed: a named record
 // type, a struct crossing as a NamedTuple, and functions, one line each.
 #include <ATen/ATen.h>
-#include <tsbridge/codecs/all.hpp>
-#include <tsbridge/plugin.hpp>
+#include <tsbridge/plugin/codecs/all.hpp>
+#include <tsbridge/plugin/plugin.hpp>
 
 namespace mysparse {
 

@@ -12,7 +12,7 @@
 #ifndef TSBRIDGE_PLUGINS_OPTIONAL_OPTIONAL_CODECS_H_
 #define TSBRIDGE_PLUGINS_OPTIONAL_OPTIONAL_CODECS_H_
 
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 
 namespace tsb {
 

@@ -2,7 +2,7 @@
 #include <memory>
 
 #include "plugins/optional/optional_codecs.h"
-#include "tsbridge/plugin.hpp"
+#include "tsbridge/plugin/plugin.hpp"
 
 TSB_PLUGIN("optional", "0.1") {
   r.kind_codec(std::make_unique<tsb::OptionalCodec>());

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "plugins/optional/optional_codecs.h"
-#include "tsbridge/untyped.hpp"
+#include "tsbridge/plugin/untyped.hpp"
 
 namespace tsb {
 

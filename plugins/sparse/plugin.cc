@@ -2,8 +2,8 @@
 // name through the dispatcher (tsb_op_call); these lines add the named
 // records hosts see for the results, and offer the operators that return
 // them as functions (tsb_function_call) whose results cross as the records.
-#include <tsbridge/codecs/all.hpp>
-#include <tsbridge/plugin.hpp>
+#include <tsbridge/plugin/codecs/all.hpp>
+#include <tsbridge/plugin/plugin.hpp>
 
 #include "plugins/sparse/sparse.h"
 

@@ -11,7 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "tsbridge/untyped.hpp"
+#include "tsbridge/plugin/untyped.hpp"
 
 namespace tsb {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 
 namespace tsb {
 

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "plugins/tuple/tuple_codec.h"
-#include "tsbridge/plugin.hpp"
+#include "tsbridge/plugin/plugin.hpp"
 
 TSB_PLUGIN("tuple", "0.1") {
   r.kind_codec(std::make_unique<tsb::TupleCodec>());

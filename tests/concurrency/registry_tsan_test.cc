@@ -12,7 +12,7 @@
 #include "core/types/type_registry.h"
 #include "tests/testing/build_paths.h"
 #include "tsbridge/tsbridge.h"
-#include "tsbridge/tsbridge.hpp"
+#include "tsbridge/host/tsbridge.hpp"
 
 using tsb::testing::BuildPath;
 

@@ -18,7 +18,7 @@
 
 #include "tests/testing/build_paths.h"
 #include "tsbridge/tsbridge.h"
-#include "tsbridge/tsbridge.hpp"
+#include "tsbridge/host/tsbridge.hpp"
 
 using tsb::testing::BuildPath;
 

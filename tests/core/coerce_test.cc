@@ -2,7 +2,7 @@
 #include <torch/torch.h>
 
 #include "tests/testing/abi_test.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 
 namespace tsb::testing {
 namespace {

@@ -1,6 +1,6 @@
 // tsbridge.hpp, the header-only C++ host layer: ownership (no handle leaks,
 // copies retain), Check's exception with the status's parts, checked calls.
-#include "tsbridge/tsbridge.hpp"
+#include "tsbridge/host/tsbridge.hpp"
 
 #include <gtest/gtest.h>
 

@@ -16,7 +16,7 @@
 #include "tests/testing/abi_test.h"
 #include "tests/testing/build_paths.h"
 #include "tsbridge/tsbridge.h"
-#include "tsbridge/tsbridge.hpp"
+#include "tsbridge/host/tsbridge.hpp"
 
 namespace tsb::testing {
 namespace {

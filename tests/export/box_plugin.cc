@@ -4,9 +4,9 @@
 // their field names in every host (docs/export.md).
 #include <tuple>
 
-#include "tsbridge/codecs/tensor.hpp"
-#include "tsbridge/codecs/tuple.hpp"
-#include "tsbridge/plugin.hpp"
+#include "tsbridge/plugin/codecs/tensor.hpp"
+#include "tsbridge/plugin/codecs/tuple.hpp"
+#include "tsbridge/plugin/plugin.hpp"
 
 TSB_PLUGIN("tsbtest", "1.0") {
   r.type<std::tuple<at::Tensor, at::Tensor>>("tsbtest.Box", {"lo", "hi"});

@@ -11,9 +11,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "tsbridge/errors.hpp"
+#include "tsbridge/plugin/errors.hpp"
 #include "tsbridge/tsbridge.h"
-#include "tsbridge/tsbridge.hpp"
+#include "tsbridge/host/tsbridge.hpp"
 
 namespace tsb::runtime {
 namespace {

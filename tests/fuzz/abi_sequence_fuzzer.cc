@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "tsbridge/tsbridge.h"
-#include "tsbridge/tsbridge.hpp"
+#include "tsbridge/host/tsbridge.hpp"
 
 namespace {
 

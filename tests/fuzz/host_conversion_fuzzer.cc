@@ -1,5 +1,5 @@
 // libFuzzer: the C entry points the Python host converts with
-// (sdk/python/src/from_python.cc and to_python.cc), driven as the host
+// (hosts/python/src/from_python.cc and to_python.cc), driven as the host
 // drives them. Atheris is not in Debian, so this stands in for fuzzing the
 // host itself. The input is "<type string>\n<bytes>": the type is parsed,
 // then a value is built for it the way the host builds one from a Python

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "tsbridge/tsbridge.h"
-#include "tsbridge/tsbridge.hpp"
+#include "tsbridge/host/tsbridge.hpp"
 #include "no_backtraces.h"
 
 namespace {

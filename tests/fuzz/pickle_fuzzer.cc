@@ -10,7 +10,7 @@
 #include <caffe2/serialize/inline_container.h>
 
 #include "tsbridge/tsbridge.h"
-#include "tsbridge/tsbridge.hpp"
+#include "tsbridge/host/tsbridge.hpp"
 #include "no_backtraces.h"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <ATen/ATen.h>
 
 #include "tests/plugins/plugin_testing.h"
-#include "tsbridge/kind_codec.hpp"  // DescribeValue
+#include "tsbridge/plugin/kind_codec.hpp"  // DescribeValue
 
 namespace tsb::testing {
 namespace {

@@ -2,14 +2,14 @@
 // virtual function at a fixed slot (Itanium C++ ABI: a pointer to a virtual
 // member function holds 1 + its byte offset in the vtable; slots 0 and 1 are
 // the destructors). Reordering, inserting or removing a virtual function
-// fails here; bump TSB_SDK_ABI_VERSION (tsbridge/platform_tag.hpp) with it.
+// fails here; bump TSB_SDK_ABI_VERSION (tsbridge/plugin/internal/platform_tag.hpp) with it.
 #include <cstdint>
 #include <cstring>
 
 #include <gtest/gtest.h>
 
-#include "tsbridge/kind_codec.hpp"
-#include "tsbridge/platform_tag.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
+#include "tsbridge/plugin/internal/platform_tag.hpp"
 
 namespace tsb {
 namespace {

@@ -4,8 +4,8 @@
 // touch these offsets.
 #include <cstddef>
 
-#include "tsbridge/kind_codec.hpp"
-#include "tsbridge/platform_tag.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
+#include "tsbridge/plugin/internal/platform_tag.hpp"
 #include "tsbridge/plugin.h"
 #include "tsbridge/tsbridge.h"
 
@@ -53,8 +53,8 @@ static_assert(offsetof(tsb_plugin_info, functions) == 80);
 static_assert(sizeof(tsb_plugin_info) == 88);
 
 // The C++ types a plugin shares with the core once the platform tag matched
-// (tsbridge/kind_codec.hpp). A change here must bump TSB_SDK_ABI_VERSION
-// (tsbridge/platform_tag.hpp), which makes the loader refuse plugins built
+// (tsbridge/plugin/kind_codec.hpp). A change here must bump TSB_SDK_ABI_VERSION
+// (tsbridge/plugin/internal/platform_tag.hpp), which makes the loader refuse plugins built
 // against the old SDK: update both together. KindCodec's virtual functions
 // are pinned by slot in kind_codec_layout_test.cc (a run-time check).
 static_assert(TSB_SDK_ABI_VERSION == 2, "pinned below for SDK ABI 2");

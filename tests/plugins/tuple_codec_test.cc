@@ -6,7 +6,7 @@
 
 #include "tests/plugins/plugin_testing.h"
 #include "tests/testing/build_paths.h"
-#include "tsbridge/tsbridge.hpp"
+#include "tsbridge/host/tsbridge.hpp"
 
 namespace tsb::testing {
 namespace {

@@ -1,13 +1,13 @@
-# The Python host's tests (sdk/python, docs/python.md), run by ctest with
+# The Python host's tests (hosts/python, docs/python.md), run by ctest with
 # Debian's python3-pytest on ${TSB_PYTHON}. Included from tests/CMakeLists.txt.
 if(NOT TARGET tsbridge_python)
-  return()  # not built (no Python headers): sdk/python said why
+  return()  # not built (no Python headers): hosts/python said why
 endif()
 
 # Its sources include tsbridge.h and no LibTorch or core header.
 add_test(NAME python_includes
   COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_includes.py
-          ${PROJECT_SOURCE_DIR}/sdk/python/src)
+          ${PROJECT_SOURCE_DIR}/hosts/python/src)
 
 # The corpus against PyTorch, the kinds, the API; -p no:cacheprovider keeps
 # pytest from writing into the source tree.

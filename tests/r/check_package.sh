@@ -1,5 +1,5 @@
 #!/bin/sh
-# R CMD check of sdk/r, kept fast: no manual, no vignettes, no tests (ctest
+# R CMD check of hosts/r, kept fast: no manual, no vignettes, no tests (ctest
 # runs the testthat suite as r_host), and no second install: the package
 # r_install put into LIB_DIR is checked, its install log read for compiler
 # warnings (--install=check:LOG). Fails on an ERROR or a WARNING.

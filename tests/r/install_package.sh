@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs an R package from the source tree into a build-local library
 # without writing into the source tree: copies it to WORK, then
-# R CMD INSTALL -l LIB. TSB_BUILD_DIR (set by ctest) tells sdk/r's
+# R CMD INSTALL -l LIB. TSB_BUILD_DIR (set by ctest) tells hosts/r's
 # configure where libtsbridge is.
 # The output is also kept in WORK/NAME.install.log: R CMD check reads it
 # for compiler warnings instead of installing again (check_package.sh).

@@ -1,6 +1,6 @@
-# The R host (sdk/r, docs/r.md) and the R package on the sparse plugin
+# The R host (hosts/r, docs/r.md) and the R package on the sparse plugin
 # (examples/r-torchsparse): each installed into a build-local library with
-# R CMD INSTALL -l, then its testthat suite; R CMD check of sdk/r.
+# R CMD INSTALL -l, then its testthat suite; R CMD check of hosts/r.
 # Included from tests/CMakeLists.txt; skipped when R is not installed
 # (scripts/common.sh installs r-base-dev and the packages the tests use).
 # In the sanitizer build (TSB_R_UNDER_ASAN, on by default): the package is
@@ -26,23 +26,23 @@ set(TSB_R_ENV "TSB_BUILD_DIR=${PROJECT_BINARY_DIR}" "R_LIBS=${TSB_R_LIB}"
     "TSB_SOURCE_DIR=${PROJECT_SOURCE_DIR}" "TSB_PYTHON3=${TSB_PYTHON3}"
     "TSB_R_TEST_WORK=${TSB_R_WORK}/tests" "TSB_EXPORT_FIXTURES=${TSB_EXPORT_FIXTURES}")
 
-# Its sources include tsbridge.h (and tsbridge.hpp, host_kit.hpp, dlpack.h, R, cpp11), never
+# Its sources include tsbridge.h (and host/tsbridge.hpp, host/kit.hpp, dlpack.h, R, cpp11), never
 # LibTorch or the core.
 add_test(NAME r_includes
   COMMAND ${TSB_PYTHON3} ${PROJECT_SOURCE_DIR}/tests/python/check_includes.py
-          ${PROJECT_SOURCE_DIR}/sdk/r/src
+          ${PROJECT_SOURCE_DIR}/hosts/r/src
           --allow cpp11.hpp R.h Rinternals.h R_ext/Rdynload.h R_ext/Altrep.h entry.h calls.h
-                  tsbridge/host_kit.hpp)
+                  tsbridge/host/kit.hpp)
 
 add_test(NAME r_install
-  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/install_package.sh ${PROJECT_SOURCE_DIR}/sdk/r
+  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/install_package.sh ${PROJECT_SOURCE_DIR}/hosts/r
           ${TSB_R_WORK}/install ${TSB_R_LIB})
 set_tests_properties(r_install PROPERTIES FIXTURES_SETUP tsb_r_lib
   ENVIRONMENT "${TSB_R_ENV}" TIMEOUT 600)
 
 add_test(NAME r_host
   COMMAND ${TSB_RSCRIPT} ${CMAKE_CURRENT_LIST_DIR}/run_tests.R tsbridge
-          ${PROJECT_SOURCE_DIR}/sdk/r/tests/testthat)
+          ${PROJECT_SOURCE_DIR}/hosts/r/tests/testthat)
 set_tests_properties(r_host PROPERTIES FIXTURES_REQUIRED tsb_r_lib
   ENVIRONMENT "${TSB_R_ENV}" TIMEOUT 600)
 
@@ -78,7 +78,7 @@ if(TSB_SANITIZE)
 endif()
 
 add_test(NAME r_check
-  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/check_package.sh ${PROJECT_SOURCE_DIR}/sdk/r
+  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/check_package.sh ${PROJECT_SOURCE_DIR}/hosts/r
           ${TSB_R_WORK}/check ${TSB_R_LIB} ${TSB_R_WORK}/install/tsbridge.install.log)
 set_tests_properties(r_check PROPERTIES ENVIRONMENT "${TSB_R_ENV}" TIMEOUT 900
   FIXTURES_REQUIRED tsb_r_lib)

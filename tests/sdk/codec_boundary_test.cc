@@ -10,8 +10,8 @@
 #include "tests/sdk/sdk_test_util.h"
 #include "tests/sdk/test_types.h"
 #include "tests/testing/build_paths.h"
-#include "tsbridge/codecs/all.hpp"
-#include "tsbridge/tsbridge.hpp"
+#include "tsbridge/plugin/codecs/all.hpp"
+#include "tsbridge/host/tsbridge.hpp"
 
 using tsb::testing::BuildPath;
 

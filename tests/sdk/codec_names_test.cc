@@ -7,7 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "tests/sdk/sdk_test_util.h"
 #include "tests/sdk/test_types.h"
-#include "tsbridge/codecs/all.hpp"
+#include "tsbridge/plugin/codecs/all.hpp"
 
 namespace tsb {
 namespace {

@@ -9,7 +9,7 @@
 #include "tests/sdk/sdk_test_util.h"
 #include "tests/sdk/test_types.h"
 #include "core/value/convert.h"
-#include "tsbridge/codecs/all.hpp"
+#include "tsbridge/plugin/codecs/all.hpp"
 
 namespace tsb::sdk_testing {
 namespace {

@@ -10,11 +10,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "tests/sdk/sdk_test_util.h"
-#include "tsbridge/codecs/map.hpp"
-#include "tsbridge/codecs/scalar.hpp"
-#include "tsbridge/codecs/string.hpp"
-#include "tsbridge/codecs/tensor.hpp"
-#include "tsbridge/codecs/vector.hpp"
+#include "tsbridge/plugin/codecs/map.hpp"
+#include "tsbridge/plugin/codecs/scalar.hpp"
+#include "tsbridge/plugin/codecs/string.hpp"
+#include "tsbridge/plugin/codecs/tensor.hpp"
+#include "tsbridge/plugin/codecs/vector.hpp"
 
 namespace tsb::sdk_testing {
 namespace {

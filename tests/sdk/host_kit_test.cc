@@ -1,8 +1,8 @@
-// The host kit (tsbridge/host_kit.hpp) with a host of its own: a small tree
+// The host kit (tsbridge/host/kit.hpp) with a host of its own: a small tree
 // value (None, bool, int, float, str, list, string-keyed map), walked from
 // and built into boundary values through the C ABI only. What a new
 // language binding writes, in ~100 lines (docs/hosts.md).
-#include "tsbridge/host_kit.hpp"
+#include "tsbridge/host/kit.hpp"
 
 #include <gtest/gtest.h>
 

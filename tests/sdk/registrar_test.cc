@@ -7,8 +7,8 @@
 
 #include "tests/sdk/sdk_test_util.h"
 #include "tests/sdk/test_types.h"
-#include "tsbridge/codecs/all.hpp"
-#include "tsbridge/plugin.hpp"
+#include "tsbridge/plugin/codecs/all.hpp"
+#include "tsbridge/plugin/plugin.hpp"
 
 namespace tsb::sdk_testing {
 namespace {

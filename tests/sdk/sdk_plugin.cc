@@ -4,8 +4,8 @@
 #include <ATen/ATen.h>
 
 #include "tests/sdk/test_types.h"
-#include "tsbridge/codecs/all.hpp"
-#include "tsbridge/plugin.hpp"
+#include "tsbridge/plugin/codecs/all.hpp"
+#include "tsbridge/plugin/plugin.hpp"
 
 namespace {
 

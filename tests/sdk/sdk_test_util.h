@@ -13,11 +13,11 @@
 #include <gtest/gtest.h>
 
 #include "tests/testing/abi_test.h"
-#include "tsbridge/codec.hpp"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 #include "core/value/convert.h"
 #include "tsbridge/tsbridge.h"
-#include "tsbridge/tsbridge.hpp"
+#include "tsbridge/host/tsbridge.hpp"
 
 namespace tsb::sdk_testing {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/value/convert.h"
-#include "tsbridge/kind_codec.hpp"
+#include "tsbridge/plugin/kind_codec.hpp"
 
 namespace tsb::testing {
 

@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "tsbridge/tsbridge.h"
-#include "tsbridge/tsbridge.hpp"
+#include "tsbridge/host/tsbridge.hpp"
 
 namespace tsb::testing {
 

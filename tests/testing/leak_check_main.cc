@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "tsbridge/tsbridge.h"
-#include "tsbridge/tsbridge.hpp"
+#include "tsbridge/host/tsbridge.hpp"
 
 namespace {
 

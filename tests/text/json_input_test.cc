@@ -3,7 +3,7 @@
 #include <ATen/ATen.h>
 
 #include "tests/text/text_testing.h"
-#include "tsbridge/tsbridge.hpp"
+#include "tsbridge/host/tsbridge.hpp"
 
 namespace tsb::testing {
 namespace {

@@ -7,7 +7,7 @@
  * staged and published together when `register_plugin` returns NULL; on any
  * failure nothing is published and the library is closed.
  *
- * Plugin authors normally do not touch this header: tsbridge/plugin.hpp
+ * Plugin authors normally do not touch this header: tsbridge/plugin/plugin.hpp
  * (C++) writes the descriptor for them with TSB_PLUGIN(name, version).
  */
 #ifndef TSBRIDGE_PLUGIN_H_
@@ -54,7 +54,7 @@ typedef struct tsb_registrar {
   void* txn; /* the loader's staging area: pass it back to every slot */
 
   /* slot 0: a codec for one LibTorch TypeKind. `kind_codec` is a
-   * tsb::KindCodec* allocated with new (C++, see tsbridge/kind_codec.hpp);
+   * tsb::KindCodec* allocated with new (C++, see tsbridge/plugin/kind_codec.hpp);
    * ownership passes to tsbridge, on success and on failure. */
   tsb_status* (*add_kind_codec)(void* txn, void* kind_codec);
 

@@ -1,0 +1,40 @@
+// The arguments of a call, read from the command line: JSON given inline,
+// in a file (@FILE) or on standard input (-), where an object
+// {"file": "x.pt"} stands for a value torch.save wrote and
+// {"image": "photo.jpg"} for an image decoded by torchvision's image
+// operators (docs/cli.md). Built through the C ABI only.
+#ifndef TSBRIDGE_APPS_TSB_INPUTS_H_
+#define TSBRIDGE_APPS_TSB_INPUTS_H_
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "hosts/cli/host.h"
+
+namespace tsb::cli {
+
+// Objects keep their order: a Dict keeps its insertion order.
+using Json = nlohmann::ordered_json;
+
+// The text an --args/--kwargs option stands for: "@PATH" is the file's
+// contents, "-" standard input, anything else the text itself.
+std::string ReadOptionText(const std::string& value, const std::string& option);
+// Parses JSON text; a usage error (exit 2) naming `what` if it is not JSON.
+Json ParseJson(const std::string& text, const std::string& what);
+
+// A value of type `type` read from `json`, file forms included. `context`
+// prefixes errors ("forward(): argument 'x'").
+Value ReadValue(const Json& json, int32_t type, const std::string& context);
+
+// Reads `args` (a JSON array) and `kwargs` (a JSON object) for a callee
+// named `callee`: each by its schema's type when `schema` is given (NULL:
+// an operator with several overloads, whose arguments are read as Any and
+// the overload chosen by tsbridge).
+Args ReadArguments(const tsb_schema_info* schema, const std::string& callee,
+                            const Json& args, const Json& kwargs);
+
+}  // namespace tsb::cli
+
+#endif  // TSBRIDGE_APPS_TSB_INPUTS_H_

@@ -1,0 +1,258 @@
+// Python → boundary: a host for tsb::kit::Build (tsbridge/host/kit.hpp), which is
+// type-directed: when the expected type is known (a schema's parameter, a
+// container's element type) the kit dispatches on its kind and this host
+// builds that shape (List[int] in one bulk copy, typed dicts and tuples);
+// otherwise, or when the Python value does not have the shape, the value is
+// built by its own Python type (Untyped) and the callee's tsb_any_coerce
+// converts it to the expected type and reports a mismatch with its path.
+#include <cstring>
+#include <string>
+
+#include "host.h"
+
+namespace tsbpy {
+namespace {
+
+void StrFromPython(PyObject* obj, tsb_any* out) {
+  // Borrowed: the UTF-8 text is cached in the str, which the caller's
+  // arguments keep alive until the call returns; builders copy it.
+  Py_ssize_t len = 0;
+  const char* data = PyUnicode_AsUTF8AndSize(obj, &len);
+  if (data == nullptr) throw PyErrorSet{};
+  if (static_cast<size_t>(len) != std::strlen(data)) {  // an embedded NUL
+    CheckStatus(tsb_str_new(data, static_cast<size_t>(len), out));
+    return;
+  }
+  *out = tsb_any_borrowed_str(data);
+}
+
+void IntFromPython(PyObject* obj, tsb_any* out) {
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(obj, &overflow);
+  if (overflow != 0) {
+    Ref repr(Check(PyObject_Repr(obj)));
+    tsb::kit::Fail(TSB_ERR_TYPE, std::string("expected int, got Python int ") +
+                                     PyUnicode_AsUTF8(repr.p) +
+                                     ", which is out of range for int (64 bits)");
+  }
+  if (x == -1 && PyErr_Occurred()) throw PyErrorSet{};
+  *out = tsb_any_int(x);
+}
+
+// List[int], List[float], List[bool] in one bulk copy; false when some
+// item is not exactly of the kind (then the list is built item by item).
+bool BulkList(PyObject* const* src, size_t n, int32_t element, tsb_any* out) {
+  if (element == TSB_TYPE_INT) {
+    int64_t* buf = tsb::kit::Scratch<int64_t>(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (!PyLong_CheckExact(src[i])) return false;
+      int overflow = 0;
+      buf[i] = PyLong_AsLongLongAndOverflow(src[i], &overflow);
+      if (overflow != 0) return false;
+    }
+    CheckStatus(tsb_list_new_int(buf, n, out));
+    return true;
+  }
+  if (element == TSB_TYPE_FLOAT) {
+    double* buf = tsb::kit::Scratch<double>(n);
+    for (size_t i = 0; i < n; ++i) {
+      // ints too go item by item: the callee widens them, as coercion says
+      if (!PyFloat_CheckExact(src[i])) return false;
+      buf[i] = PyFloat_AS_DOUBLE(src[i]);
+    }
+    CheckStatus(tsb_list_new_float(buf, n, out));
+    return true;
+  }
+  if (element == TSB_TYPE_BOOL) {
+    bool* buf = tsb::kit::Scratch<bool>(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (!PyBool_Check(src[i])) return false;
+      buf[i] = src[i] == Py_True;
+    }
+    CheckStatus(tsb_list_new_bool(buf, n, out));
+    return true;
+  }
+  return false;
+}
+
+// The element type an untyped list may be bulk copied as: its first item's.
+int32_t BulkCandidate(PyObject* const* src, size_t n) {
+  if (n == 0) return TSB_TYPE_ANY;
+  if (PyLong_CheckExact(src[0])) return TSB_TYPE_INT;
+  if (PyFloat_CheckExact(src[0])) return TSB_TYPE_FLOAT;
+  if (PyBool_Check(src[0])) return TSB_TYPE_BOOL;
+  return TSB_TYPE_ANY;
+}
+
+// A list, tuple or other sequence with its items, for the builders.
+struct Sequence {
+  explicit Sequence(PyObject* obj) : seq(Check(PySequence_Fast(obj, "expected a sequence"))) {}
+  size_t size() const { return static_cast<size_t>(PySequence_Fast_GET_SIZE(seq.p)); }
+  PyObject* const* items() const { return PySequence_Fast_ITEMS(seq.p); }
+  Ref seq;
+};
+
+struct PythonIn {
+  using In = PyObject*;
+  using Entry = TypeEntry;
+  using Guard = RecursionGuard;
+
+  const Entry& Type(int32_t index) { return tsbpy::Type(index); }
+  void Convert(PyObject* obj, int32_t expected, tsb_any* out) {
+    tsb::kit::Build(*this, obj, expected, out);
+  }
+
+  void Leaf(PyObject* obj, int32_t expected, tsb_any* out) {
+    // The commonest leaves first, exactly of the type asked for: no chain
+    // of checks (a call's scalars and tensors).
+    switch (expected) {
+      case TSB_TYPE_INT:
+        if (PyLong_CheckExact(obj)) return IntFromPython(obj, out);
+        // A scripted method types dtype, layout and memory format
+        // parameters as int; PyTorch passes the code, so do we.
+        if (!PyLong_Check(obj) && TorchEnumFromPython(obj, out)) {
+          out->type_index = TSB_TYPE_INT;
+          return;
+        }
+        break;
+      case TSB_TYPE_FLOAT:
+        if (PyFloat_CheckExact(obj)) {
+          *out = tsb_any_float(PyFloat_AS_DOUBLE(obj));
+          return;
+        }
+        break;
+      case TSB_TYPE_TENSOR:
+        if (IsTensor(obj)) return TensorFromPython(obj, out);
+        break;
+      case TSB_TYPE_STR:
+        if (PyUnicode_CheckExact(obj)) return StrFromPython(obj, out);
+        break;
+      default:
+        break;
+    }
+    Untyped(obj, out);
+  }
+
+  // By the Python type alone.
+  void Untyped(PyObject* obj, tsb_any* out) {
+    if (obj == Py_None) {
+      *out = tsb_any_none();
+    } else if (PyBool_Check(obj)) {
+      *out = tsb_any_bool(obj == Py_True);
+    } else if (PyLong_Check(obj)) {
+      IntFromPython(obj, out);
+    } else if (PyFloat_Check(obj)) {
+      *out = tsb_any_float(PyFloat_AS_DOUBLE(obj));
+    } else if (PyComplex_Check(obj)) {
+      CheckStatus(tsb_complex_new(PyComplex_RealAsDouble(obj), PyComplex_ImagAsDouble(obj), out));
+    } else if (PyUnicode_Check(obj)) {
+      StrFromPython(obj, out);
+    } else if (IsTensor(obj)) {
+      TensorFromPython(obj, out);
+    } else if (TorchEnumFromPython(obj, out)) {
+      return;
+    } else if (PyTuple_Check(obj)) {
+      Ref index(PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(obj)),
+                                       "_tsb_type_index"));
+      if (index.p == nullptr) {  // a plain tuple, or a namedtuple of the user's
+        PyErr_Clear();
+        return BuildTuple(obj, nullptr, out);
+      }
+      // One of our NamedTuple classes: it keeps its type, even under Any.
+      BuildTuple(obj, &Type(static_cast<int32_t>(PyLong_AsLong(index.p))), out);
+    } else if (PyList_Check(obj)) {
+      BuildList(obj, TSB_TYPE_ANY, out);
+    } else if (PyDict_Check(obj)) {
+      BuildDict(obj, TSB_TYPE_ANY, TSB_TYPE_ANY, out);
+    } else if (FromOwnClass(obj, out)) {  // our objects, Enum members
+      return;
+    } else if (PyObject_HasAttrString(obj, "__dlpack__")) {  // numpy, cupy, ...
+      Ref capsule(Check(PyObject_CallMethod(obj, "__dlpack__", nullptr)));
+      TensorFromPython(capsule.p, out);
+    } else {
+      tsb::kit::Fail(TSB_ERR_TYPE, std::string("cannot convert Python ") + Py_TYPE(obj)->tp_name +
+                                       " to a TorchScript value");
+    }
+  }
+
+  bool IsNone(PyObject* obj) { return obj == Py_None; }
+
+  bool List(PyObject* obj, const Entry& type, tsb_any* out) {
+    if (!PyList_Check(obj) && !PyTuple_Check(obj)) return false;
+    BuildList(obj, type.contained[0], out);
+    return true;
+  }
+
+  bool Tuple(PyObject* obj, const Entry& type, tsb_any* out) {
+    if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
+    BuildTuple(obj, &type, out);
+    return true;
+  }
+
+  bool Dict(PyObject* obj, const Entry& type, tsb_any* out) {
+    if (!PyDict_Check(obj)) return false;
+    BuildDict(obj, type.contained[0], type.contained[1], out);
+    return true;
+  }
+
+  // Our Enum members as they are, a Python Enum of the user's by its
+  // member's name; a str (a name) is coerced by the callee.
+  bool Enum(PyObject* obj, const Entry&, tsb_any* out) { return FromOwnClass(obj, out); }
+
+  // No member of a Union took the value: the message the callee's coercion
+  // gives, so that it is the one every host prints.
+  [[noreturn]] void Mismatch(PyObject* obj, int32_t expected) {
+    tsb::Value built, coerced;
+    Untyped(obj, built.out());
+    CheckStatus(tsb_any_coerce(&built.get(), expected, coerced.out()));
+    tsb::kit::Fail(TSB_ERR_TYPE, "expected " + tsb::kit::Annotation(expected) + ", got Python " +
+                                     Py_TYPE(obj)->tp_name);
+  }
+
+ private:
+  void BuildList(PyObject* obj, int32_t element, tsb_any* out) {
+    const Sequence seq(obj);
+    const size_t n = seq.size();
+    PyObject* const* src = seq.items();
+    const int32_t bulk = element == TSB_TYPE_ANY ? BulkCandidate(src, n) : element;
+    if (BulkList(src, n, bulk, out)) return;
+    tsb::kit::ListBuilder b(element, n);
+    for (size_t i = 0; i < n; ++i) {
+      b.Item(i, [&](tsb_any* item) { Convert(src[i], element, item); });
+    }
+    b.Finish(out);
+  }
+
+  void BuildTuple(PyObject* obj, const Entry* type, tsb_any* out) {
+    const Sequence seq(obj);
+    PyObject* const* src = seq.items();
+    tsb::kit::TupleBuilder<Entry> b(type, seq.size());
+    for (size_t i = 0; i < b.size(); ++i) {
+      b.Item(i, [&](tsb_any* item) { Convert(src[i], b.element(i), item); });
+    }
+    b.Finish(out);
+  }
+
+  void BuildDict(PyObject* obj, int32_t key_type, int32_t value_type, tsb_any* out) {
+    const size_t n = static_cast<size_t>(PyDict_Size(obj));
+    tsb::kit::DictBuilder b(key_type, value_type, n);
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    for (size_t i = 0; i < n && PyDict_Next(obj, &pos, &key, &value); ++i) {
+      b.Entry(
+          i, [&] { return KeySegment(key); },
+          [&](tsb_any* k) { Convert(key, key_type, k); },
+          [&](tsb_any* v) { Convert(value, value_type, v); });
+    }
+    b.Finish(out);
+  }
+};
+
+}  // namespace
+
+void FromPython(PyObject* obj, int32_t expected, tsb_any* out) {
+  PythonIn host;
+  tsb::kit::Build(host, obj, expected, out);
+}
+
+}  // namespace tsbpy
