@@ -17,7 +17,6 @@ constexpr absl::string_view kPathPayload = "tsbridge/path";
 constexpr absl::string_view kTypeErrorPayload = "tsbridge/type_error";
 // Marks a TorchError; its value is the C++ backtrace ("" when none).
 constexpr absl::string_view kTorchPayload = "tsbridge/torch_error";
-constexpr absl::string_view kArrow = " \xE2\x86\x92 ";  // " → "
 }  // namespace
 
 absl::Status TypeError(absl::string_view message) {
@@ -69,7 +68,7 @@ absl::Status WithPath(absl::Status status, absl::string_view segment) {
   auto old = status.GetPayload(kPathPayload);
   absl::Cord path(segment);
   if (old.has_value()) {
-    path.Append(kArrow);
+    path.Append(absl::string_view(kPathArrow.data(), kPathArrow.size()));
     path.Append(*old);
   }
   status.SetPayload(kPathPayload, std::move(path));
@@ -91,18 +90,6 @@ absl::Status WithCall(absl::Status status, absl::string_view function) {
 std::string PathOf(const absl::Status& status) {
   auto path = status.GetPayload(kPathPayload);
   return path.has_value() ? std::string(*path) : std::string();
-}
-
-std::string IndexSegment(size_t i) { return absl::StrCat("[", i, "]"); }
-
-std::string KeySegment(absl::string_view repr) {
-  return absl::StrCat("key ", repr);
-}
-
-std::string FieldSegment(absl::string_view name) { return absl::StrCat("field '", name, "'"); }
-
-std::string ArgumentSegment(absl::string_view name) {
-  return absl::StrCat("argument '", name, "'");
 }
 
 }  // namespace tsb

@@ -258,7 +258,7 @@ absl::Status SetState(tsb_module& module, const tsb_any& state, bool strict) {
     if (!source.sizes().equals(target.sizes())) {
       absl::Status shape = TypeError(
           absl::StrCat("expected shape ", ShapeText(target), ", got ", ShapeText(source)));
-      return WithPath(WithPath(std::move(shape), KeySegment(absl::StrCat("\"", name, "\""))),
+      return WithPath(WithPath(std::move(shape), StrKeySegment(name)),
                       ArgumentSegment("state"));
     }
     copies.emplace_back(target, source);

@@ -102,7 +102,7 @@ absl::StatusOr<c10::IValue> ReadDict(const Json& json, const TypeInfo& expected,
     for (const auto& [key, item] : json.items()) {
       TSB_ASSIGN_OR_RETURN(
           c10::IValue v,
-          ReadNested(item, *value_type, depth, KeySegment(absl::StrCat("\"", key, "\"")), doc));
+          ReadNested(item, *value_type, depth, StrKeySegment(key), doc));
       dict.insert_or_assign(c10::IValue(key), std::move(v));
     }
     return c10::IValue(std::move(dict));

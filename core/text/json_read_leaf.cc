@@ -17,7 +17,7 @@ namespace tsb::json {
 namespace {
 
 std::string Key(absl::string_view name) {
-  return KeySegment(absl::StrCat("\"", name, "\""));
+  return StrKeySegment(std::string_view(name.data(), name.size()));
 }
 
 absl::Status Expected(absl::string_view what, const Json& found,

@@ -262,8 +262,10 @@ std::string DescribeValue(const c10::IValue& value) {
 }
 
 std::string KeySegmentOf(const c10::IValue& key) {
-  if (key.isString()) return KeySegment(absl::StrCat("\"", key.toStringRef(), "\""));
-  if (key.isInt()) return KeySegment(absl::StrCat(key.toInt()));
+  if (key.isString()) return StrKeySegment(key.toStringRef());
+  if (key.isInt()) return IntKeySegment(key.toInt());
+  if (key.isDouble()) return FloatKeySegment(key.toDouble());
+  if (key.isBool()) return BoolKeySegment(key.toBool());
   return KeySegment(DescribeValue(key));
 }
 

@@ -159,6 +159,19 @@ TEST_F(CoerceTest, WrongValueInNestedDictOfInts) {
               "expected int, got float 1");
 }
 
+// Float and bool keys are spelled as TorchScript and Python print them
+// (tsbridge/path.hpp), as every host's kit spells them.
+TEST_F(CoerceTest, FloatAndBoolKeysInThePath) {
+  c10::impl::GenericDict floats(c10::FloatType::get(), c10::AnyType::get());
+  floats.insert(2.0, c10::IValue("x"));
+  Value by_float(Boundary(floats));
+  ExpectError(by_float.get(), "Dict[float, int]", "key 2.0", "expected int, got str \"x\"");
+  c10::impl::GenericDict bools(c10::BoolType::get(), c10::AnyType::get());
+  bools.insert(true, c10::IValue("x"));
+  Value by_bool(Boundary(bools));
+  ExpectError(by_bool.get(), "Dict[bool, int]", "key True", "expected int, got str \"x\"");
+}
+
 TEST_F(CoerceTest, BuildersCoerceTheirItems) {
   tsb_any items[] = {tsb_any_int(1), tsb_any_borrowed_str("no")};
   Value list;

@@ -24,7 +24,7 @@ size_t Slot(MemberFunction f) {
 }
 
 TEST(KindCodecLayoutTest, VirtualFunctionsKeepTheirSlots) {
-  ASSERT_EQ(TSB_SDK_ABI_VERSION, 2) << "the slots below are SDK ABI 2's";
+  ASSERT_EQ(TSB_SDK_ABI_VERSION, 3) << "the slots below are SDK ABI 3's";
   EXPECT_EQ(Slot(&KindCodec::kind), 2u);
   EXPECT_EQ(Slot(&KindCodec::type_kind), 3u);
   EXPECT_EQ(Slot(&KindCodec::is_abstract), 4u);

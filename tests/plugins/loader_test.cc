@@ -62,7 +62,7 @@ TEST(PluginLoaderTest, PlatformTagMismatch) {
 TEST(PluginLoaderTest, OlderSdkAbi) {
   ExpectRefused("old_sdk", TSB_ERR_UNSUPPORTED,
                 "built against the tsbridge SDK ABI 1 (the C++ types shared with plugins: "
-                "KindCodec, TypeInfo), this tsbridge needs SDK ABI 2: rebuild the plugin");
+                "KindCodec, TypeInfo), this tsbridge needs SDK ABI 3: rebuild the plugin");
 }
 
 TEST(PluginLoaderTest, RegisterThrows) {

@@ -57,7 +57,7 @@ static_assert(sizeof(tsb_plugin_info) == 88);
 // (tsbridge/plugin/internal/platform_tag.hpp), which makes the loader refuse plugins built
 // against the old SDK: update both together. KindCodec's virtual functions
 // are pinned by slot in kind_codec_layout_test.cc (a run-time check).
-static_assert(TSB_SDK_ABI_VERSION == 2, "pinned below for SDK ABI 2");
+static_assert(TSB_SDK_ABI_VERSION == 3, "pinned below for SDK ABI 3");
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winvalid-offsetof"  // TypeInfo is not standard-layout
 static_assert(offsetof(tsb::TypeInfo, index) == 0);

@@ -306,3 +306,12 @@ def test_one_path_syntax_for_dict_keys(modules):
     with pytest.raises(tsbridge.Error) as e:
         m.str_tensors({1: torch.ones(1)})
     assert e.value.path == "str_tensors(): argument 'd' → key 1"
+
+
+def test_float_and_bool_keys_are_spelled_as_the_core_spells_them():
+    # tsbridge/path.hpp: key 2.0 and key True, in Python as in C.
+    for value, type_text, path in [({2.0: "x"}, "Dict[float, int]", "key 2.0"),
+                                   ({True: "x"}, "Dict[bool, int]", "key True")]:
+        with pytest.raises(tsbridge.TypeMismatchError) as e:
+            tsbridge.convert(value, type_text)
+        assert e.value.path == path

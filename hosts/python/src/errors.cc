@@ -53,6 +53,8 @@ std::string KeySegment(PyObject* key) {
     const char* text = PyUnicode_AsUTF8AndSize(key, &len);
     if (text != nullptr) return tsb::kit::StrKeySegment(std::string_view(text, len));
     PyErr_Clear();
+  } else if (PyFloat_Check(key)) {
+    return tsb::FloatKeySegment(PyFloat_AS_DOUBLE(key));
   } else if (PyLong_Check(key) && !PyBool_Check(key)) {
     int overflow = 0;
     const long long i = PyLong_AsLongLongAndOverflow(key, &overflow);

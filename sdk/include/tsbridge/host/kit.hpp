@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "tsbridge/path.hpp"
 #include "tsbridge/tsbridge.h"
 #include "tsbridge/host/tsbridge.hpp"
 
@@ -34,18 +35,13 @@ namespace tsb::kit {
 
 // ------------------------------------------------------------------ paths
 
-inline std::string IndexSegment(size_t i) { return "[" + std::to_string(i) + "]"; }
-inline std::string FieldSegment(std::string_view name) {
-  return "field '" + std::string(name) + "'";
-}
-inline std::string ArgumentSegment(std::string_view name) {
-  return "argument '" + std::string(name) + "'";
-}
-// key "a" for a str key, key 3 for an int, key <description> otherwise.
-inline std::string StrKeySegment(std::string_view key) {
-  return "key \"" + std::string(key) + "\"";
-}
-inline std::string IntKeySegment(int64_t key) { return "key " + std::to_string(key); }
+// The segments are tsbridge/path.hpp's, the core's own spelling.
+using tsb::ArgumentSegment;
+using tsb::FieldSegment;
+using tsb::IndexSegment;
+using tsb::IntKeySegment;
+using tsb::StrKeySegment;
+
 // The segment of a key given as a boundary value.
 inline std::string KeySegmentOf(const tsb_any& key) {
   if (key.type_index == TSB_TYPE_INT) return IntKeySegment(key.u.i);
@@ -56,8 +52,8 @@ inline std::string KeySegmentOf(const tsb_any& key) {
     if (s == nullptr) return StrKeySegment(std::string_view(data, len));
     tsb_status_free(s);
   }
-  if (key.type_index == TSB_TYPE_BOOL) return key.u.i ? "key True" : "key False";
-  if (key.type_index == TSB_TYPE_FLOAT) return "key " + std::to_string(key.u.d);
+  if (key.type_index == TSB_TYPE_BOOL) return BoolKeySegment(key.u.i != 0);
+  if (key.type_index == TSB_TYPE_FLOAT) return FloatKeySegment(key.u.d);
   return "key of type " + std::to_string(key.type_index);
 }
 

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "tsbridge/path.hpp"
 #include "tsbridge/tsbridge.h"
 
 namespace tsb {
@@ -121,13 +122,6 @@ inline void Check(tsb_status* status, const std::string& context = "") {
   if (status == nullptr) return;
   Status owned(status);
   throw Error(owned, context);
-}
-
-// The path `where` continued by `path`, in the one syntax of docs/abi.md
-// ("f(): argument 'x'" + "[1]" -> "f(): argument 'x' → [1]").
-inline std::string JoinPath(const std::string& where, const std::string& path) {
-  if (where.empty()) return path;
-  return path.empty() ? where : where + " \u2192 " + path;
 }
 
 // As Check, for a status about a part of a larger value found at `where`:

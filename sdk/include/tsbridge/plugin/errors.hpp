@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "tsbridge/path.hpp"
 #include "tsbridge/tsbridge.h"
 
 namespace tsb {
@@ -37,11 +38,8 @@ absl::Status WithCall(absl::Status status, absl::string_view function);
 // The " → "-joined path of a status, "" when it has none.
 std::string PathOf(const absl::Status& status);
 
-// Path segments, spelled the same in every host (docs/abi.md).
-std::string IndexSegment(size_t i);               // [3]
-std::string KeySegment(absl::string_view repr);   // key "b" / key 3
-std::string FieldSegment(absl::string_view name); // field 'b'
-std::string ArgumentSegment(absl::string_view name);  // argument 'p'
+// The path segments (IndexSegment, FieldSegment, KeySegment, ...) are
+// tsbridge/path.hpp's, the one spelling every host prints.
 
 // A failed status as the tsb_status the ABI returns for it (the same code,
 // path, detail and backtrace), for C++ that reports through a C callback (a

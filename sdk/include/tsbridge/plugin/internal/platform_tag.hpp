@@ -48,7 +48,7 @@
 
 // Bump when a C++ type shared with plugins changes shape (the layout test,
 // tests/plugins/plugin_abi_layout_test.cc, fails until it is).
-#define TSB_SDK_ABI_VERSION 2
+#define TSB_SDK_ABI_VERSION 3
 
 // The tag without the SDK part: what an SDK before version 2 wrote.
 #define TSB_PLATFORM_BASE_TAG                                             \
