@@ -112,7 +112,7 @@ absl::StatusOr<const TypeInfo*> ListOf(int32_t element) {
 // bulk constructor that skips push_back (an out-of-line call per element),
 // so it grows by cache-sized chunks that are then overwritten in place.
 template <typename T>
-absl::Status ListFrom(const T* data, size_t n, int32_t element, tsb_any* out) {
+absl::Status ListFromBuffer(const T* data, size_t n, int32_t element, tsb_any* out) {
   TSB_ASSIGN_OR_RETURN(const TypeInfo* type, ListOf(element));
   constexpr size_t kChunk = 4096;  // 64 KiB of IValues: still in cache when overwritten
   c10::List<T> list;
@@ -191,15 +191,15 @@ absl::Status DictLookup(const c10::IValue& dict, const TypeInfo& type, const c10
 }
 
 absl::Status NewList(const int64_t* data, size_t n, tsb_any* out) {
-  return ListFrom(data, n, TSB_TYPE_INT, out);
+  return ListFromBuffer(data, n, TSB_TYPE_INT, out);
 }
 
 absl::Status NewList(const double* data, size_t n, tsb_any* out) {
-  return ListFrom(data, n, TSB_TYPE_FLOAT, out);
+  return ListFromBuffer(data, n, TSB_TYPE_FLOAT, out);
 }
 
 absl::Status NewList(const bool* data, size_t n, tsb_any* out) {
-  return ListFrom(data, n, TSB_TYPE_BOOL, out);
+  return ListFromBuffer(data, n, TSB_TYPE_BOOL, out);
 }
 
 absl::Status NewList(int32_t element_type, const tsb_any* items, size_t n, tsb_any* out) {
