@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "core/abi/guard.h"
-#include "core/runtime/call.h"
+#include "core/call/call.h"
 #include "core/value/convert.h"
 #include "tsbridge/plugin/kind_codec.hpp"
 #include "tsbridge/tsbridge.h"

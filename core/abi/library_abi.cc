@@ -5,7 +5,7 @@
 #include "absl/strings/str_split.h"
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
-#include "core/plugins/library_loader.h"
+#include "core/runtime/library_loader.h"
 
 using tsb::abi::CheckArg;
 using tsb::abi::Guard;

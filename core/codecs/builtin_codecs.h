@@ -50,15 +50,9 @@ absl::Status SameName(const TypeInfo& expected, const c10::IValue& found);
 
 // Registers every codec above as provider "core" and interns the leaf
 // types at their fixed indices. Throws std::logic_error if that fails,
-// which only a broken build can cause.
+// which only a broken build can cause. Done for TypeRegistry::Global() when
+// the library loads (builtin_codecs.cc).
 void RegisterBuiltinCodecs(TypeRegistry& registry);
-
-// Writes an inline boundary value (no handle).
-inline void SetInline(int32_t type_index, int64_t payload, tsb_any* out) {
-  out->type_index = type_index;
-  out->flags = 0;
-  out->u.i = payload;
-}
 
 }  // namespace tsb
 

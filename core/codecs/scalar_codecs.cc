@@ -1,6 +1,7 @@
 // Codecs for None, bool, int, float, complex, Scalar (number) and Any.
 // None, bool, int and float travel inline; complex travels as a handle.
 #include "core/codecs/builtin_codecs.h"
+#include "core/value/convert.h"  // SetInline
 #include "tsbridge/plugin/kind_codec.hpp"
 
 namespace tsb {

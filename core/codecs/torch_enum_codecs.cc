@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/codecs/builtin_codecs.h"
+#include "core/value/convert.h"  // SetInline
 #include "tsbridge/plugin/kind_codec.hpp"
 
 namespace tsb {

@@ -1,6 +1,6 @@
 // Functions registered by plugins, callable from every host by name. Each
-// becomes a c10::FunctionSchema bound by the runtime's one binder
-// (core/runtime/call.h), exactly as module methods and operators are:
+// becomes a c10::FunctionSchema bound by the one binder
+// (core/call/call.h), exactly as module methods and operators are:
 // keywords, defaults, the tsb_schema_info a host reads.
 #ifndef TSBRIDGE_CORE_PLUGINS_FUNCTION_REGISTRY_H_
 #define TSBRIDGE_CORE_PLUGINS_FUNCTION_REGISTRY_H_
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/call/call.h"
 #include "core/types/lock_free_map.h"
-#include "core/runtime/call.h"
 #include "tsbridge/plugin/kind_codec.hpp"
 #include "tsbridge/plugin.h"
 

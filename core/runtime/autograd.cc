@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/runtime/call.h"
+#include "core/call/call.h"
 #include "tsbridge/plugin/kind_codec.hpp"
 
 namespace tsb::runtime {

@@ -12,7 +12,7 @@
 
 #include "absl/container/node_hash_set.h"
 
-#include "core/runtime/call.h"
+#include "core/call/call.h"
 
 namespace tsb::runtime {
 struct AotiModel;  // core/runtime/aoti_package.h

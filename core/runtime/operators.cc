@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/plugins/deferred_plugins.h"
-#include "core/plugins/library_loader.h"
+#include "core/runtime/library_loader.h"
 #include "core/types/lock_free_map.h"
 #include "core/runtime/runtime.h"
 

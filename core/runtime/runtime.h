@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "core/runtime/call.h"
+#include "core/call/call.h"
 #include "tsbridge/tsbridge.h"
 
 namespace tsb::runtime {

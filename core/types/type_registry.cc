@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "core/codecs/builtin_codecs.h"
 #include "tsbridge/plugin/kind_codec.hpp"
 
 namespace tsb {
@@ -42,11 +41,7 @@ bool ContainedTypesAreIdentity(c10::TypeKind kind) {
 
 TypeRegistry& TypeRegistry::Global() {
   // Never destroyed: handles and plugins may outlive static destruction.
-  static TypeRegistry* const registry = [] {
-    auto* r = new TypeRegistry();
-    RegisterBuiltinCodecs(*r);
-    return r;
-  }();
+  static TypeRegistry* const registry = new TypeRegistry();
   return *registry;
 }
 

@@ -41,7 +41,10 @@ class MissHandler {
 
 class TypeRegistry {
  public:
-  // The process-wide registry, with the builtin codecs registered.
+  // The process-wide registry. Its builtin codecs live a layer above
+  // (core/codecs), which registers them while the library loads
+  // (builtin_codecs.cc): every caller comes after that, so none sees it
+  // without them.
   static TypeRegistry& Global();
 
   TypeRegistry();

@@ -7,7 +7,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/codecs/builtin_codecs.h"  // SetInline
 #include "core/types/type_registry.h"
 #include "core/value/object.h"
 #include "core/value/untyped.h"

@@ -45,6 +45,13 @@ absl::Status Borrow(const tsb_any& value, BorrowedValue* out);
 // False for any other type index; the caller has checked the flags.
 bool DecodeInlineLeaf(const tsb_any& value, c10::IValue* out);
 
+// Writes an inline boundary value (no handle).
+inline void SetInline(int32_t type_index, int64_t payload, tsb_any* out) {
+  out->type_index = type_index;
+  out->flags = 0;
+  out->u.i = payload;
+}
+
 // The path segment of a dict key: key "b", key 3, key Tensor float32 [2].
 std::string KeySegmentOf(const c10::IValue& key);
 

@@ -5,6 +5,10 @@ add_test(NAME no_escape
   COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/no_escape_check.py
           ${PROJECT_SOURCE_DIR}/sdk/include/tsbridge/tsbridge.h $<TARGET_FILE:tsbridge>
           ${PROJECT_SOURCE_DIR}/core)
+# The folders under core/ are layers, in the order the script lists: an
+# include that reaches a folder above its own, or a cycle, fails.
+add_test(NAME core_layers
+  COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/core_layers_check.py ${PROJECT_SOURCE_DIR}/core)
 
 # A Python test in the sanitizer build runs in Debian's uninstrumented
 # interpreter with the ASan runtime preloaded (cmake/sanitize.cmake); in

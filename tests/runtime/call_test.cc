@@ -1,4 +1,4 @@
-// What the call paths (core/runtime/call.cc, FunctionRegistry::Call) do to
+// What the call paths (core/call/call.cc, FunctionRegistry::Call) do to
 // be cheap on success: a Binding reuses its thread's spare stack buffer, and
 // a plugin function's result skips the coerce only when it is a leaf of
 // exactly the declared type.

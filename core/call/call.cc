@@ -1,4 +1,4 @@
-#include "core/runtime/call.h"
+#include "core/call/call.h"
 
 #include <sstream>
 

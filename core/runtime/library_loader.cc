@@ -1,4 +1,4 @@
-#include "core/plugins/library_loader.h"
+#include "core/runtime/library_loader.h"
 
 #include <dlfcn.h>
 #include <limits.h>

@@ -5,8 +5,8 @@
 // operators with LibTorch's dispatcher, where modules and tsb_op_call find
 // them. Known names ("torchvision") are looked up in a documented list of
 // places (docs/vision.md), so a user need not type a path.
-#ifndef TSBRIDGE_CORE_PLUGINS_LIBRARY_LOADER_H_
-#define TSBRIDGE_CORE_PLUGINS_LIBRARY_LOADER_H_
+#ifndef TSBRIDGE_CORE_RUNTIME_LIBRARY_LOADER_H_
+#define TSBRIDGE_CORE_RUNTIME_LIBRARY_LOADER_H_
 
 #include <array>
 #include <atomic>
@@ -79,4 +79,4 @@ std::string MissingOperatorHint(absl::string_view op);
 
 }  // namespace tsb
 
-#endif  // TSBRIDGE_CORE_PLUGINS_LIBRARY_LOADER_H_
+#endif  // TSBRIDGE_CORE_RUNTIME_LIBRARY_LOADER_H_

@@ -3,8 +3,8 @@
 // parameters (by position, then by keyword, then defaults), each coerced to
 // its declared type, and the results are converted by the declared return
 // types. Light header: no torch/script.h.
-#ifndef TSBRIDGE_CORE_RUNTIME_CALL_H_
-#define TSBRIDGE_CORE_RUNTIME_CALL_H_
+#ifndef TSBRIDGE_CORE_CALL_CALL_H_
+#define TSBRIDGE_CORE_CALL_CALL_H_
 
 #include <memory>
 #include <string>
@@ -143,4 +143,4 @@ absl::Status TakeResult(const Signature& sig, const Binding& binding,
 
 }  // namespace tsb::runtime
 
-#endif  // TSBRIDGE_CORE_RUNTIME_CALL_H_
+#endif  // TSBRIDGE_CORE_CALL_CALL_H_

@@ -1,0 +1,58 @@
+// Lists, Tuples and Dicts at the boundary: reading their items out and
+// building new ones from host values (tsb_list_*, tsb_tuple_*, tsb_dict_*;
+// core/abi/container_abi.cc checks the arguments and calls these).
+// Items and entries are written as new references; nothing leaks on failure.
+#ifndef TSBRIDGE_CORE_VALUE_CONTAINERS_H_
+#define TSBRIDGE_CORE_VALUE_CONTAINERS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include <ATen/core/ivalue.h>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "tsbridge/plugin/kind_codec.hpp"
+#include "tsbridge/tsbridge.h"
+
+namespace tsb {
+
+// ------------------------------------------------------------ reading
+
+// The number of items of a container `value` of type `type`.
+absl::StatusOr<size_t> ContainerLength(const c10::IValue& value, const TypeInfo& type);
+// Its first `n` items (n is its length; `out` holds n).
+absl::Status ContainerItems(const c10::IValue& value, const TypeInfo& type, size_t n,
+                            tsb_any* out);
+
+// Entry `i` of a Dict (OUT_OF_RANGE past its end).
+absl::Status DictItem(const c10::IValue& dict, const TypeInfo& type, size_t i, tsb_any* key,
+                      tsb_any* value);
+// Its first `n` entries (n is at most its size; `keys` and `values` hold n).
+absl::Status DictItems(const c10::IValue& dict, const TypeInfo& type, size_t n,
+                       tsb_any* keys, tsb_any* values);
+// The value under `key`, coerced to the key type first (NOT_FOUND when absent).
+absl::Status DictLookup(const c10::IValue& dict, const TypeInfo& type, const c10::IValue& key,
+                        tsb_any* out);
+
+// ------------------------------------------------------------ building
+// Each is typed from the type indices the host names or the items carry,
+// never inferred from values. `items`, `keys` and `values` hold n.
+
+// List[int], List[float], List[bool] from a host buffer.
+absl::Status NewList(const int64_t* data, size_t n, tsb_any* out);
+absl::Status NewList(const double* data, size_t n, tsb_any* out);
+absl::Status NewList(const bool* data, size_t n, tsb_any* out);
+// List[element_type] of `items`.
+absl::Status NewList(int32_t element_type, const tsb_any* items, size_t n, tsb_any* out);
+// The Tuple of the items' own types.
+absl::Status NewTuple(const tsb_any* items, size_t n, tsb_any* out);
+// A Tuple or NamedTuple of type `tuple_type`.
+absl::Status NewTypedTuple(int32_t tuple_type, const tsb_any* items, size_t n, tsb_any* out);
+// Dict[key_type, value_type] of the entries keys[i]: values[i].
+absl::Status NewDict(int32_t key_type, int32_t value_type, const tsb_any* keys,
+                     const tsb_any* values, size_t n, tsb_any* out);
+
+}  // namespace tsb
+
+#endif  // TSBRIDGE_CORE_VALUE_CONTAINERS_H_
