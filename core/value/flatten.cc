@@ -65,8 +65,8 @@ const TypeInfo& Contained(const TypeInfo& type, size_t i) {
 
 absl::Status Flatten(const c10::IValue& value, const TypeInfo& static_type, FlatWriter& w,
                      int depth) {
-  if (value.isString() &&
-      (static_type.index == TSB_TYPE_STR || static_type.codec->is_abstract())) {
+  const bool abstract = static_type.codec->is_abstract();  // once per item
+  if (value.isString() && (static_type.index == TSB_TYPE_STR || abstract)) {
     const std::string& s = value.toStringRef();
     if (std::memchr(s.data(), '\0', s.size()) == nullptr) {  // else a handle below
       w.Put(tsb_any_borrowed_str(s.c_str()));
@@ -74,7 +74,17 @@ absl::Status Flatten(const c10::IValue& value, const TypeInfo& static_type, Flat
     }
   }
   const TypeInfo* type = &static_type;
-  if (static_type.codec->is_abstract() && LeafTypeIndex(value) == TSB_TYPE_INVALID) {
+  if (abstract) {
+    if (LeafTypeIndex(value) != TSB_TYPE_INVALID) {  // a leaf crosses as its own type
+      if (w.full()) {
+        w.Skip();
+        return absl::OkStatus();
+      }
+      tsb_any v;
+      TSB_RETURN_IF_ERROR(ToBoundary(value, &v));
+      w.Put(v);
+      return absl::OkStatus();
+    }
     TSB_ASSIGN_OR_RETURN(type, TypeOfValue(value));
   }
   const bool list = type->kind == TSB_KIND_LIST && value.isList();
