@@ -75,7 +75,15 @@
 //       (CLOCK_THREAD_CPUTIME_ID), so that time spent preempted does not
 //       count; a block that an interrupt or a migration spoils gives one
 //       outlying ratio, which the median of hundreds of rounds ignores.
-//       Defaults: 300 rounds, 10 more to warm up, 1 ms blocks
+//       That leaves what one process draws: its address layout (ASLR, the
+//       heap) moves the generic out rows by up to 20 % from one process to
+//       the next while the static rows stay put (cache-set or 4K aliasing;
+//       seen at 2.57 and 3.12 for tensor_pair out, one run after the other,
+//       each with a p25–p75 of ±4 %). So the binary starts
+//       --paired_processes=N fresh processes of itself (default 5), each
+//       timing ROUNDS rounds (default 100, after 10 to warm up), and reports
+//       the median of their medians, the median of their quartiles as the
+//       spread, and the lowest and highest process median. Blocks of 1 ms
 //       (--paired_block_ms=MS); --paired_filter=TEXT times the pairs whose
 //       name contains TEXT; --paired_markdown prints a Markdown table.
 //  otherwise: Google Benchmark, one benchmark per row, the baseline named in
@@ -95,6 +103,8 @@
 #include <tuple>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include <ATen/ATen.h>
 #include <benchmark/benchmark.h>
@@ -627,7 +637,9 @@ void RegisterGoogleBenchmarks() {
 // The figure of record (see the comment at the top of the file).
 struct PairedOptions {
   bool on = false;
-  int rounds = 300;        // timed rounds (after kWarmRounds)
+  int rounds = 100;        // timed rounds per process (after kWarmRounds)
+  int processes = 5;       // fresh processes, each its own address layout
+  bool child = false;      // one of them: prints its medians for the parent
   double block_ms = 1.0;   // CPU time of one block of one side
   bool markdown = false;
   std::string filter;      // a substring of the row name; empty: all
@@ -724,24 +736,75 @@ int RunPaired(const PairedOptions& o) {
       p.ratios.push_back(t[0] / t[1]);
     }
   }
-  std::printf(o.markdown ? "| benchmark | baseline | ns | baseline ns | ratio | p25–p75 |\n"
-                           "|---|---|---|---|---|---|\n"
-                         : "%-38s %-36s %9s %12s %7s  %s\n",
-              "benchmark", "baseline", "ns", "baseline ns", "ratio", "p25-p75");
-  for (const PairedRow& p : pairs) {
-    std::printf(o.markdown ? "| %s | %s | %.1f | %.1f | %.3f | %.3f–%.3f |\n"
-                           : "%-38s %-36s %9.1f %12.1f %7.3f  %.3f-%.3f\n",
-                p.row->name.c_str(), p.baseline->name.c_str(), Quantile(p.ns, 0.5),
-                Quantile(p.base_ns, 0.5), Quantile(p.ratios, 0.5), Quantile(p.ratios, 0.25),
-                Quantile(p.ratios, 0.75));
+  for (const PairedRow& p : pairs) {  // one line per pair, for the parent
+    std::printf("PAIR %s %s %.6g %.6g %.6g %.6g %.6g\n", p.row->name.c_str(),
+                p.baseline->name.c_str(), Quantile(p.ratios, 0.5), Quantile(p.ratios, 0.25),
+                Quantile(p.ratios, 0.75), Quantile(p.ns, 0.5), Quantile(p.base_ns, 0.5));
   }
-  std::printf("%s%d rounds of %.2f ms blocks per side, thread CPU time, medians\n",
-              o.markdown ? "\n" : "", o.rounds, o.block_ms);
   return 0;
 }
 
-// Takes --paired[=ROUNDS], --paired_block_ms=MS, --paired_markdown and
-// --paired_filter=TEXT out of argv (Google Benchmark gets the rest).
+// The pairs' medians over o.processes fresh processes of this binary (each
+// a --paired_child), in the order of the first.
+int RunPairedProcesses(const PairedOptions& o, const char* self) {
+  struct Result {
+    std::string name, baseline;
+    std::vector<double> ratio, p25, p75, ns, base_ns;
+  };
+  std::vector<Result> results;
+  char command[4096];
+  std::snprintf(command, sizeof(command),
+                "'%s' --paired=%d --paired_child --paired_block_ms=%g '--paired_filter=%s'", self,
+                o.rounds, o.block_ms, o.filter.c_str());
+  for (int i = 0; i < o.processes; ++i) {
+    FILE* child = popen(command, "r");
+    if (child == nullptr) return std::perror("popen"), 1;
+    char name[256], baseline[256];
+    double v[5];
+    char line[1024];
+    while (std::fgets(line, sizeof(line), child) != nullptr) {
+      if (std::sscanf(line, "PAIR %255s %255s %lf %lf %lf %lf %lf", name, baseline, &v[0],
+                      &v[1], &v[2], &v[3], &v[4]) != 7) {
+        continue;
+      }
+      auto it = std::find_if(results.begin(), results.end(),
+                             [&](const Result& r) { return r.name == name; });
+      if (it == results.end()) it = results.insert(results.end(), Result{name, baseline});
+      it->ratio.push_back(v[0]);
+      it->p25.push_back(v[1]);
+      it->p75.push_back(v[2]);
+      it->ns.push_back(v[3]);
+      it->base_ns.push_back(v[4]);
+    }
+    if (int status = pclose(child); status != 0) {
+      std::fprintf(stderr, "process %d of %d failed (status %d): %s\n", i + 1, o.processes,
+                   status, command);
+      return 1;
+    }
+  }
+  std::printf(o.markdown ? "| benchmark | baseline | ns | baseline ns | ratio | p25–p75 | "
+                           "processes' medians |\n|---|---|---|---|---|---|---|\n"
+                         : "%-38s %-36s %9s %12s %7s  %-13s  %s\n",
+              "benchmark", "baseline", "ns", "baseline ns", "ratio", "p25-p75",
+              "processes' medians");
+  for (const Result& r : results) {
+    auto [low, high] = std::minmax_element(r.ratio.begin(), r.ratio.end());
+    std::printf(o.markdown ? "| %s | %s | %.1f | %.1f | %.3f | %.3f–%.3f | %.3f–%.3f |\n"
+                           : "%-38s %-36s %9.1f %12.1f %7.3f  %.3f-%.3f    %.3f-%.3f\n",
+                r.name.c_str(), r.baseline.c_str(), Quantile(r.ns, 0.5),
+                Quantile(r.base_ns, 0.5), Quantile(r.ratio, 0.5), Quantile(r.p25, 0.5),
+                Quantile(r.p75, 0.5), *low, *high);
+  }
+  std::printf("%s%d processes × %d rounds of %.2f ms blocks per side, thread CPU time; "
+              "ratio: the median of the processes' median per-block ratios; p25–p75: the "
+              "median of their quartiles; then the lowest and highest process median\n",
+              o.markdown ? "\n" : "", o.processes, o.rounds, o.block_ms);
+  return 0;
+}
+
+// Takes --paired[=ROUNDS], --paired_processes=N, --paired_child,
+// --paired_block_ms=MS, --paired_markdown and --paired_filter=TEXT out of
+// argv (Google Benchmark gets the rest).
 PairedOptions ParsePaired(int* argc, char** argv) {
   PairedOptions o;
   int kept = 1;
@@ -760,6 +823,10 @@ PairedOptions ParsePaired(int* argc, char** argv) {
       o.rounds = std::max(1, std::atoi(v));
     } else if (const char* v = value("--paired_block_ms")) {
       o.block_ms = std::max(0.01, std::atof(v));
+    } else if (const char* v = value("--paired_processes")) {
+      o.processes = std::max(1, std::atoi(v));
+    } else if (a == "--paired_child") {
+      o.child = true;
     } else if (a == "--paired_markdown") {
       o.markdown = true;
     } else if (const char* v = value("--paired_filter")) {
@@ -918,6 +985,13 @@ bool CheckFunctions() {
 
 int main(int argc, char** argv) {
   const PairedOptions paired = ParsePaired(&argc, argv);
+  if (paired.on && !paired.child) {
+    char self[4096];  // this binary's path: in the shell, /proc/self is the shell
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0) return std::perror("/proc/self/exe"), 1;
+    self[n] = '\0';
+    return RunPairedProcesses(paired, self);
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   if (!SetUp() || !CheckFunctions()) return 1;
