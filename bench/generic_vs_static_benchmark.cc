@@ -1,5 +1,5 @@
 // Generic, registry-driven conversion against a hand-written static
-// conversion of the same C++ type. The goal is at most 1.2×. Three types:
+// conversion of the same C++ type. The goal is at most 1.3×. Three types:
 //
 //   tensor_pair   std::tuple<Tensor, Tensor>, crossing as the record
 //                 tsbridge.tensor_pair that plugins/tuple registers
@@ -55,15 +55,56 @@
 // agree. Every out path must deliver the same sequence of leaves, and those
 // must be the very tensors of the C++ value. Every in path must rebuild an
 // equal value that shares those tensors.
+//
+// Two ways to time the rows:
+//
+//  --paired[=ROUNDS] (the figure of record, docs/benchmarks.md): each row
+//       and its baseline are timed in alternating blocks in this one
+//       process, and the figure is the median of the per-block ratios, with
+//       their 25th–75th percentile beside it. Why: on a shared 2-core VM
+//       the load changes over seconds (other builds start and stop, the
+//       sibling vCPU's work slows this one's caches and its frequency), and
+//       Google Benchmark times a row for 0.2 s and its baseline in another
+//       0.2 s, so the two see different machines: per-run spreads of
+//       ±15–25 % and runs 26 % apart. Here a block is about 1 ms of one
+//       side (the iterations calibrated per side), the two sides back to
+//       back (AB, then BA on the next round, so neither always goes first
+//       into warm or cold caches), and each round visits every pair, so a
+//       change of load lasting more than a few ms hits both sides of the
+//       ratios it overlaps. The time is the thread's CPU time
+//       (CLOCK_THREAD_CPUTIME_ID), so that time spent preempted does not
+//       count; a block that an interrupt or a migration spoils gives one
+//       outlying ratio, which the median of hundreds of rounds ignores.
+//       That leaves what one process draws: its address layout (ASLR, the
+//       heap) moves the generic out rows by up to 20 % from one process to
+//       the next while the static rows stay put (cache-set or 4K aliasing;
+//       seen at 2.57 and 3.12 for tensor_pair out, one run after the other,
+//       each with a p25–p75 of ±4 %). So the binary starts
+//       --paired_processes=N fresh processes of itself (default 5), each
+//       timing ROUNDS rounds (default 100, after 10 to warm up), and reports
+//       the median of their medians, the median of their quartiles as the
+//       spread, and the lowest and highest process median. Blocks of 1 ms
+//       (--paired_block_ms=MS); --paired_filter=TEXT times the pairs whose
+//       name contains TEXT; --paired_markdown prints a Markdown table.
+//  otherwise: Google Benchmark, one benchmark per row, the baseline named in
+//       its label (vs=NAME) for bench/ratios.py, as scripts/bench.sh runs
+//       every binary.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include <ATen/ATen.h>
 #include <benchmark/benchmark.h>
@@ -483,30 +524,45 @@ bool CheckIn(const char* what, const T& value, const absl::StatusOr<T>& generic,
   return true;
 }
 
-// --------------------------------------------------------- benchmarks
+// ----------------------------------------------------------- the rows
 
-void Fail(benchmark::State& state, const absl::Status& st) {
-  state.SkipWithError(st.ToString().c_str());
+// One side of a row: runs its path n times; the first error stops it.
+using Loop = std::function<absl::Status(int64_t n)>;
+
+// A timed row. A row with a baseline is one side of a pair; the baseline
+// is the other side.
+struct Row {
+  std::string name, baseline;
+  Loop loop;
+};
+
+std::vector<Row>& Rows() {
+  static auto& rows = *new std::vector<Row>;
+  return rows;
 }
 
 template <typename T>
-void BenchGenericOut(benchmark::State& state, const T* value, int32_t registered) {
-  Sink sink;
-  for (auto _ : state) {
-    if (absl::Status st = GenericOut(*value, registered, sink); !st.ok()) return Fail(state, st);
-  }
-  benchmark::DoNotOptimize(sink.total);
+Loop GenericOutLoop(const T* value, int32_t registered) {
+  return [=](int64_t n) {
+    Sink sink;
+    for (int64_t i = 0; i < n; ++i) TSB_RETURN_IF_ERROR(GenericOut(*value, registered, sink));
+    benchmark::DoNotOptimize(sink.total);
+    return absl::OkStatus();
+  };
 }
 
 template <typename T>
-void BenchStaticOut(benchmark::State& state, const T* value, tsb_any (*static_out)(const T&),
-                    void (*static_read)(tsb_any*, Sink&)) {
-  Sink sink;
-  for (auto _ : state) {
-    tsb_any h = static_out(*value);
-    static_read(&h, sink);
-  }
-  benchmark::DoNotOptimize(sink.total);
+Loop StaticOutLoop(const T* value, tsb_any (*static_out)(const T&),
+                   void (*static_read)(tsb_any*, Sink&)) {
+  return [=](int64_t n) {
+    Sink sink;
+    for (int64_t i = 0; i < n; ++i) {
+      tsb_any h = static_out(*value);
+      static_read(&h, sink);
+    }
+    benchmark::DoNotOptimize(sink.total);
+    return absl::OkStatus();
+  };
 }
 
 template <typename T>
@@ -516,23 +572,30 @@ constexpr bool kIsStatusOr<absl::StatusOr<T>> = true;
 
 // `in` returns T (static) or absl::StatusOr<T> (generic).
 template <typename F>
-void BenchIn(benchmark::State& state, F in) {
-  for (auto _ : state) {
-    auto result = in();
-    if constexpr (kIsStatusOr<decltype(result)>) {
-      if (!result.ok()) return Fail(state, result.status());
+Loop InLoop(F in) {
+  return [in](int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      auto result = in();
+      if constexpr (kIsStatusOr<decltype(result)>) {
+        if (!result.ok()) return result.status();
+      }
+      benchmark::DoNotOptimize(result);
     }
-    benchmark::DoNotOptimize(result);
-  }
+    return absl::OkStatus();
+  };
 }
 
+// The same for a call that returns what the loop must release or a status.
 template <typename F>
-void Add(const std::string& name, const std::string& baseline, F&& fn) {
-  auto* b = benchmark::RegisterBenchmark(name.c_str(), [fn, baseline](benchmark::State& state) {
-    fn(state);
-    if (!baseline.empty()) state.SetLabel("vs=" + baseline);
-  });
-  b->Unit(benchmark::kMicrosecond)->MinTime(0.2);
+Loop CallLoop(F call) {
+  return [call](int64_t n) {
+    for (int64_t i = 0; i < n; ++i) TSB_RETURN_IF_ERROR(call());
+    return absl::OkStatus();
+  };
+}
+
+void Add(std::string name, std::string baseline, Loop loop) {
+  Rows().push_back(Row{std::move(name), std::move(baseline), std::move(loop)});
 }
 
 // Adds "<type>/out/static", "<type>/out/generic", "<type>/in/static" and
@@ -542,13 +605,238 @@ void AddType(const std::string& type, const T* value, int32_t registered,
              tsb_any (*static_out)(const T&), void (*static_read)(tsb_any*, Sink&),
              StaticIn static_in, GenericIn generic_in) {
   const std::string out = type + "/out/", in = type + "/in/";
-  Add(out + "static", "", [=](benchmark::State& s) {
-    BenchStaticOut(s, value, static_out, static_read);
-  });
-  Add(out + "generic", out + "static",
-      [=](benchmark::State& s) { BenchGenericOut(s, value, registered); });
-  Add(in + "static", "", [=](benchmark::State& s) { BenchIn(s, static_in); });
-  Add(in + "generic", in + "static", [=](benchmark::State& s) { BenchIn(s, generic_in); });
+  Add(out + "static", "", StaticOutLoop(value, static_out, static_read));
+  Add(out + "generic", out + "static", GenericOutLoop(value, registered));
+  Add(in + "static", "", InLoop(static_in));
+  Add(in + "generic", in + "static", InLoop(generic_in));
+}
+
+// ------------------------------------------- Google Benchmark (default)
+
+// Each row as a Google Benchmark, its baseline in its label for
+// bench/ratios.py. The loop runs in batches of 16 (one indirect call per
+// batch, on both sides alike).
+void RegisterGoogleBenchmarks() {
+  constexpr int64_t kBatch = 16;
+  for (const Row& row : Rows()) {
+    auto* b = benchmark::RegisterBenchmark(
+        row.name.c_str(), [loop = row.loop, baseline = row.baseline](benchmark::State& state) {
+          while (state.KeepRunningBatch(kBatch)) {
+            if (absl::Status st = loop(kBatch); !st.ok()) {
+              return state.SkipWithError(st.ToString().c_str());
+            }
+          }
+          if (!baseline.empty()) state.SetLabel("vs=" + baseline);
+        });
+    b->Unit(benchmark::kMicrosecond)->MinTime(0.2);
+  }
+}
+
+// --------------------------------------------------- --paired (the figure)
+
+// The figure of record (see the comment at the top of the file).
+struct PairedOptions {
+  bool on = false;
+  int rounds = 100;        // timed rounds per process (after kWarmRounds)
+  int processes = 5;       // fresh processes, each its own address layout
+  bool child = false;      // one of them: prints its medians for the parent
+  double block_ms = 1.0;   // CPU time of one block of one side
+  bool markdown = false;
+  std::string filter;      // a substring of the row name; empty: all
+};
+constexpr int kWarmRounds = 10;
+
+// This thread's CPU time: time this thread was preempted does not count.
+double ThreadCpuNs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+// ns per iteration of one block of n.
+absl::StatusOr<double> Block(const Loop& loop, int64_t n) {
+  const double t0 = ThreadCpuNs();
+  TSB_RETURN_IF_ERROR(loop(n));
+  return (ThreadCpuNs() - t0) / static_cast<double>(n);
+}
+
+// The iterations that take about block_ns (the median of 5 estimates).
+absl::StatusOr<int64_t> Calibrate(const Loop& loop, double block_ns) {
+  int64_t n = 1;
+  for (;;) {  // grow until one block is long enough to time
+    TSB_ASSIGN_OR_RETURN(double per, Block(loop, n));
+    if (per * static_cast<double>(n) >= block_ns / 8 || n >= (int64_t{1} << 30)) break;
+    n *= 2;
+  }
+  std::vector<double> per(5);
+  for (double& p : per) {
+    TSB_ASSIGN_OR_RETURN(p, Block(loop, n));
+  }
+  std::sort(per.begin(), per.end());
+  return std::max<int64_t>(1, static_cast<int64_t>(block_ns / std::max(per[2], 1e-3)));
+}
+
+double Quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double at = q * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(at);
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (at - static_cast<double>(lo));
+}
+
+struct PairedRow {
+  const Row* row;
+  const Row* baseline;
+  int64_t n = 0, base_n = 0;
+  std::vector<double> ns, base_ns, ratios;
+};
+
+int RunPaired(const PairedOptions& o) {
+  std::vector<PairedRow> pairs;
+  for (const Row& row : Rows()) {
+    if (row.baseline.empty() || row.name.find(o.filter) == std::string::npos) continue;
+    const Row* base = nullptr;
+    for (const Row& b : Rows()) {
+      if (b.name == row.baseline) base = &b;
+    }
+    if (base == nullptr) {
+      std::fprintf(stderr, "%s: no baseline %s\n", row.name.c_str(), row.baseline.c_str());
+      return 1;
+    }
+    pairs.push_back(PairedRow{&row, base});
+  }
+  auto failed = [](const PairedRow& p, const absl::Status& st) {
+    std::fprintf(stderr, "%s: %s\n", p.row->name.c_str(), st.ToString().c_str());
+    return 1;
+  };
+  const double block_ns = o.block_ms * 1e6;
+  for (PairedRow& p : pairs) {
+    absl::StatusOr<int64_t> n = Calibrate(p.row->loop, block_ns);
+    absl::StatusOr<int64_t> base_n = Calibrate(p.baseline->loop, block_ns);
+    if (!n.ok()) return failed(p, n.status());
+    if (!base_n.ok()) return failed(p, base_n.status());
+    p.n = *n;
+    p.base_n = *base_n;
+  }
+  // Round r times every pair once, the two sides back to back, in the
+  // order AB on even rounds and BA on odd ones.
+  for (int r = 0; r < kWarmRounds + o.rounds; ++r) {
+    for (PairedRow& p : pairs) {
+      double t[2];
+      for (int k = 0; k < 2; ++k) {
+        const bool generic = (k == 0) == (r % 2 == 0);
+        absl::StatusOr<double> ns = generic ? Block(p.row->loop, p.n)
+                                            : Block(p.baseline->loop, p.base_n);
+        if (!ns.ok()) return failed(p, ns.status());
+        t[generic ? 0 : 1] = *ns;
+      }
+      if (r < kWarmRounds) continue;
+      p.ns.push_back(t[0]);
+      p.base_ns.push_back(t[1]);
+      p.ratios.push_back(t[0] / t[1]);
+    }
+  }
+  for (const PairedRow& p : pairs) {  // one line per pair, for the parent
+    std::printf("PAIR %s %s %.6g %.6g %.6g %.6g %.6g\n", p.row->name.c_str(),
+                p.baseline->name.c_str(), Quantile(p.ratios, 0.5), Quantile(p.ratios, 0.25),
+                Quantile(p.ratios, 0.75), Quantile(p.ns, 0.5), Quantile(p.base_ns, 0.5));
+  }
+  return 0;
+}
+
+// The pairs' medians over o.processes fresh processes of this binary (each
+// a --paired_child), in the order of the first.
+int RunPairedProcesses(const PairedOptions& o, const char* self) {
+  struct Result {
+    std::string name, baseline;
+    std::vector<double> ratio, p25, p75, ns, base_ns;
+  };
+  std::vector<Result> results;
+  char command[4096];
+  std::snprintf(command, sizeof(command),
+                "'%s' --paired=%d --paired_child --paired_block_ms=%g '--paired_filter=%s'", self,
+                o.rounds, o.block_ms, o.filter.c_str());
+  for (int i = 0; i < o.processes; ++i) {
+    FILE* child = popen(command, "r");
+    if (child == nullptr) return std::perror("popen"), 1;
+    char name[256], baseline[256];
+    double v[5];
+    char line[1024];
+    while (std::fgets(line, sizeof(line), child) != nullptr) {
+      if (std::sscanf(line, "PAIR %255s %255s %lf %lf %lf %lf %lf", name, baseline, &v[0],
+                      &v[1], &v[2], &v[3], &v[4]) != 7) {
+        continue;
+      }
+      auto it = std::find_if(results.begin(), results.end(),
+                             [&](const Result& r) { return r.name == name; });
+      if (it == results.end()) it = results.insert(results.end(), Result{name, baseline});
+      it->ratio.push_back(v[0]);
+      it->p25.push_back(v[1]);
+      it->p75.push_back(v[2]);
+      it->ns.push_back(v[3]);
+      it->base_ns.push_back(v[4]);
+    }
+    if (int status = pclose(child); status != 0) {
+      std::fprintf(stderr, "process %d of %d failed (status %d): %s\n", i + 1, o.processes,
+                   status, command);
+      return 1;
+    }
+  }
+  std::printf(o.markdown ? "| benchmark | baseline | ns | baseline ns | ratio | p25–p75 | "
+                           "processes' medians |\n|---|---|---|---|---|---|---|\n"
+                         : "%-38s %-36s %9s %12s %7s  %-13s  %s\n",
+              "benchmark", "baseline", "ns", "baseline ns", "ratio", "p25-p75",
+              "processes' medians");
+  for (const Result& r : results) {
+    auto [low, high] = std::minmax_element(r.ratio.begin(), r.ratio.end());
+    std::printf(o.markdown ? "| %s | %s | %.1f | %.1f | %.3f | %.3f–%.3f | %.3f–%.3f |\n"
+                           : "%-38s %-36s %9.1f %12.1f %7.3f  %.3f-%.3f    %.3f-%.3f\n",
+                r.name.c_str(), r.baseline.c_str(), Quantile(r.ns, 0.5),
+                Quantile(r.base_ns, 0.5), Quantile(r.ratio, 0.5), Quantile(r.p25, 0.5),
+                Quantile(r.p75, 0.5), *low, *high);
+  }
+  std::printf("%s%d processes × %d rounds of %.2f ms blocks per side, thread CPU time; "
+              "ratio: the median of the processes' median per-block ratios; p25–p75: the "
+              "median of their quartiles; then the lowest and highest process median\n",
+              o.markdown ? "\n" : "", o.processes, o.rounds, o.block_ms);
+  return 0;
+}
+
+// Takes --paired[=ROUNDS], --paired_processes=N, --paired_child,
+// --paired_block_ms=MS, --paired_markdown and --paired_filter=TEXT out of
+// argv (Google Benchmark gets the rest).
+PairedOptions ParsePaired(int* argc, char** argv) {
+  PairedOptions o;
+  int kept = 1;
+  for (int i = 1; i < *argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const char* flag) -> const char* {
+      const size_t len = std::strlen(flag);
+      return a.compare(0, len, flag) == 0 && a.size() > len && a[len] == '='
+                 ? argv[i] + len + 1
+                 : nullptr;
+    };
+    if (a == "--paired") {
+      o.on = true;
+    } else if (const char* v = value("--paired")) {
+      o.on = true;
+      o.rounds = std::max(1, std::atoi(v));
+    } else if (const char* v = value("--paired_block_ms")) {
+      o.block_ms = std::max(0.01, std::atof(v));
+    } else if (const char* v = value("--paired_processes")) {
+      o.processes = std::max(1, std::atoi(v));
+    } else if (a == "--paired_child") {
+      o.child = true;
+    } else if (a == "--paired_markdown") {
+      o.markdown = true;
+    } else if (const char* v = value("--paired_filter")) {
+      o.filter = v;
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  *argc = kept;
+  return o;
 }
 
 // ------------------------------------------------------------ set-up
@@ -647,38 +935,26 @@ void TearDown() {
 // A plugin function through tsb_function_call (decode, bind by the prepared
 // signature, the SDK's conversions both ways, the result as a new handle,
 // released) against the same C++ function called directly on the tensors.
+// A plugin function called through tsb_function_call, its result released.
+absl::Status CallAbi(const char* name) {
+  tsb_any out;
+  TSB_RETURN_IF_ERROR(
+      StatusOf(tsb_function_call(name, ::tsb::CallArgs(g_pair_leaves, 2).get(), &out)));
+  tsb_any_release(&out);
+  return absl::OkStatus();
+}
+
 void AddFunctionRows() {
-  Add("plugin_function/add/direct", "", [](benchmark::State& state) {
-    for (auto _ : state) {
-      at::Tensor out = tsb_bench::Add(std::get<0>(g_pair), std::get<1>(g_pair));
-      benchmark::DoNotOptimize(out);
-    }
-  });
-  Add("plugin_function/add/abi", "plugin_function/add/direct", [](benchmark::State& state) {
-    for (auto _ : state) {
-      tsb_any out;
-      tsb_status* s =
-          tsb_function_call("tsb_bench::add", ::tsb::CallArgs(g_pair_leaves, 2).get(), &out);
-      if (s != nullptr) return Fail(state, StatusOf(s));
-      tsb_any_release(&out);
-    }
-  });
-  Add("plugin_function/sum_and_diff/direct", "", [](benchmark::State& state) {
-    for (auto _ : state) {
-      Pair out = tsb_bench::SumAndDiff(std::get<0>(g_pair), std::get<1>(g_pair));
-      benchmark::DoNotOptimize(out);
-    }
-  });
+  Add("plugin_function/add/direct", "", InLoop([] {
+        return tsb_bench::Add(std::get<0>(g_pair), std::get<1>(g_pair));
+      }));
+  Add("plugin_function/add/abi", "plugin_function/add/direct",
+      CallLoop([] { return CallAbi("tsb_bench::add"); }));
+  Add("plugin_function/sum_and_diff/direct", "", InLoop([] {
+        return tsb_bench::SumAndDiff(std::get<0>(g_pair), std::get<1>(g_pair));
+      }));
   Add("plugin_function/sum_and_diff/abi", "plugin_function/sum_and_diff/direct",
-      [](benchmark::State& state) {
-        for (auto _ : state) {
-          tsb_any out;
-          tsb_status* s = tsb_function_call("tsb_bench::sum_and_diff",
-                                            ::tsb::CallArgs(g_pair_leaves, 2).get(), &out);
-          if (s != nullptr) return Fail(state, StatusOf(s));
-          tsb_any_release(&out);
-        }
-      });
+      CallLoop([] { return CallAbi("tsb_bench::sum_and_diff"); }));
 }
 
 // The functions' results through the ABI equal the direct calls', and the
@@ -708,6 +984,14 @@ bool CheckFunctions() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const PairedOptions paired = ParsePaired(&argc, argv);
+  if (paired.on && !paired.child) {
+    char self[4096];  // this binary's path: in the shell, /proc/self is the shell
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0) return std::perror("/proc/self/exe"), 1;
+    self[n] = '\0';
+    return RunPairedProcesses(paired, self);
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   if (!SetUp() || !CheckFunctions()) return 1;
@@ -719,21 +1003,25 @@ int main(int argc, char** argv) {
   AddType("dict_str_list_opt", &g_dict, g_dict_index, StaticDictOut, StaticDictRead,
           StaticDictIn, [] { return GenericDictIn(true); });
   Add("dict_str_list_opt/in/generic_untyped", "dict_str_list_opt/in/static",
-      [](benchmark::State& s) { BenchIn(s, [] { return GenericDictIn(false); }); });
-  Add("tensor_pair/in/generic_coerce", "tensor_pair/in/static", [](benchmark::State& s) {
-    BenchIn(s, [] { return GenericRecordInCoerce<Pair>(g_pair_leaves, 2, g_pair_index); });
-  });
-  Add("hana_stats/in/generic_coerce", "hana_stats/in/static", [](benchmark::State& s) {
-    BenchIn(s, [] { return GenericRecordInCoerce<Stats>(g_stats_leaves, 3, g_stats_index); });
-  });
+      InLoop([] { return GenericDictIn(false); }));
+  Add("tensor_pair/in/generic_coerce", "tensor_pair/in/static",
+      InLoop([] { return GenericRecordInCoerce<Pair>(g_pair_leaves, 2, g_pair_index); }));
+  Add("hana_stats/in/generic_coerce", "hana_stats/in/static",
+      InLoop([] { return GenericRecordInCoerce<Stats>(g_stats_leaves, 3, g_stats_index); }));
   AddFunctionRows();
 
-  benchmark::RunSpecifiedBenchmarks();
+  int rc = 0;
+  if (paired.on) {
+    rc = RunPaired(paired);
+  } else {
+    RegisterGoogleBenchmarks();
+    benchmark::RunSpecifiedBenchmarks();
+  }
   benchmark::Shutdown();
   TearDown();
   if (size_t live = ::tsb::LiveHandles(); live != 0) {
     std::fprintf(stderr, "WARNING: %lld boundary handles leaked\n", static_cast<long long>(live));
     return 1;
   }
-  return 0;
+  return rc;
 }
