@@ -48,7 +48,7 @@ class ListCodec final : public KindCodec {
 
  private:
   static const TypeInfo& Element(const TypeInfo& list) {
-    return *TypeRegistry::Global().Find(list.contained[0]);
+    return ContainedType(list, 0);
   }
 };
 

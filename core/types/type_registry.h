@@ -127,6 +127,12 @@ class TypeRegistry {
   std::vector<std::unique_ptr<TypeInfo>> owned_infos_;
 };
 
+// The i-th contained type of a List, Dict, Tuple or NamedTuple type: a
+// registered type's contained types are interned with it, never absent.
+inline const TypeInfo& ContainedType(const TypeInfo& type, size_t i) {
+  return *TypeRegistry::Global().Find(type.contained[i]);
+}
+
 }  // namespace tsb
 
 #endif  // TSBRIDGE_CORE_TYPES_TYPE_REGISTRY_H_

@@ -15,10 +15,6 @@ namespace tsb {
 
 namespace {
 
-const TypeInfo& Contained(const TypeInfo& type, size_t i) {
-  return *TypeRegistry::Global().Find(type.contained[i]);
-}
-
 // Writes one dict entry, of a dict whose key and value types are given, as
 // two new references; leaks nothing on failure.
 absl::Status EntryOut(const TypeInfo& key_type, const TypeInfo& value_type,
@@ -46,13 +42,13 @@ struct Elements {
   const TypeInfo* list_element = nullptr;  // a List's; else per field
 
   const TypeInfo& TypeOf(const TypeInfo& container, size_t i) const {
-    return list_element != nullptr ? *list_element : Contained(container, i);
+    return list_element != nullptr ? *list_element : ContainedType(container, i);
   }
 };
 bool ElementsOf(const c10::IValue& value, const TypeInfo& type, Elements* out) {
   if (type.kind == TSB_KIND_LIST && value.isList()) {
     out->values = value.toListRef();
-    out->list_element = &Contained(type, 0);
+    out->list_element = &ContainedType(type, 0);
     return true;
   }
   if ((type.kind == TSB_KIND_TUPLE || type.kind == TSB_KIND_NAMEDTUPLE) && value.isTuple() &&
@@ -155,15 +151,15 @@ absl::Status DictItem(const c10::IValue& dict, const TypeInfo& type, size_t i, t
     return absl::OutOfRangeError(absl::StrCat("index ", i, " out of range for ",
                                               DescribeValue(dict)));
   }
-  return EntryOut(Contained(type, 0), Contained(type, 1),
+  return EntryOut(ContainedType(type, 0), ContainedType(type, 1),
                   std::next(d.begin(), static_cast<ptrdiff_t>(i)), key, value);
 }
 
 absl::Status DictItems(const c10::IValue& dict, const TypeInfo& type, size_t n,
                        tsb_any* keys, tsb_any* values) {
   c10::impl::GenericDict d = dict.toGenericDict();
-  const TypeInfo& key_type = Contained(type, 0);
-  const TypeInfo& value_type = Contained(type, 1);
+  const TypeInfo& key_type = ContainedType(type, 0);
+  const TypeInfo& value_type = ContainedType(type, 1);
   ReleaseOnError written_keys(keys, 0), written_values(values, 0);
   auto entry = d.begin();
   for (size_t i = 0; i < n; ++i, ++entry) {
@@ -178,7 +174,7 @@ absl::Status DictItems(const c10::IValue& dict, const TypeInfo& type, size_t n,
 
 absl::Status DictLookup(const c10::IValue& dict, const TypeInfo& type, const c10::IValue& key,
                         tsb_any* out) {
-  const TypeInfo& key_type = Contained(type, 0);
+  const TypeInfo& key_type = ContainedType(type, 0);
   absl::StatusOr<c10::IValue> k = CoerceTo(key, key_type);
   if (!k.ok()) return WithPath(k.status(), "key");
   c10::impl::GenericDict d = dict.toGenericDict();
@@ -187,7 +183,7 @@ absl::Status DictLookup(const c10::IValue& dict, const TypeInfo& type, const c10
     return absl::NotFoundError(absl::StrCat(DescribeValue(*k), " is not a key of ",
                                             DescribeValue(dict)));
   }
-  return ToBoundary(found->value(), Contained(type, 1), out);
+  return ToBoundary(found->value(), ContainedType(type, 1), out);
 }
 
 absl::Status NewList(const int64_t* data, size_t n, tsb_any* out) {
@@ -247,7 +243,7 @@ absl::Status NewTypedTuple(int32_t tuple_type, const tsb_any* items, size_t n, t
   std::vector<c10::IValue> elements;
   elements.reserve(n);
   for (size_t i = 0; i < n; ++i) {
-    absl::StatusOr<c10::IValue> item = ItemAs(items[i], Contained(*type, i));
+    absl::StatusOr<c10::IValue> item = ItemAs(items[i], ContainedType(*type, i));
     if (!item.ok()) {
       return WithPath(item.status(), type->kind == TSB_KIND_NAMEDTUPLE
                                          ? FieldSegment(type->field_names[i])

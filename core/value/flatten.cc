@@ -79,10 +79,6 @@ class FlatWriter {
   bool written_released_ = false;
 };
 
-const TypeInfo& Contained(const TypeInfo& type, size_t i) {
-  return *TypeRegistry::Global().Find(type.contained[i]);
-}
-
 absl::Status Flatten(const c10::IValue& value, const TypeInfo& static_type, FlatWriter& w,
                      int depth) {
   const bool abstract = static_type.codec->is_abstract();  // once per item
@@ -114,7 +110,7 @@ absl::Status Flatten(const c10::IValue& value, const TypeInfo& static_type, Flat
   }
   const size_t at = w.Open(type->index);
   if (list) {
-    const TypeInfo& element = Contained(*type, 0);
+    const TypeInfo& element = ContainedType(*type, 0);
     size_t i = 0;
     for (const c10::IValue& item : value.toListRef()) {
       absl::Status s = Flatten(item, element, w, depth + 1);
@@ -124,12 +120,12 @@ absl::Status Flatten(const c10::IValue& value, const TypeInfo& static_type, Flat
   } else if (tuple) {
     const auto& items = value.toTupleRef().elements();
     for (size_t i = 0; i < items.size(); ++i) {
-      absl::Status s = Flatten(items[i], Contained(*type, i), w, depth + 1);
+      absl::Status s = Flatten(items[i], ContainedType(*type, i), w, depth + 1);
       if (!s.ok()) return WithPath(std::move(s), IndexSegment(i));
     }
   } else {
-    const TypeInfo& key_type = Contained(*type, 0);
-    const TypeInfo& value_type = Contained(*type, 1);
+    const TypeInfo& key_type = ContainedType(*type, 0);
+    const TypeInfo& value_type = ContainedType(*type, 1);
     for (const auto& entry : value.toGenericDict()) {
       TSB_RETURN_IF_ERROR(Flatten(entry.key(), key_type, w, depth + 1));
       absl::Status s = Flatten(entry.value(), value_type, w, depth + 1);

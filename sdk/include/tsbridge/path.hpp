@@ -13,23 +13,44 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace tsb {
 
 // Between two segments of a path.
 inline constexpr std::string_view kPathArrow = " \u2192 ";
 
-inline std::string IndexSegment(size_t i) { return "[" + std::to_string(i) + "]"; }
-inline std::string FieldSegment(std::string_view name) {
-  return "field '" + std::string(name) + "'";
+namespace path_internal {
+// Any text: a std::string_view, a C string, a std::string, or a view type of
+// its own with data() and size() (Abseil's absl::string_view, where it is
+// not std::string_view).
+template <typename Text>
+std::string_view View(const Text& text) {
+  if constexpr (std::is_convertible_v<const Text&, std::string_view>) {
+    return text;
+  } else {
+    return std::string_view(text.data(), text.size());
+  }
 }
-inline std::string ArgumentSegment(std::string_view name) {
-  return "argument '" + std::string(name) + "'";
+}  // namespace path_internal
+
+inline std::string IndexSegment(size_t i) { return "[" + std::to_string(i) + "]"; }
+template <typename Text>
+std::string FieldSegment(const Text& name) {
+  return "field '" + std::string(path_internal::View(name)) + "'";
+}
+template <typename Text>
+std::string ArgumentSegment(const Text& name) {
+  return "argument '" + std::string(path_internal::View(name)) + "'";
 }
 // A dict key given as its spelling: key "b", key 3, key 1.5, key True.
-inline std::string KeySegment(std::string_view repr) { return "key " + std::string(repr); }
-inline std::string StrKeySegment(std::string_view key) {
-  return "key \"" + std::string(key) + "\"";
+template <typename Text>
+std::string KeySegment(const Text& repr) {
+  return "key " + std::string(path_internal::View(repr));
+}
+template <typename Text>
+std::string StrKeySegment(const Text& key) {
+  return "key \"" + std::string(path_internal::View(key)) + "\"";
 }
 inline std::string IntKeySegment(int64_t key) { return "key " + std::to_string(key); }
 inline std::string BoolKeySegment(bool key) { return key ? "key True" : "key False"; }
