@@ -19,7 +19,7 @@ class FlatWriter {
  public:
   FlatWriter(tsb_any* out, size_t capacity) : out_(out), capacity_(capacity) {}
   ~FlatWriter() {
-    if (!keep_ && !written_released_) ReleaseWritten();
+    if (!keep_ && fits()) ReleaseWritten();  // past the end, Put released them
   }
   size_t size() const { return size_; }
   bool fits() const { return size_ <= capacity_; }
@@ -70,13 +70,11 @@ class FlatWriter {
   void ReleaseWritten() {
     const size_t n = size_ < capacity_ ? size_ : capacity_;
     for (size_t i = 0; i < n; ++i) Release(out_[i]);
-    written_released_ = true;
   }
   tsb_any* out_;
   size_t capacity_;
   size_t size_ = 0;
   bool keep_ = false;
-  bool written_released_ = false;
 };
 
 absl::Status Flatten(const c10::IValue& value, const TypeInfo& static_type, FlatWriter& w,

@@ -1,11 +1,11 @@
 # Operator libraries (TORCH_LIBRARY shared libraries, tsb_library_load): a
 # fixture library registering tsbfixture::twice, and the loader's tests.
-add_library(fixture_oplib MODULE plugins/fixtures/fixture_oplib.cc)
+add_library(fixture_oplib MODULE runtime/fixtures/fixture_oplib.cc)
 target_link_libraries(fixture_oplib PRIVATE torch)
 set_target_properties(fixture_oplib PROPERTIES
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/fixtures/oplib)
 
-add_executable(tsbridge_library_tests plugins/library_loader_test.cc testing/abi_test.cc)
+add_executable(tsbridge_library_tests runtime/library_loader_test.cc testing/abi_test.cc)
 tsb_build_paths(tsbridge_library_tests
   TSB_OPLIB_FIXTURE "$<TARGET_FILE:fixture_oplib>"
   TSB_NOT_A_LIBRARY "${CMAKE_CURRENT_BINARY_DIR}/fixtures/not_a_library/libfixture_not_a_library.so"
