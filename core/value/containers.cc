@@ -32,33 +32,6 @@ absl::Status EntryOut(const TypeInfo& key_type, const TypeInfo& value_type,
   return absl::OkStatus();
 }
 
-// The elements of a List, or of a Tuple or NamedTuple whose arity is its
-// type's, with the type each one has there: kinds whose items are their
-// elements under the contained types, so an accessor can write them with
-// no virtual Item per element. Empty `elements` and false otherwise (then
-// the codec serves).
-struct Elements {
-  c10::ArrayRef<c10::IValue> values;
-  const TypeInfo* list_element = nullptr;  // a List's; else per field
-
-  const TypeInfo& TypeOf(const TypeInfo& container, size_t i) const {
-    return list_element != nullptr ? *list_element : ContainedType(container, i);
-  }
-};
-bool ElementsOf(const c10::IValue& value, const TypeInfo& type, Elements* out) {
-  if (type.kind == TSB_KIND_LIST && value.isList()) {
-    out->values = value.toListRef();
-    out->list_element = &ContainedType(type, 0);
-    return true;
-  }
-  if ((type.kind == TSB_KIND_TUPLE || type.kind == TSB_KIND_NAMEDTUPLE) && value.isTuple() &&
-      value.toTupleRef().size() == type.contained.size()) {
-    out->values = value.toTupleRef().elements().asArrayRef();
-    return true;
-  }
-  return false;
-}
-
 // Whether a value of type `have` is kept as it is under the abstract
 // `element` (a Tensor under Optional[Tensor]). A builder asks once per item
 // with the same two types, and LibTorch's isSubtypeOf is not cheap; types
@@ -122,6 +95,20 @@ absl::Status ListFromBuffer(const T* data, size_t n, int32_t element, tsb_any* o
 }
 
 }  // namespace
+
+bool ElementsOf(const c10::IValue& value, const TypeInfo& type, Elements* out) {
+  if (type.kind == TSB_KIND_LIST && value.isList()) {
+    out->values = value.toListRef();
+    out->list_element = &ContainedType(type, 0);
+    return true;
+  }
+  if ((type.kind == TSB_KIND_TUPLE || type.kind == TSB_KIND_NAMEDTUPLE) && value.isTuple() &&
+      value.toTupleRef().size() == type.contained.size()) {
+    out->values = value.toTupleRef().elements().asArrayRef();
+    return true;
+  }
+  return false;
+}
 
 absl::StatusOr<size_t> ContainerLength(const c10::IValue& value, const TypeInfo& type) {
   if (Elements elements; ElementsOf(value, type, &elements)) return elements.values.size();

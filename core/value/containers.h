@@ -12,12 +12,29 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/types/type_registry.h"  // ContainedType
 #include "tsbridge/plugin/kind_codec.hpp"
 #include "tsbridge/tsbridge.h"
 
 namespace tsb {
 
 // ------------------------------------------------------------ reading
+
+// The elements of a List, or of a Tuple or NamedTuple whose arity is its
+// type's, with the type each one has there: kinds whose items are their
+// elements under the contained types, so a reader (an accessor, the
+// flattening) walks them with no virtual Item per element. False
+// otherwise (then the codec serves).
+struct Elements {
+  c10::ArrayRef<c10::IValue> values;
+  const TypeInfo* list_element = nullptr;  // a List's; else per field
+
+  const TypeInfo& TypeOf(const TypeInfo& container, size_t i) const {
+    return list_element != nullptr ? *list_element : ContainedType(container, i);
+  }
+};
+bool ElementsOf(const c10::IValue& value, const TypeInfo& type, Elements* out);
+
 
 // The number of items of a container `value` of type `type`.
 absl::StatusOr<size_t> ContainerLength(const c10::IValue& value, const TypeInfo& type);

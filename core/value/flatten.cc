@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/types/type_registry.h"
+#include "core/value/containers.h"
 #include "core/value/convert.h"
 #include "core/value/nesting.h"
 #include "core/value/object.h"
@@ -94,11 +95,10 @@ absl::Status Flatten(const c10::IValue& value, const TypeInfo& static_type, Flat
     }
     TSB_ASSIGN_OR_RETURN(type, TypeOfValue(value));
   }
-  const bool list = type->kind == TSB_KIND_LIST && value.isList();
-  const bool tuple = (type->kind == TSB_KIND_TUPLE || type->kind == TSB_KIND_NAMEDTUPLE) &&
-                     value.isTuple() && value.toTupleRef().size() == type->contained.size();
+  Elements elements;  // a List's, or a Tuple's of its type's arity
+  const bool sequence = ElementsOf(value, *type, &elements);
   const bool dict = type->kind == TSB_KIND_DICT && value.isGenericDict();
-  if (!list && !tuple && !dict) {  // a leaf, or a kind a plugin's codec serves
+  if (!sequence && !dict) {  // a leaf, or a kind a plugin's codec serves
     return w.Encode([&](tsb_any* out) { return ToBoundary(value, *type, out); });
   }
   if (depth >= kMaxValueDepth) {
@@ -107,18 +107,9 @@ absl::Status Flatten(const c10::IValue& value, const TypeInfo& static_type, Flat
         " containers deep, found a deeper one (or one that contains itself)"));
   }
   const size_t at = w.Open(type->index);
-  if (list) {
-    const TypeInfo& element = ContainedType(*type, 0);
-    size_t i = 0;
-    for (const c10::IValue& item : value.toListRef()) {
-      absl::Status s = Flatten(item, element, w, depth + 1);
-      if (!s.ok()) return WithPath(std::move(s), IndexSegment(i));
-      ++i;
-    }
-  } else if (tuple) {
-    const auto& items = value.toTupleRef().elements();
-    for (size_t i = 0; i < items.size(); ++i) {
-      absl::Status s = Flatten(items[i], ContainedType(*type, i), w, depth + 1);
+  if (sequence) {
+    for (size_t i = 0; i < elements.values.size(); ++i) {
+      absl::Status s = Flatten(elements.values[i], elements.TypeOf(*type, i), w, depth + 1);
       if (!s.ok()) return WithPath(std::move(s), IndexSegment(i));
     }
   } else {

@@ -3,7 +3,8 @@
 // and no Abseil. The Python and R hosts and the command line's reader stand
 // on it; docs/hosts.md shows a host written with it.
 //
-// - Paths: the segments of the one path syntax (docs/abi.md), joined by " → ".
+// - Paths: the segments of the one path syntax (tsbridge/path.hpp), and
+//   KeySegmentOf for a key given as a boundary value.
 // - ConvertError: a failure with its path, grown one segment per level on
 //   the way out (At); CheckStatus turns a tsb_status into one.
 // - OwnedVec: boundary references released together, no allocation for a
@@ -437,8 +438,8 @@ class DictItems {
   typename Host::Out Value(size_t i) {
     return Value(i, [&] { return KeySegmentOf(key(i)); });
   }
-  // Value i, a failure named by segment() (a host that shows keys its own
-  // way: Python's repr of a float key).
+  // Value i, a failure named by segment() (a host that names keys from its
+  // own values: Python's repr of a key the kit has no spelling for).
   template <typename Segment>
   typename Host::Out Value(size_t i, Segment&& segment) {
     return At(segment, [&] {
