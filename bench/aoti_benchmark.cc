@@ -1,11 +1,18 @@
 // AOTInductor packages (docs/export.md, LibTorch 2.6): a call through the
 // host ABI (bind, flatten by the input spec, run, rebuild by the output
 // spec, encode) against AOTIModelPackageLoader::run on the same tensors,
-// for a small MLP and for x + 1 (the fixed cost);
-// and a 100-entry Dict[str, Tensor] in and out against a hand-written C++
-// flatten and rebuild around the same run. Packages: bench/
-// make_aoti_bench_packages.py (target bench_fixtures).
+// for two small MLPs and for x + 1 (the fixed cost); and a 100-entry
+// Dict[str, Tensor] in and out against a hand-written C++ flatten and
+// rebuild around the same run. Packages: bench/make_aoti_bench_packages.py
+// (target bench_fixtures).
+//
+//   aoti_benchmark [Google Benchmark options]   rows for bench/ratios.py
+//   aoti_benchmark --paired [--paired_markdown]  the figure of record: each
+//       row against its baseline in alternating blocks (bench/paired_harness.h)
+#include <unistd.h>
+
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,14 +22,16 @@
 #include <benchmark/benchmark.h>
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 
-#include "bench/bench_util.h"
+#include "bench/paired_harness.h"
 #include "core/value/convert.h"
 #include "tests/testing/build_paths.h"
-#include "tsbridge/plugin/kind_codec.hpp"
-#include "tsbridge/tsbridge.h"
 #include "tsbridge/host/tsbridge.hpp"
+#include "tsbridge/tsbridge.h"
 
 namespace {
+
+using tsb_bench::Add;
+using tsb_bench::Loop;
 
 std::string Package(const char* name) {
   return std::string(tsb::testing::BuildPath("TSB_AOTI_BENCH_PACKAGES")) + "/" + name;
@@ -31,32 +40,61 @@ std::string Package(const char* name) {
 struct Case {
   std::unique_ptr<torch::inductor::AOTIModelPackageLoader> loader;
   tsb_module* module = nullptr;
+  at::Tensor input;
+  tsb_any input_any{};
 };
-Case g_mlp, g_small, g_dict;
-at::Tensor g_x, g_batch;
-tsb_any g_x_any{}, g_batch_any{}, g_dict_any{};
+Case g_mlp, g_mid, g_tiny, g_small, g_dict;
 c10::Dict<std::string, at::Tensor> g_dict_value;
 std::vector<std::string> g_keys;  // in the spec's order
 
-using tsb_bench::Ok;
+absl::Status StatusOf(tsb_status* s) {
+  if (s == nullptr) return absl::OkStatus();
+  absl::Status st = absl::InternalError(tsb_status_get_message(s));
+  tsb_status_free(s);
+  return st;
+}
 
-// forward(arg) through the host ABI, the result released: each `abi` row.
-void CallForward(benchmark::State& state, tsb_module* module, const tsb_any& arg) {
-  tsb::CallArgs args(&arg, 1);
-  for (auto _ : state) {
-    tsb_any out{};
-    if (!Ok(state, tsb_module_call(module, "forward", args.get(), &out))) break;
-    tsb_any_release(&out);
+// forward(input) through the host ABI, the result released: each `abi` row.
+Loop CallForward(const Case* c) {
+  return [c](int64_t n) {
+    tsb::CallArgs args(&c->input_any, 1);
+    for (int64_t i = 0; i < n; ++i) {
+      tsb_any out{};
+      if (tsb_status* s = tsb_module_call(c->module, "forward", args.get(), &out)) {
+        return StatusOf(s);
+      }
+      tsb_any_release(&out);
+    }
+    return absl::OkStatus();
+  };
+}
+
+// The loader's own run on the same tensor: the models' baselines.
+Loop RunDirect(const Case* c) {
+  return [c](int64_t n) {
+    std::vector<at::Tensor> in{c->input};
+    for (int64_t i = 0; i < n; ++i) benchmark::DoNotOptimize(c->loader->run(in));
+    return absl::OkStatus();
+  };
+}
+
+// The hand-written flatten a C++ caller of AOTIModelPackageLoader writes:
+// the dict's tensors in the spec's key order, then a dict of the outputs.
+absl::Status DictDirect(int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    std::vector<at::Tensor> flat;
+    flat.reserve(g_keys.size());
+    for (const std::string& key : g_keys) flat.push_back(g_dict_value.at(key));
+    std::vector<at::Tensor> outputs = g_dict.loader->run(flat);
+    c10::Dict<std::string, at::Tensor> result;
+    result.reserve(outputs.size());
+    for (size_t k = 0; k < outputs.size(); ++k) result.insert(g_keys[k], std::move(outputs[k]));
+    benchmark::DoNotOptimize(result);
   }
+  return absl::OkStatus();
 }
 
-// The loader's own run on one tensor: the small models' baselines.
-void RunDirect(benchmark::State& state, const Case& c, const at::Tensor& x) {
-  std::vector<at::Tensor> in{x};
-  for (auto _ : state) benchmark::DoNotOptimize(c.loader->run(in));
-}
-
-bool Load(const char* name, Case* c) {
+bool Load(const char* name, at::Tensor input, Case* c) {
   std::string path = Package(name);
   if (tsb_status* s = tsb_module_load(path.c_str(), &c->module)) {
     std::fprintf(stderr, "setup failed: %s (build the target bench_fixtures)\n",
@@ -65,7 +103,24 @@ bool Load(const char* name, Case* c) {
     return false;
   }
   c->loader = std::make_unique<torch::inductor::AOTIModelPackageLoader>(path, "model");
-  return true;
+  c->input = std::move(input);
+  return tsb::ToBoundary(c->input, &c->input_any).ok();
+}
+
+// Outside the timed loops: both paths compute the same values.
+bool Same(const Case& c, const std::function<bool(const c10::IValue&)>& check) {
+  tsb_any out{};
+  tsb_status* s = tsb_module_call(c.module, "forward", tsb::CallArgs(&c.input_any, 1).get(), &out);
+  absl::StatusOr<c10::IValue> got =
+      s == nullptr ? tsb::ToIValue(out) : StatusOf(s);
+  tsb_any_release(&out);
+  if (!got.ok()) {
+    std::fprintf(stderr, "setup failed: %s\n", got.status().ToString().c_str());
+    return false;
+  }
+  const bool same = check(*got);
+  if (!same) std::fprintf(stderr, "setup failed: the two paths' results differ\n");
+  return same;
 }
 
 bool Setup() {
@@ -76,75 +131,73 @@ bool Setup() {
     tsb_status_free(s);
     return false;
   }
-  if (!Load("mlp.pt2", &g_mlp) || !Load("small.pt2", &g_small) ||
-      !Load("dict100.pt2", &g_dict)) {
-    return false;
-  }
-  g_x = at::rand({16});
-  g_batch = at::rand({8, 64});
   for (int i = 0; i < 100; ++i) {
     g_keys.push_back("k" + std::to_string(i));
     g_dict_value.insert(g_keys.back(), at::rand({4}));
   }
-  if (!tsb::ToBoundary(g_x, &g_x_any).ok() || !tsb::ToBoundary(g_batch, &g_batch_any).ok() ||
-      !tsb::ToBoundary(c10::IValue(g_dict_value), &g_dict_any).ok()) {
+  if (!Load("mlp.pt2", at::rand({8, 64}), &g_mlp) ||
+      !Load("mlp_mid.pt2", at::rand({4, 32}), &g_mid) ||
+      !Load("mlp_tiny.pt2", at::rand({4, 16}), &g_tiny) ||
+      !Load("small.pt2", at::rand({16}), &g_small) ||
+      !Load("dict100.pt2", at::rand({1}), &g_dict)) {
     return false;
   }
-  // Outside the timed loops: both paths compute the same values.
-  tsb_any out{};
-  tsb_status* s = tsb_module_call(g_small.module, "forward", ::tsb::CallArgs(&g_x_any, 1).get(), &out);
-  bool same = s == nullptr && tsb::ToIValue(out)->toTensor().equal(g_x + 1);
-  tsb_any_release(&out);
-  if (s == nullptr) {
-    s = tsb_module_call(g_dict.module, "forward", ::tsb::CallArgs(&g_dict_any, 1).get(), &out);
+  tsb_any_release(&g_dict.input_any);
+  if (!tsb::ToBoundary(c10::IValue(g_dict_value), &g_dict.input_any).ok()) return false;
+  auto same_as_run = [](const Case& c) {
+    return [&c](const c10::IValue& v) {
+      return v.isTensor() && v.toTensor().equal(c.loader->run({c.input})[0]);
+    };
+  };
+  return Same(g_mlp, same_as_run(g_mlp)) && Same(g_mid, same_as_run(g_mid)) &&
+         Same(g_tiny, same_as_run(g_tiny)) &&
+         Same(g_small, same_as_run(g_small)) && Same(g_dict, [](const c10::IValue& v) {
+           return v.isGenericDict() &&
+                  v.toGenericDict().at("k7").toTensor().equal(g_dict_value.at("k7") + 1);
+         });
+}
+
+void TearDown() {
+  for (Case* c : {&g_mlp, &g_mid, &g_tiny, &g_small, &g_dict}) {
+    tsb_any_release(&c->input_any);
+    tsb_module_free(c->module);
   }
-  same = same && s == nullptr &&
-         tsb::ToIValue(out)->toGenericDict().at("k7").toTensor().equal(g_dict_value.at("k7") + 1);
-  tsb_any_release(&out);
-  if (s != nullptr) std::fprintf(stderr, "setup failed: %s\n", tsb_status_get_message(s));
-  tsb_status_free(s);
-  if (!same) std::fprintf(stderr, "setup failed: a result is not the input plus one\n");
-  return same;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  const tsb_bench::PairedOptions paired = tsb_bench::ParsePaired(&argc, argv);
+  if (paired.on && !paired.child) {
+    char self[4096];  // this binary's path: in the shell, /proc/self is the shell
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0) return std::perror("/proc/self/exe"), 1;
+    self[n] = '\0';
+    return tsb_bench::RunPairedProcesses(paired, self);
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   if (!Setup()) return 1;
 
-  tsb_bench::AddVs("aoti/mlp/direct", nullptr,
-                   [](benchmark::State& state) { RunDirect(state, g_mlp, g_batch); });
-  tsb_bench::AddVs("aoti/mlp/abi", "aoti/mlp/direct",
-                   [](benchmark::State& state) { CallForward(state, g_mlp.module, g_batch_any); });
-  tsb_bench::AddVs("aoti/small/direct", nullptr,
-                   [](benchmark::State& state) { RunDirect(state, g_small, g_x); });
-  tsb_bench::AddVs("aoti/small/abi", "aoti/small/direct",
-                   [](benchmark::State& state) { CallForward(state, g_small.module, g_x_any); });
-  // The hand-written flatten a C++ caller of AOTIModelPackageLoader writes:
-  // the dict's tensors in the spec's key order, then a dict of the outputs.
-  tsb_bench::AddVs("aoti/dict100/direct", nullptr, [](benchmark::State& state) {
-    for (auto _ : state) {
-      std::vector<at::Tensor> flat;
-      flat.reserve(g_keys.size());
-      for (const std::string& key : g_keys) flat.push_back(g_dict_value.at(key));
-      std::vector<at::Tensor> outputs = g_dict.loader->run(flat);
-      c10::Dict<std::string, at::Tensor> result;
-      result.reserve(outputs.size());
-      for (size_t i = 0; i < outputs.size(); ++i) result.insert(g_keys[i], std::move(outputs[i]));
-      benchmark::DoNotOptimize(result);
-    }
-  });
-  tsb_bench::AddVs("aoti/dict100/abi", "aoti/dict100/direct",
-                   [](benchmark::State& state) { CallForward(state, g_dict.module, g_dict_any); });
-  benchmark::RunSpecifiedBenchmarks();
+  Add("aoti/mlp/direct", "", RunDirect(&g_mlp));
+  Add("aoti/mlp/abi", "aoti/mlp/direct", CallForward(&g_mlp));
+  Add("aoti/mlp_mid/direct", "", RunDirect(&g_mid));
+  Add("aoti/mlp_mid/abi", "aoti/mlp_mid/direct", CallForward(&g_mid));
+  Add("aoti/mlp_tiny/direct", "", RunDirect(&g_tiny));
+  Add("aoti/mlp_tiny/abi", "aoti/mlp_tiny/direct", CallForward(&g_tiny));
+  Add("aoti/small/direct", "", RunDirect(&g_small));
+  Add("aoti/small/abi", "aoti/small/direct", CallForward(&g_small));
+  Add("aoti/dict100/direct", "", DictDirect);
+  Add("aoti/dict100/abi", "aoti/dict100/direct", CallForward(&g_dict));
+
+  int rc = 0;
+  if (paired.on) {
+    rc = tsb_bench::RunPaired(paired);
+  } else {
+    tsb_bench::RegisterGoogleBenchmarks();
+    benchmark::RunSpecifiedBenchmarks();
+  }
   benchmark::Shutdown();
-  tsb_any_release(&g_x_any);
-  tsb_any_release(&g_batch_any);
-  tsb_any_release(&g_dict_any);
-  tsb_module_free(g_mlp.module);
-  tsb_module_free(g_small.module);
-  tsb_module_free(g_dict.module);
-  return 0;
+  TearDown();
+  return rc;
 }

@@ -1,5 +1,7 @@
 """The .pt2 packages bench/aoti_benchmark.cc and python_host_bench.py call
-(docs/export.md): mlp.pt2, a small MLP (64-128-10, batch 8); small.pt2,
+(docs/export.md): mlp.pt2, a small MLP (64-128-10, batch 8); mlp_tiny.pt2,
+a smaller one (16-32-4, batch 4), whose run takes about as long as
+PyTorch's Python caller spends flattening; small.pt2,
 x + 1 on one tensor (the fixed cost of a call); dict100.pt2, a dict of 100
 tensors in and out. Usage: make_aoti_bench_packages.py OUTDIR (LibTorch 2.6;
 about a minute, so built only by scripts/bench.sh, target bench_fixtures)."""
@@ -18,10 +20,10 @@ class Small(torch.nn.Module):
 
 
 class Mlp(torch.nn.Module):
-    def __init__(self):
+    def __init__(self, inputs, hidden, outputs):
         super().__init__()
-        self.net = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(),
-                                       torch.nn.Linear(128, 10))
+        self.net = torch.nn.Sequential(torch.nn.Linear(inputs, hidden), torch.nn.ReLU(),
+                                       torch.nn.Linear(hidden, outputs))
 
     def forward(self, x):
         return self.net(x)
@@ -34,7 +36,9 @@ class Dict100(torch.nn.Module):
 
 with torch.no_grad():
     for name, model, args in [
-        ("mlp", Mlp().eval(), (torch.rand(8, 64),)),
+        ("mlp", Mlp(64, 128, 10).eval(), (torch.rand(8, 64),)),
+        ("mlp_tiny", Mlp(16, 32, 4).eval(), (torch.rand(4, 16),)),
+        ("mlp_mid", Mlp(32, 64, 8).eval(), (torch.rand(4, 32),)),
         ("small", Small(), (torch.rand(16),)),
         ("dict100", Dict100(), ({f"k{i}": torch.rand(4) for i in range(100)},)),
     ]:

@@ -78,6 +78,8 @@ CASES = [
 # flattens and rebuilds by the pytree specs in Python.
 AOTI_CASES = [
     (".pt2 small MLP (64-128-10, batch 8)", 0.5, "mlp.pt2", lambda: (torch.rand(8, 64),), 5000),
+    (".pt2 MLP 32-64-8, batch 4", 0.5, "mlp_mid.pt2", lambda: (torch.rand(4, 32),), 5000),
+    (".pt2 tiny MLP (16-32-4, batch 4)", 0.5, "mlp_tiny.pt2", lambda: (torch.rand(4, 16),), 5000),
     (".pt2 x + 1 on one tensor", 0.5, "small.pt2", lambda: (torch.rand(16),), 5000),
     (".pt2 Dict[str, Tensor] of 100 in and out", 0.5, "dict100.pt2",
      lambda: ({f"k{i}": torch.rand(4) for i in range(100)},), 500),
