@@ -6,6 +6,7 @@
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
 #include "core/runtime/runtime.h"
+#include "core/value/convert.h"
 
 using tsb::abi::CheckArg;
 using tsb::abi::Guard;
@@ -103,6 +104,27 @@ tsb_status* tsb_module_call(tsb_module* module, const char* method, const tsb_ca
     rt::HostArgs host;
     TSB_RETURN_IF_ERROR(tsb::abi::CallArgsArg(args, &host));
     return rt::CallMethod(*module, method, host, out);
+  });
+}
+
+tsb_status* tsb_object_write(const tsb_any* object, char** data, size_t* size) {
+  return Guard([&]() -> absl::Status {
+    TSB_ASSIGN_OR_RETURN(c10::IValue value, tsb::abi::ValueArg(object, "object"));
+    TSB_RETURN_IF_ERROR(CheckArg(data, "data"));
+    TSB_RETURN_IF_ERROR(CheckArg(size, "size"));
+    TSB_ASSIGN_OR_RETURN(std::string bytes, rt::WriteObject(value));
+    *data = tsb::abi::MallocCopy(bytes.data(), bytes.size(), false);
+    *size = bytes.size();
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_object_read(const char* data, size_t size, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    if (size > 0) TSB_RETURN_IF_ERROR(CheckArg(data, "data"));
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(c10::IValue object, rt::ReadObject(data, size));
+    return tsb::ToBoundary(std::move(object), out);
   });
 }
 

@@ -242,6 +242,37 @@ absl::StatusOr<std::string> WriteModule(const tsb_module& module) {
   return std::move(out).str();
 }
 
+absl::StatusOr<std::string> WriteObject(const c10::IValue& object) {
+  if (!object.isObject()) {
+    return TypeError(absl::StrCat("expected an object (a TorchScript class instance), got ",
+                                  DescribeValue(object)));
+  }
+  // torch::jit::Module's serializer writes the code of every class its
+  // attributes' types name: the holder carries the object's class along.
+  std::ostringstream out;
+  TSB_RETURN_IF_ERROR(CatchAll(
+      [&] {
+        torch::jit::Module holder{c10::QualifiedName(kObjectHolder)};
+        holder.register_attribute("object", object.type(), object);
+        holder.save(out);
+      },
+      /*from_torch=*/true));
+  return std::move(out).str();
+}
+
+absl::StatusOr<c10::IValue> ReadObject(const char* data, size_t size) {
+  TSB_ASSIGN_OR_RETURN(tsb_module * read, ReadModule(data, size));
+  std::unique_ptr<tsb_module> module(read);
+  const c10::ClassTypePtr& type = module->module.type();
+  const std::string name = type->name() ? type->name()->qualifiedName() : type->str();
+  if (name != kObjectHolder || !type->hasAttribute("object")) {
+    return TypeError(absl::StrCat("expected the archive of an object (a module ", kObjectHolder,
+                                  " with an attribute `object`), got a module of class ", name));
+  }
+  // The object keeps its class's compilation unit alive, not the module's.
+  return module->module.attr("object");
+}
+
 void FreeModule(tsb_module* module) noexcept { delete module; }
 
 size_t NumMethods(const tsb_module& module) { return module.methods.size(); }

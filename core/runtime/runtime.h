@@ -35,6 +35,13 @@ absl::Status CallMethod(const tsb_module& module, absl::string_view method,
 absl::StatusOr<std::string> GraphFor(const tsb_module& module, absl::string_view method,
                                      const HostArgs& args);
 
+// A TorchScript class instance to and from the bytes of a TorchScript
+// archive whose module (kObjectHolder) holds it as the attribute `object`,
+// so that its class's code travels with it (module.cc).
+inline constexpr const char* kObjectHolder = "__torch__.tsb.ObjectHolder";
+absl::StatusOr<std::string> WriteObject(const c10::IValue& object);
+absl::StatusOr<c10::IValue> ReadObject(const char* data, size_t size);
+
 // A method of a TorchScript class instance or a torchbind object (module.cc).
 absl::Status CallObjectMethod(const c10::IValue& object, absl::string_view method,
                               const HostArgs& args, tsb_any* out);

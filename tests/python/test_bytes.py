@@ -96,10 +96,26 @@ def test_tsbridge_tensors_pickle_as_torch_save_bytes():
     assert not ints.requires_grad and torch.equal(ints.torch(), torch.arange(3))
 
 
-def test_a_script_object_refuses_pickling_with_the_reason(modules):
+def test_a_script_object_pickles_with_its_class(modules):
     _, m = modules["more"]
-    with pytest.raises(TypeError, match="cannot pickle a __torch__.corpus.Account object"):
-        pickle.dumps(m.account("bob"))
+    account = m.account("bob")
+    account.deposit(5)
+    data = pickle.dumps(account)
+    back = pickle.loads(data)
+    assert type(back).__name__ == type(account).__name__
+    assert (back.owner, back.balance) == (account.owner, account.balance)
+    assert back.deposit(1) == account.balance + 1 and account.balance == back.balance - 1
+    # The bytes inside are a TorchScript archive PyTorch reads as such.
+    archive = _native_archive(account)
+    held = torch.jit.load(io.BytesIO(archive)).object
+    assert (held.owner, held.balance) == (account.owner, account.balance)
+    # A worker that loaded nothing gets the class with the object.
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        assert pool.apply(pool_worker.deposit, (account, 10)) == account.balance + 10
+
+
+def _native_archive(obj):
+    return tsbridge._native.object_write(obj._tsb_value)
 
 
 def test_multiprocessing_pool_ships_tsbridge_tensors_both_ways():

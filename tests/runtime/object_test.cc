@@ -1,5 +1,9 @@
 // tsb_object_call: methods of a TorchScript class instance and of a
-// torchbind object, bound like module methods.
+// torchbind object, bound like module methods; tsb_object_write/read: an
+// instance to bytes and back, its class's code with it.
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -107,6 +111,67 @@ TEST_F(ObjectTest, CallsATorchbindMethod) {
   const char* names[] = {"y"};
   Status s(tsb_object_call(&acc.get(), "add", ::tsb::CallArgs(nullptr, 0, names, args, 1).get(), out.out()));
   EXPECT_EQ(MessageOf(s), "add(): unknown keyword argument 'y'");
+}
+
+// The bytes tsb_object_write made, as a string; empty on failure.
+std::string Written(const tsb_any& object) {
+  char* data = nullptr;
+  size_t size = 0;
+  Status s(tsb_object_write(&object, &data, &size));
+  EXPECT_TRUE(s.get() == nullptr) << MessageOf(s);
+  std::string bytes = data == nullptr ? std::string() : std::string(data, size);
+  tsb_string_free(data);
+  return bytes;
+}
+
+TEST_F(ObjectTest, WritesAndReadsAScriptClassInstanceWithItsClass) {
+  std::string bytes;
+  {
+    torch::jit::Module module = torch::jit::load(Fixture("calls.pt"));
+    Value counter(Boundary(module.attr("counter")));
+    bytes = Written(counter.get());
+  }  // the module and its compilation unit are gone: the class comes from the bytes
+  ASSERT_FALSE(bytes.empty());
+  Value object;
+  TSB_ASSERT_OK(tsb_object_read(bytes.data(), bytes.size(), object.out()));
+  tsb_any args[] = {tsb_any_int(2)};
+  Value out;
+  TSB_ASSERT_OK(tsb_object_call(&object.get(), "add", ::tsb::CallArgs(args, 1).get(), out.out()));
+  EXPECT_EQ(out.get().u.i, 7);  // Counter(5), as it was written
+  // The bytes are a TorchScript archive LibTorch reads as such.
+  std::istringstream stream(bytes);
+  torch::jit::Module holder = torch::jit::load(stream);
+  EXPECT_TRUE(holder.attr("object").isObject());
+}
+
+TEST_F(ObjectTest, RefusesToWriteWhatIsNotAClassInstanceOrHasNoState) {
+  tsb_any five = tsb_any_int(5);
+  char* data = nullptr;
+  size_t size = 0;
+  Status s(tsb_object_write(&five, &data, &size));
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TYPE);
+  EXPECT_EQ(MessageOf(s), "expected an object (a TorchScript class instance), got int 5");
+  // A torchbind class without def_pickle has nothing LibTorch can write.
+  Value acc(Boundary(c10::IValue(c10::make_intrusive<Accumulator>(40))));
+  Status t(tsb_object_write(&acc.get(), &data, &size));
+  EXPECT_NE(t.get(), nullptr);
+  EXPECT_THAT(MessageOf(t), HasSubstr("Cannot serialize custom bound C++ class"));
+  EXPECT_EQ(data, nullptr);
+}
+
+TEST_F(ObjectTest, RefusesToReadAnArchiveThatHoldsNoObject) {
+  std::ifstream file(Fixture("calls.pt"), std::ios::binary);
+  std::string module_bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  Value out;
+  Status s(tsb_object_read(module_bytes.data(), module_bytes.size(), out.out()));
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_TYPE);
+  EXPECT_THAT(MessageOf(s), HasSubstr("expected the archive of an object (a module "
+                                      "__torch__.tsb.ObjectHolder with an attribute `object`), "
+                                      "got a module of class __torch__."));
+  Status garbage(tsb_object_read("not a zip", 9, out.out()));
+  EXPECT_NE(garbage.get(), nullptr);
+  Status empty(tsb_object_read(nullptr, 0, out.out()));
+  EXPECT_NE(empty.get(), nullptr);
 }
 
 TEST_F(ObjectTest, RefusesAValueThatIsNotAnObject) {

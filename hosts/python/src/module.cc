@@ -105,16 +105,24 @@ PyObject* Save(PyObject*, PyObject* args) {
   });
 }
 
+// Python bytes of what `write(&data, &size)` wrote, the buffer freed.
+template <typename Write>
+PyObject* BytesOf(Write write) {
+  char* data = nullptr;
+  size_t size = 0;
+  Raise(write(&data, &size));
+  Ref bytes(PyBytes_FromStringAndSize(data, static_cast<Py_ssize_t>(size)));
+  tsb_string_free(data);
+  return Check(bytes.release());
+}
+
 // write(module) -> bytes, read(bytes) -> module capsule: a module as the
 // bytes of its TorchScript archive (Module.to_bytes, pickling).
 PyObject* Write(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
-    char* data = nullptr;
-    size_t size = 0;
-    Raise(tsb_module_write(ModuleFromCapsule(capsule), &data, &size));
-    Ref bytes(PyBytes_FromStringAndSize(data, static_cast<Py_ssize_t>(size)));
-    tsb_string_free(data);
-    return Check(bytes.release());
+    return BytesOf([&](char** data, size_t* size) {
+      return tsb_module_write(ModuleFromCapsule(capsule), data, size);
+    });
   });
 }
 
@@ -422,28 +430,39 @@ PyObject* ToPickle(PyObject*, PyObject* args) {
   return Entry([&]() -> PyObject* {
     tsb::Value coerced;
     BuildTyped(obj, index, &coerced);
-    char* data = nullptr;
-    size_t size = 0;
-    Raise(tsb_pickle_write(&coerced.get(), &data, &size));
-    Ref bytes(PyBytes_FromStringAndSize(data, static_cast<Py_ssize_t>(size)));
-    tsb_string_free(data);
-    return Check(bytes.release());
+    return BytesOf([&](char** data, size_t* size) {
+      return tsb_pickle_write(&coerced.get(), data, size);
+    });
   });
 }
 
-// from_pickle(bytes) -> obj, from what torch.save wrote (tsb_pickle_read).
-PyObject* FromPickle(PyObject*, PyObject* args) {
+// object_write(value) -> bytes, object_read(bytes) -> obj: a TorchScript
+// class instance as a TorchScript archive with its class (pickling).
+PyObject* ObjectWrite(PyObject*, PyObject* capsule) {
+  return Entry([&]() -> PyObject* {
+    return BytesOf([&](char** data, size_t* size) {
+      return tsb_object_write(&HeldValue(capsule), data, size);
+    });
+  });
+}
+
+// A value from the bytes in `args` (one bytes-like), read by `read`.
+PyObject* ValueFromBytes(PyObject* args, tsb_status* (*read)(const char*, size_t, tsb_any*)) {
   Py_buffer buf;
   if (!PyArg_ParseTuple(args, "y*", &buf)) return nullptr;
   PyObject* result = Entry([&]() -> PyObject* {
     tsb::Value v;
-    Raise(tsb_pickle_read(static_cast<const char*>(buf.buf), static_cast<size_t>(buf.len),
-                          v.out()));
+    Raise(read(static_cast<const char*>(buf.buf), static_cast<size_t>(buf.len), v.out()));
     return ToPython(v.get());
   });
   PyBuffer_Release(&buf);
   return result;
 }
+
+PyObject* ObjectRead(PyObject*, PyObject* args) { return ValueFromBytes(args, tsb_object_read); }
+
+// from_pickle(bytes) -> obj, from what torch.save wrote (tsb_pickle_read).
+PyObject* FromPickle(PyObject*, PyObject* args) { return ValueFromBytes(args, tsb_pickle_read); }
 
 // (active, reason): whether tensors cross through the companion tsbridge._torch.
 PyObject* TorchFastPath(PyObject*, PyObject*) {
@@ -492,6 +511,8 @@ PyMethodDef g_functions[] = {
     {"to_json", ToJson, METH_VARARGS, "to_json(obj, type_index) -> str"},
     {"from_json", FromJson, METH_VARARGS, "from_json(text, type_index) -> obj"},
     {"to_pickle", ToPickle, METH_VARARGS, "to_pickle(obj, type_index) -> bytes"},
+    {"object_write", ObjectWrite, METH_O, "object_write(value) -> bytes of an archive holding it"},
+    {"object_read", ObjectRead, METH_VARARGS, "object_read(bytes) -> obj"},
     {"from_pickle", FromPickle, METH_VARARGS, "from_pickle(bytes) -> obj"},
     {"torch_fastpath", TorchFastPath, METH_NOARGS, "torch_fastpath() -> (active, reason)"},
     {"live_handles", LiveHandles, METH_NOARGS, "live_handles() -> int"},

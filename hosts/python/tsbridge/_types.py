@@ -68,12 +68,10 @@ class Object:
         return hash(_native.value_id(self._tsb_value))
 
     def __reduce__(self):
-        # LibTorch's unpickler rebuilds a class instance only with its
-        # class's compilation unit, which another process does not have.
-        raise TypeError(
-            f"cannot pickle a {type(self)._tsb_name} object: a TorchScript class instance "
-            "is held by reference and LibTorch reads one back only with its class; "
-            "pickle its fields, or the module that makes it")
+        # A TorchScript archive holding the object and its class's code
+        # (tsb_object_write): another process reads it with nothing loaded.
+        # A copy: the two processes' objects change apart.
+        return (_object_from_bytes, (_native.object_write(self._tsb_value),))
 
     def __repr__(self):
         fields = ", ".join(f"{f}={getattr(self, f)!r}" for f in type(self)._tsb_fields)
@@ -92,6 +90,10 @@ class _BoundMethod:
 
     def __repr__(self):
         return f"<method {self._name} of {type(self._obj)._tsb_name} object>"
+
+
+def _object_from_bytes(data):
+    return _native.object_read(data)
 
 
 def make_object_class(type_index, qualified_name, short_name, kind, fields):

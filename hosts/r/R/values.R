@@ -95,11 +95,13 @@ print.tsb_dict <- function(x, ...) {
 # Script objects and torchbind objects: environments; fields by name,
 # anything else is a method.
 .object_fields <- function(x) {
-  if (is.na(attr(x, "tsb_type"))) return(character(0))  # read back elsewhere
-  key <- as.character(attr(x, "tsb_type"))
+  index <- attr(x, "tsb_type")
+  # Read back where its class was unknown: the class came with the object.
+  if (is.na(index)) index <- .Call(tsbr_object_type, x)
+  key <- as.character(index)
   fields <- .tsb[[key]]
   if (is.null(fields)) {
-    fields <- tsb_type_info(attr(x, "tsb_type"))$fields
+    fields <- tsb_type_info(index)$fields
     assign(key, fields, envir = .tsb)
   }
   fields

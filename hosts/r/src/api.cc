@@ -378,6 +378,14 @@ SEXP tsbr_object_field(SEXP object, SEXP name) {
   TSB_END
 }
 
+// The object's type index in this process (its tsb_type attribute is NA
+// when it was read back where its class was unknown).
+SEXP tsbr_object_type(SEXP object) {
+  TSB_BEGIN
+  return cpp11::as_sexp(HandleOf(HandlePointer(object), "object").type_index);
+  TSB_END
+}
+
 SEXP tsbr_trace(SEXP fn, SEXP inputs, SEXP strict) {
   TSB_BEGIN
   if (TYPEOF(strict) != LGLSXP || Rf_length(strict) != 1 || LOGICAL(strict)[0] == NA_LOGICAL) {

@@ -40,6 +40,7 @@ SEXP tsbr_call_values(SEXP);
 SEXP tsbr_call_list(SEXP, SEXP);
 SEXP tsbr_object_call(SEXP, SEXP, SEXP);
 SEXP tsbr_object_field(SEXP, SEXP);
+SEXP tsbr_object_type(SEXP);
 SEXP tsbr_trace(SEXP, SEXP, SEXP);
 SEXP tsbr_plugin_load(SEXP);
 SEXP tsbr_plugin_count();
@@ -84,6 +85,7 @@ static const R_CallMethodDef kCallEntries[] = {
     TSB_ENTRY(tsbr_op_caller, 1),      TSB_ENTRY(tsbr_op_overloads, 1),
     TSB_ENTRY(tsbr_call_list, 2),
     TSB_ENTRY(tsbr_object_call, 3),    TSB_ENTRY(tsbr_object_field, 2),
+    TSB_ENTRY(tsbr_object_type, 1),
     TSB_ENTRY(tsbr_trace, 3),          TSB_ENTRY(tsbr_plugin_load, 1),
     TSB_ENTRY(tsbr_plugin_count, 0),   TSB_ENTRY(tsbr_plugin_info, 1),
     TSB_ENTRY(tsbr_library_load, 1),   TSB_ENTRY(tsbr_library_count, 0),

@@ -8,8 +8,10 @@
 // (tsb_module_write, class "tsb_module_state"), a tensor's or other value's
 // torch.save bytes (tsb_pickle_write, class "tsb_value_state"; a value
 // LibTorch cannot pickle keeps the reason instead, given at its first use in
-// the other process; so does a TorchScript class instance, which LibTorch
-// reads back only with its class); a value's type index serializes as the
+// the other process), an object's archive with its class (tsb_object_write,
+// the same class, after the prefix kObjectState: torch.save's bytes are a
+// zip too); a
+// value's type index serializes as the
 // type's text (NewTypeTag). Unserializing that vector makes the value again; the
 // first use of the restored, NULL pointer adopts it (Revive). Method and
 // operator callers revive from their tag, the callee's name. R loads this
@@ -102,21 +104,47 @@ SEXP ModuleUnserialize(SEXP, SEXP state) {
 
 // A value's state serializes as its pickle bytes, or as the reason it has
 // none (a string): serialize() of a list holding one never fails for it.
+// What an object's state starts with: the archive tsb_object_write made
+// follows. A pickle (torch.save's zip) starts with "PK".
+constexpr char kObjectState[] = "tsbridge object\n";
+constexpr size_t kObjectStateSize = sizeof kObjectState - 1;
+
 SEXP ValueSerialized(SEXP x) {
   if (TYPEOF(R_altrep_data2(x)) == STRSXP) return R_altrep_data2(x);  // read back failed
   char message[1024] = "";
+  bool object = false;
   SEXP bytes = BytesOr([&](char** data, size_t* n) {
-    return tsb_pickle_write(&HandleOf(R_altrep_data1(x), "value"), data, n);
+    const tsb_any& value = HandleOf(R_altrep_data1(x), "value");
+    const tsb_kind kind = Type(value.type_index).kind;
+    // An object's class lives in its module's compilation unit, which the
+    // reading process may not have: its archive carries the class.
+    object = kind == TSB_KIND_OBJECT || kind == TSB_KIND_CUSTOM_CLASS;
+    return object ? tsb_object_write(&value, data, n) : tsb_pickle_write(&value, data, n);
   }, message, sizeof message);
-  return message[0] != '\0' ? Rf_mkString(message) : bytes;
+  if (message[0] != '\0') return Rf_mkString(message);
+  if (!object) return bytes;
+  PROTECT(bytes);
+  SEXP state = Rf_allocVector(RAWSXP, XLENGTH(bytes) + static_cast<R_xlen_t>(kObjectStateSize));
+  std::memcpy(RAW(state), kObjectState, kObjectStateSize);
+  if (XLENGTH(bytes) > 0) std::memcpy(RAW(state) + kObjectStateSize, RAW(bytes), XLENGTH(bytes));
+  UNPROTECT(1);
+  return state;
+}
+
+bool IsObjectState(SEXP state) {
+  return static_cast<size_t>(XLENGTH(state)) >= kObjectStateSize &&
+         std::memcmp(RAW(state), kObjectState, kObjectStateSize) == 0;
 }
 
 SEXP ValueUnserialize(SEXP, SEXP state) {
   char message[1024] = "";
   tsb_any value = tsb_any_inline(TSB_TYPE_NONE, 0);
   if (TYPEOF(state) == RAWSXP) {
-    TakeMessage(tsb_pickle_read(reinterpret_cast<const char*>(RAW(state)),
-                                static_cast<size_t>(XLENGTH(state)), &value),
+    const char* data = reinterpret_cast<const char*>(RAW(state));
+    const size_t size = static_cast<size_t>(XLENGTH(state));
+    TakeMessage(IsObjectState(state)
+                    ? tsb_object_read(data + kObjectStateSize, size - kObjectStateSize, &value)
+                    : tsb_pickle_read(data, size, &value),
                 message, sizeof message);
   } else if (TYPEOF(state) == STRSXP && XLENGTH(state) == 1) {
     std::snprintf(message, sizeof message, "%s", CHAR(STRING_ELT(state, 0)));

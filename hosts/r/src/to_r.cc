@@ -25,16 +25,10 @@ SEXP Chars(const tsb_any& str) {
   return cpp11::safe[Rf_mkCharLenCE](data, static_cast<int>(len), CE_UTF8);
 }
 
-// LibTorch's unpickler rebuilds a class instance only with its class's
-// compilation unit, which a reading process does not have.
-constexpr char kObjectNotSerialized[] =
-    "a TorchScript class instance is not serialized (LibTorch reads one back only "
-    "with its class); convert its fields to R values before it travels";
-
 SEXP ObjectToR(const TypeEntry& type, const tsb_any& v) {
   tsb_any handle = v;
   tsb_any_retain(&handle);
-  SEXP xptr = PROTECT(WrapHandle(handle, kObjectNotSerialized));
+  SEXP xptr = PROTECT(WrapHandle(handle));  // serialize(): with its class (serialize.cc)
   SEXP env = PROTECT(cpp11::safe[R_NewEnv](R_EmptyEnv, FALSE, 0));
   cpp11::safe[Rf_defineVar](Rf_install(".handle"), xptr, env);
   Tag(env, type);

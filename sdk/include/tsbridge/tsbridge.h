@@ -40,7 +40,7 @@
 
 /* Version first, as DLPack does: hosts compare these with tsb_version(). */
 #define TSB_VERSION_MAJOR 1
-#define TSB_VERSION_MINOR 4
+#define TSB_VERSION_MINOR 5
 #define TSB_VERSION_PATCH 0
 #define TSB_VERSION \
   (TSB_VERSION_MAJOR * 10000 + TSB_VERSION_MINOR * 100 + TSB_VERSION_PATCH)
@@ -679,6 +679,15 @@ TSB_API tsb_status* tsb_enum_get(const tsb_any* v, const char** member_name,
  * method's schema. The result is a new reference. */
 TSB_API tsb_status* tsb_object_call(const tsb_any* object, const char* method,
                                     const tsb_call_args* args, tsb_any* out);
+/* The bytes of a TorchScript archive (torch.jit.save's zip) whose module,
+ * __torch__.tsb.ObjectHolder, holds a TorchScript class instance as its
+ * attribute `object`: the class's code travels with it, so another process
+ * reads it back with nothing loaded (PyTorch: torch.jit.load(...).object).
+ * Caller frees *data with tsb_string_free. Added in 1.5. */
+TSB_API tsb_status* tsb_object_write(const tsb_any* object, char** data, size_t* size);
+/* The object from bytes tsb_object_write wrote, checked as tsb_module_read
+ * checks an archive; a new reference in *out. Added in 1.5. */
+TSB_API tsb_status* tsb_object_read(const char* data, size_t size, tsb_any* out);
 
 /* --------------------------------------------------------- text and bytes */
 
