@@ -10,11 +10,10 @@
 // LibTorch cannot pickle keeps the reason instead, given at its first use in
 // the other process), an object's archive with its class (tsb_object_write,
 // the same class, after the prefix kObjectState: torch.save's bytes are a
-// zip too); a
-// value's type index serializes as the
-// type's text (NewTypeTag). Unserializing that vector makes the value again; the
-// first use of the restored, NULL pointer adopts it (Revive). Method and
-// operator callers revive from their tag, the callee's name. R loads this
+// zip too); a value's type index serializes as the type's text
+// (NewTypeTag). Unserializing that vector makes the value again; the first
+// use of the restored, NULL pointer adopts it (Revive). Method and operator
+// callers revive from their tag, the callee's name. R loads this
 // package's namespace when it meets the class in a stream, so a fresh worker
 // needs no library() call.
 #include <chrono>
@@ -102,13 +101,14 @@ SEXP ModuleUnserialize(SEXP, SEXP state) {
   return R_ExternalPtrTag(WrapModule(module));
 }
 
-// A value's state serializes as its pickle bytes, or as the reason it has
-// none (a string): serialize() of a list holding one never fails for it.
 // What an object's state starts with: the archive tsb_object_write made
 // follows. A pickle (torch.save's zip) starts with "PK".
 constexpr char kObjectState[] = "tsbridge object\n";
 constexpr size_t kObjectStateSize = sizeof kObjectState - 1;
 
+// A value's state serializes as its pickle bytes (an object's as its
+// archive), or as the reason it has none (a string): serialize() of a list
+// holding one never fails for it.
 SEXP ValueSerialized(SEXP x) {
   if (TYPEOF(R_altrep_data2(x)) == STRSXP) return R_altrep_data2(x);  // read back failed
   char message[1024] = "";
