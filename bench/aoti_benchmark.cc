@@ -1,7 +1,7 @@
 // AOTInductor packages (docs/export.md, LibTorch 2.6): a call through the
 // host ABI (bind, flatten by the input spec, run, rebuild by the output
 // spec, encode) against AOTIModelPackageLoader::run on the same tensors,
-// for two small MLPs and for x + 1 (the fixed cost); and a 100-entry
+// for three small MLPs and for x + 1 (the fixed cost); and a 100-entry
 // Dict[str, Tensor] in and out against a hand-written C++ flatten and
 // rebuild around the same run. Packages: bench/make_aoti_bench_packages.py
 // (target bench_fixtures).
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -142,6 +143,7 @@ bool Setup() {
       !Load("dict100.pt2", at::rand({1}), &g_dict)) {
     return false;
   }
+  // The dict case's argument is the dict, not a tensor.
   tsb_any_release(&g_dict.input_any);
   if (!tsb::ToBoundary(c10::IValue(g_dict_value), &g_dict.input_any).ok()) return false;
   auto same_as_run = [](const Case& c) {
