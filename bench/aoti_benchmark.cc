@@ -9,8 +9,6 @@
 //   aoti_benchmark [Google Benchmark options]   rows for bench/ratios.py
 //   aoti_benchmark --paired [--paired_markdown]  the figure of record: each
 //       row against its baseline in alternating blocks (bench/paired_harness.h)
-#include <unistd.h>
-
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -33,6 +31,7 @@ namespace {
 
 using tsb_bench::Add;
 using tsb_bench::Loop;
+using tsb_bench::StatusOf;
 
 std::string Package(const char* name) {
   return std::string(tsb::testing::BuildPath("TSB_AOTI_BENCH_PACKAGES")) + "/" + name;
@@ -47,13 +46,6 @@ struct Case {
 Case g_mlp, g_mid, g_tiny, g_small, g_dict;
 c10::Dict<std::string, at::Tensor> g_dict_value;
 std::vector<std::string> g_keys;  // in the spec's order
-
-absl::Status StatusOf(tsb_status* s) {
-  if (s == nullptr) return absl::OkStatus();
-  absl::Status st = absl::InternalError(tsb_status_get_message(s));
-  tsb_status_free(s);
-  return st;
-}
 
 // forward(input) through the host ABI, the result released: each `abi` row.
 Loop CallForward(const Case* c) {
@@ -170,13 +162,7 @@ void TearDown() {
 
 int main(int argc, char** argv) {
   const tsb_bench::PairedOptions paired = tsb_bench::ParsePaired(&argc, argv);
-  if (paired.on && !paired.child) {
-    char self[4096];  // this binary's path: in the shell, /proc/self is the shell
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (n <= 0) return std::perror("/proc/self/exe"), 1;
-    self[n] = '\0';
-    return tsb_bench::RunPairedProcesses(paired, self);
-  }
+  if (paired.on && !paired.child) return tsb_bench::RunPairedProcesses(paired);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   if (!Setup()) return 1;
@@ -192,13 +178,7 @@ int main(int argc, char** argv) {
   Add("aoti/dict100/direct", "", DictDirect);
   Add("aoti/dict100/abi", "aoti/dict100/direct", CallForward(&g_dict));
 
-  int rc = 0;
-  if (paired.on) {
-    rc = tsb_bench::RunPaired(paired);
-  } else {
-    tsb_bench::RegisterGoogleBenchmarks();
-    benchmark::RunSpecifiedBenchmarks();
-  }
+  const int rc = tsb_bench::RunRows(paired);
   benchmark::Shutdown();
   TearDown();
   return rc;

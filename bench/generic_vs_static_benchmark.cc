@@ -104,8 +104,6 @@
 #include <utility>
 #include <vector>
 
-#include <unistd.h>
-
 #include <ATen/ATen.h>
 #include <benchmark/benchmark.h>
 #include <boost/hana/adapt_struct.hpp>
@@ -143,9 +141,9 @@ using tsb_bench::Add;
 using tsb_bench::Loop;
 using tsb_bench::PairedOptions;
 using tsb_bench::ParsePaired;
-using tsb_bench::RegisterGoogleBenchmarks;
-using tsb_bench::RunPaired;
+using tsb_bench::StatusOf;
 using tsb_bench::RunPairedProcesses;
+using tsb_bench::RunRows;
 using tsb_bench::Stats;
 using Pair = std::tuple<Tensor, Tensor>;
 using OptList = std::vector<std::optional<Tensor>>;
@@ -278,13 +276,6 @@ tsb_status* Walk(tsb_any* v, Sink& sink) {
 }
 
 // -------------------------------------------------------- generic paths
-
-absl::Status StatusOf(tsb_status* s) {
-  if (s == nullptr) return absl::OkStatus();
-  absl::Status st = absl::InternalError(tsb_status_get_message(s));
-  tsb_status_free(s);
-  return st;
-}
 
 // C++ value -> the registered type -> the host's walk.
 template <typename T>
@@ -744,13 +735,7 @@ bool CheckFunctions() {
 
 int main(int argc, char** argv) {
   const PairedOptions paired = ParsePaired(&argc, argv);
-  if (paired.on && !paired.child) {
-    char self[4096];  // this binary's path: in the shell, /proc/self is the shell
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (n <= 0) return std::perror("/proc/self/exe"), 1;
-    self[n] = '\0';
-    return RunPairedProcesses(paired, self);
-  }
+  if (paired.on && !paired.child) return RunPairedProcesses(paired);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   if (!SetUp() || !CheckFunctions()) return 1;
@@ -769,13 +754,7 @@ int main(int argc, char** argv) {
       InLoop([] { return GenericRecordInCoerce<Stats>(g_stats_leaves, 3, g_stats_index); }));
   AddFunctionRows();
 
-  int rc = 0;
-  if (paired.on) {
-    rc = RunPaired(paired);
-  } else {
-    RegisterGoogleBenchmarks();
-    benchmark::RunSpecifiedBenchmarks();
-  }
+  const int rc = RunRows(paired);
   benchmark::Shutdown();
   TearDown();
   if (size_t live = ::tsb::LiveHandles(); live != 0) {

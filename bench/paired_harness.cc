@@ -1,5 +1,7 @@
 #include "paired_harness.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +28,8 @@ void Add(std::string name, std::string baseline, Loop loop) {
   Rows().push_back(Row{std::move(name), std::move(baseline), std::move(loop)});
 }
 
+namespace {
+
 // ------------------------------------------- Google Benchmark (default)
 
 // Each row as a Google Benchmark, its baseline in its label for
@@ -48,8 +52,6 @@ void RegisterGoogleBenchmarks() {
 }
 
 // --------------------------------------------------- --paired (the figure)
-
-namespace {
 
 constexpr int kWarmRounds = 10;
 
@@ -97,8 +99,6 @@ struct PairedRow {
   int64_t n = 0, base_n = 0;
   std::vector<double> ns, base_ns, ratios;
 };
-
-}  // namespace
 
 int RunPaired(const PairedOptions& o) {
   std::vector<PairedRow> pairs;
@@ -153,9 +153,28 @@ int RunPaired(const PairedOptions& o) {
   return 0;
 }
 
-// The pairs' medians over o.processes fresh processes of this binary (each
-// a --paired_child), in the order of the first.
-int RunPairedProcesses(const PairedOptions& o, const char* self) {
+}  // namespace
+
+absl::Status StatusOf(tsb_status* s) {
+  if (s == nullptr) return absl::OkStatus();
+  absl::Status st = absl::InternalError(tsb_status_get_message(s));
+  tsb_status_free(s);
+  return st;
+}
+
+int RunRows(const PairedOptions& o) {
+  if (o.on) return RunPaired(o);
+  RegisterGoogleBenchmarks();
+  benchmark::RunSpecifiedBenchmarks();
+  return 0;
+}
+
+// Each process a --paired_child; the rows in the order of the first.
+int RunPairedProcesses(const PairedOptions& o) {
+  char self[4096];  // this binary's path: in the shell, /proc/self is the shell
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return std::perror("/proc/self/exe"), 1;
+  self[n] = '\0';
   struct Result {
     std::string name, baseline;
     std::vector<double> ratio, p25, p75, ns, base_ns;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "tsbridge/tsbridge.h"
 
 namespace tsb_bench {
 
@@ -24,6 +25,9 @@ struct Row {
   std::string name, baseline;
   Loop loop;
 };
+
+// A status from the host ABI as an absl::Status (freed; OK for nullptr).
+absl::Status StatusOf(tsb_status* s);
 
 // Every row added so far, in order.
 std::vector<Row>& Rows();
@@ -43,15 +47,14 @@ struct PairedOptions {
 // Takes the --paired* options out of argv.
 PairedOptions ParsePaired(int* argc, char** argv);
 
-// Each row as a Google Benchmark, its baseline in its label (vs=NAME).
-void RegisterGoogleBenchmarks();
+// The rows, as o says: one process's paired timing of every row with a
+// baseline (--paired, printing its medians for the parent when o.child), or
+// Google Benchmark's run of them all.
+int RunRows(const PairedOptions& o);
 
-// One process's paired timing of every row with a baseline; prints the
-// medians (for the parent when o.child).
-int RunPaired(const PairedOptions& o);
-
-// The pairs' medians over o.processes fresh processes of `self`.
-int RunPairedProcesses(const PairedOptions& o, const char* self);
+// The pairs' medians over o.processes fresh processes of this binary: what
+// a --paired run that is not a child does, before any set-up.
+int RunPairedProcesses(const PairedOptions& o);
 
 }  // namespace tsb_bench
 
