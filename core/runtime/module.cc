@@ -34,9 +34,7 @@ std::string MethodNames(const c10::ClassType& type) {
 }
 
 absl::Status UnknownMethod(const c10::ClassType& type, absl::string_view method) {
-  // The qualified name: repr_str() would add the compilation unit's address.
-  std::string name = type.name().has_value() ? type.name()->qualifiedName() : type.str();
-  return absl::NotFoundError(absl::StrCat("no method '", method, "' in ", name,
+  return absl::NotFoundError(absl::StrCat("no method '", method, "' in ", QualifiedName(type),
                                           "; its methods: ", MethodNames(type)));
 }
 
@@ -264,7 +262,7 @@ absl::StatusOr<c10::IValue> ReadObject(const char* data, size_t size) {
   TSB_ASSIGN_OR_RETURN(tsb_module * read, ReadModule(data, size));
   std::unique_ptr<tsb_module> module(read);
   const c10::ClassTypePtr& type = module->module.type();
-  const std::string name = type->name() ? type->name()->qualifiedName() : type->str();
+  const std::string name = QualifiedName(*type);
   if (name != kObjectHolder || !type->hasAttribute("object")) {
     return TypeError(absl::StrCat("expected the archive of an object (a module ", kObjectHolder,
                                   " with an attribute `object`), got a module of class ", name));

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/runtime/module.h"
+#include "core/types/type_parser.h"  // QualifiedName
 #include "core/types/type_registry.h"
 #include "core/value/convert.h"
 #include "tsbridge/plugin/kind_codec.hpp"
@@ -47,10 +48,6 @@ absl::Status CheckIndex(const tsb_module& module, Slots slots, size_t i) {
   if (i < n) return absl::OkStatus();
   return absl::OutOfRangeError(absl::StrCat(SlotsLabel(slots), " index ", i,
                                             " out of range: the module has ", n));
-}
-
-std::string QualifiedName(const c10::ClassType& type) {
-  return type.name().has_value() ? type.name()->qualifiedName() : type.str();
 }
 
 absl::Status NoAttribute(const c10::ClassType& type, const std::string& name) {

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/text/json_codec.h"
+#include "core/types/type_parser.h"  // QualifiedName
 #include "core/types/type_registry.h"
 #include "core/value/convert.h"
 #include "core/value/object.h"
@@ -178,7 +179,7 @@ Json WriteEnum(const c10::IValue& value) {
 absl::StatusOr<Json> WriteObject(const c10::IValue& value, int depth) {
   const auto& object = value.toObjectRef();
   c10::ClassTypePtr cls = object.type();
-  const std::string name = cls->name() ? cls->name()->qualifiedName() : cls->str();
+  const std::string name = QualifiedName(*cls);
   Json fields = Json::object();
   for (size_t i = 0; i < cls->numAttributes() && i < object.slots().size(); ++i) {
     const std::string& field = cls->getAttributeName(i);

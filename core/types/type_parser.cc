@@ -170,4 +170,8 @@ absl::StatusOr<const TypeInfo*> ParseAndIntern(absl::string_view text) {
   return info;
 }
 
+std::string QualifiedName(const c10::ClassType& type) {
+  return type.name().has_value() ? type.name()->qualifiedName() : type.str();
+}
+
 }  // namespace tsb

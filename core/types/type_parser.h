@@ -36,6 +36,10 @@ absl::StatusOr<c10::TypePtr> ParseType(absl::string_view text,
 struct TypeInfo;
 absl::StatusOr<const TypeInfo*> ParseAndIntern(absl::string_view text);
 
+// A class's qualified name ("__torch__.Counter"), as errors and the JSON
+// form print it: repr_str() would add the compilation unit's address.
+std::string QualifiedName(const c10::ClassType& type);
+
 // The same names for TorchScript source compiled by tsbridge
 // (tsb_module_compile), on top of LibTorch's native resolver: a signature
 // may use "tsbridge.tensor_pair" or "ScalarType".
