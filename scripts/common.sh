@@ -5,15 +5,21 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${TSB_BUILD_DIR:-$ROOT/build}"
 
 # The releases these scripts know (docs/platforms.md): each names its
-# LLVM, whose clang builds the sanitizer stage and libFuzzer.
+# LLVM, whose clang builds the sanitizer stage and libFuzzer. Testing has no
+# VERSION_ID: its codename decides.
 if [[ -r /etc/os-release ]]; then source /etc/os-release; fi
-case "${ID:-}:${VERSION_ID:-}" in
-  debian:12) TSB_LLVM=14 ;;  # bookworm: LibTorch 1.13.1
-  debian:13) TSB_LLVM=19 ;;  # trixie: LibTorch 2.6.0
+TSB_APT_OPTIONS=()
+case "${ID:-}:${VERSION_ID:-}:${VERSION_CODENAME:-}" in
+  debian:12:*) TSB_LLVM=14 ;;  # bookworm: LibTorch 1.13.1
+  debian:13:*) TSB_LLVM=19 ;;  # trixie: LibTorch 2.6.0
+  debian::forky)               # testing: LibTorch 2.14.1
+    TSB_LLVM=21
+    # The archive's testing snapshot outlives its Release file's Valid-Until.
+    TSB_APT_OPTIONS=(-o Acquire::Check-Valid-Until=false) ;;
   *)
-    echo "tsbridge: scripts/ support Debian 12 (bookworm) and Debian 13 (trixie);" \
-         "this is ${PRETTY_NAME:-an unknown system}. On another system, install LibTorch," \
-         "Abseil, Boost, nlohmann-json, CLI11 and GoogleTest and build with CMake:" \
+    echo "tsbridge: scripts/ support Debian 12 (bookworm), Debian 13 (trixie) and Debian" \
+         "testing (forky); this is ${PRETTY_NAME:-an unknown system}. On another system, install" \
+         "LibTorch, Abseil, Boost, nlohmann-json, CLI11 and GoogleTest and build with CMake:" \
          "docs/platforms.md says how." >&2
     exit 1 ;;
 esac
@@ -42,7 +48,7 @@ apt_install() {
   [[ $(id -u) -eq 0 ]] || sudo="sudo"
   (
     flock 9
-    $sudo apt-get update -qq
+    $sudo apt-get "${TSB_APT_OPTIONS[@]}" update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
       "$@" >/dev/null
   ) 9>"${TMPDIR:-/tmp}/tsbridge-apt.lock"

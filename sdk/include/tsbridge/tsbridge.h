@@ -40,7 +40,7 @@
 
 /* Version first, as DLPack does: hosts compare these with tsb_version(). */
 #define TSB_VERSION_MAJOR 1
-#define TSB_VERSION_MINOR 5
+#define TSB_VERSION_MINOR 6
 #define TSB_VERSION_PATCH 0
 #define TSB_VERSION \
   (TSB_VERSION_MAJOR * 10000 + TSB_VERSION_MINOR * 100 + TSB_VERSION_PATCH)
@@ -132,6 +132,8 @@ typedef enum tsb_kind {
   TSB_KIND_MEMORY_FORMAT = 11,
   TSB_KIND_NUMBER = 12,       /* TorchScript `Scalar`: int, float or complex */
   TSB_KIND_ANY = 13,
+  TSB_KIND_UINT = 14,         /* an `int` above INT64_MAX (from 1.6; LibTorch 2.14's
+                                 IValue UInt): u.u, never a negative u.i */
   TSB_KIND_LIST = 16,
   TSB_KIND_DICT = 17,
   TSB_KIND_TUPLE = 18,        /* from plugins/tuple */
@@ -160,6 +162,11 @@ typedef enum tsb_kind {
 #define TSB_TYPE_MEMORY_FORMAT ((int32_t)TSB_KIND_MEMORY_FORMAT)
 #define TSB_TYPE_NUMBER ((int32_t)TSB_KIND_NUMBER)
 #define TSB_TYPE_ANY ((int32_t)TSB_KIND_ANY)
+/* The fixed index of an int value in (INT64_MAX, UINT64_MAX]: its type is
+ * TorchScript's `int` (annotation "int"), its value u.u. Values come out with
+ * it and hosts build them with tsb_any_uint; an expected `int`, `float`,
+ * `Scalar` or `Any` takes one. Added in 1.6 (docs/abi.md). */
+#define TSB_TYPE_UINT ((int32_t)TSB_KIND_UINT)
 #define TSB_TYPE_FIRST_DYNAMIC ((int32_t)64)
 
 /* dtype codes: c10::ScalarType's numbering, fixed for ABI 1.x. */
@@ -278,6 +285,7 @@ typedef struct tsb_any {
   uint32_t flags;
   union {
     int64_t i;      /* bool, int, dtype, layout, memory_format, device */
+    uint64_t u;     /* uint: an int above INT64_MAX (from 1.6) */
     double d;       /* float */
     tsb_object* obj;
     const char* borrowed_str; /* a C string a host passes, or tsb_any_flatten's */
@@ -295,6 +303,13 @@ static inline tsb_any tsb_any_inline(int32_t type_index, int64_t i) {
 static inline tsb_any tsb_any_none(void) { return tsb_any_inline(TSB_TYPE_NONE, 0); }
 static inline tsb_any tsb_any_bool(bool b) { return tsb_any_inline(TSB_TYPE_BOOL, b ? 1 : 0); }
 static inline tsb_any tsb_any_int(int64_t i) { return tsb_any_inline(TSB_TYPE_INT, i); }
+/* An int that may exceed INT64_MAX: TSB_TYPE_INT up to INT64_MAX, else
+ * TSB_TYPE_UINT (from 1.6). */
+static inline tsb_any tsb_any_uint(uint64_t u) {
+  tsb_any v = tsb_any_inline(u <= (uint64_t)INT64_MAX ? TSB_TYPE_INT : TSB_TYPE_UINT, 0);
+  v.u.u = u;
+  return v;
+}
 static inline tsb_any tsb_any_float(double d) {
   tsb_any v = tsb_any_inline(TSB_TYPE_FLOAT, 0);
   v.u.d = d;
@@ -474,6 +489,28 @@ TSB_API tsb_status* tsb_tensor_to_dlpack(const tsb_any* tensor,
  * stays with the caller, whose deleter has not been called. */
 TSB_API tsb_status* tsb_tensor_from_dlpack(struct DLManagedTensor* managed,
                                            tsb_any* out);
+
+/* Versioned DLPack (DLPack 1.0 and later, from 1.6): the same zero copy
+ * through DLManagedTensorVersioned, whose `version` the consumer checks and
+ * whose `flags` carry DLPACK_FLAG_BITMASK_READ_ONLY (1) and
+ * DLPACK_FLAG_BITMASK_IS_COPIED (2). Needs LibTorch 2.9 or newer (its
+ * at::toDLPackVersioned / at::fromDLPackVersioned); an older one returns
+ * TSB_ERR_UNSUPPORTED saying so, and the unversioned calls above serve. */
+struct DLManagedTensorVersioned;
+
+/* Zero copy out: *out shares the tensor's storage, flags 0 (writable, not a
+ * copy), and keeps it alive until the consumer calls (*out)->deleter(*out). */
+TSB_API tsb_status* tsb_tensor_to_dlpack_versioned(const tsb_any* tensor,
+                                                   struct DLManagedTensorVersioned** out);
+/* In: on success the new tensor owns `managed` and calls its deleter
+ * exactly once. A LibTorch tensor is always writable, so a read-only one
+ * (flags & DLPACK_FLAG_BITMASK_READ_ONLY) is copied and its deleter called
+ * before this returns: tsbridge never writes a buffer its producer lent
+ * read-only. A major version other than the one LibTorch speaks is refused
+ * (TSB_ERR_INVALID_ARGUMENT) before anything is read. On failure ownership
+ * stays with the caller, whose deleter has not been called. */
+TSB_API tsb_status* tsb_tensor_from_dlpack_versioned(struct DLManagedTensorVersioned* managed,
+                                                     tsb_any* out);
 
 /* --------------------------------------------------------------- autograd */
 

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Runs a command inside a root file system of another Debian release, with
+# this checkout mounted at the same path (docs/platforms.md):
+#
+#   bash scripts/in-debian.sh 13 bash scripts/test.sh        # Debian 13 "trixie"
+#   bash scripts/in-debian.sh testing bash scripts/test.sh   # Debian testing "forky"
+#
+# RELEASE is 13 or trixie (LibTorch 2.6), testing or forky (LibTorch 2.14).
+# The root is made once with debootstrap (minbase) and kept at
+# $TSB_DEBIAN_ROOTS/CODENAME (default /var/cache/tsbridge/trixie, .../forky),
+# outside the checkout so that every clone on the machine reuses it and its
+# ccache; the packages are installed by the same scripts/common.sh as on the
+# host. Builds default to build-CODENAME/ (and build-CODENAME-asan/) so that
+# they never mix with the host's build/. Needs root (or sudo), debootstrap and
+# the network to Debian's archive. /proc, /sys and /dev are mounted inside and
+# unmounted on exit, also on failure.
+set -euo pipefail
+CHECKOUT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+MIRROR="${TSB_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+(($# >= 2)) || { echo "usage: $0 RELEASE COMMAND [ARG...]   (RELEASE: 13, trixie, testing, forky)" >&2; exit 2; }
+
+# debootstrap's script per release: Debian 12's debootstrap has none named
+# forky, and testing's is sid's.
+case "$1" in
+  13 | trixie) codename=trixie script="" ;;
+  testing | forky) codename=forky script=/usr/share/debootstrap/scripts/sid ;;
+  *) echo "tsbridge: scripts/in-debian.sh knows 13 (trixie) and testing (forky), not '$1'" >&2; exit 2 ;;
+esac
+shift
+TARGET="${TSB_DEBIAN_ROOTS:-/var/cache/tsbridge}/$codename"
+
+sudo=""
+[[ $(id -u) -eq 0 ]] || sudo="sudo"
+
+# Made once: a root whose debootstrap did not finish is made again.
+if [[ ! -e "$TARGET/.tsbridge-root-ready" ]]; then
+  if ! command -v debootstrap >/dev/null; then
+    (source "$CHECKOUT/scripts/common.sh" && apt_install debootstrap)
+  fi
+  echo "tsbridge: making a Debian $codename root in $TARGET (debootstrap, a minute or two)"
+  $sudo rm -rf "$TARGET"
+  $sudo mkdir -p "$TARGET"
+  $sudo debootstrap --variant=minbase "$codename" "$TARGET" "$MIRROR" $script \
+    >"$TARGET.debootstrap.log" 2>&1 || { tail -n 20 "$TARGET.debootstrap.log" >&2; exit 1; }
+  $sudo touch "$TARGET/.tsbridge-root-ready"
+fi
+
+mounts=()
+cleanup() {
+  local i
+  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
+    $sudo umount -R "${mounts[$i]}" 2>/dev/null || $sudo umount -lR "${mounts[$i]}" || true
+  done
+}
+trap cleanup EXIT
+mount_into() {  # mount_into DEST mount-args...
+  local dest="$TARGET$1"
+  shift
+  $sudo mkdir -p "$dest"
+  $sudo mount "$@" "$dest"
+  mounts+=("$dest")
+  # Submounts of a recursive bind must not propagate back to the host.
+  $sudo mount --make-rslave "$dest"
+}
+mount_into /proc -t proc proc
+mount_into /sys -t sysfs -o ro sysfs
+mount_into /dev --rbind /dev
+mount_into "$CHECKOUT" --bind "$CHECKOUT"
+$sudo cp /etc/resolv.conf "$TARGET/etc/resolv.conf"
+
+# A clean environment: the host's PATH may name interpreters the root lacks.
+env_vars=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+          LANG=C.UTF-8 TERM="${TERM:-dumb}"
+          TSB_BUILD_DIR="$CHECKOUT/build-$codename"
+          TSB_ASAN_BUILD_DIR="$CHECKOUT/build-$codename-asan")
+while IFS='=' read -r name _; do
+  case "$name" in
+    TSB_BUILD_DIR | TSB_ASAN_BUILD_DIR | TSB_DEBIAN_ROOTS) ;;
+    TSB_* | CI | CCACHE_*) env_vars+=("$name=${!name}") ;;
+  esac
+done < <(env)
+
+$sudo chroot "$TARGET" /usr/bin/env -i "${env_vars[@]}" /bin/bash -c \
+  'cd "$1" && source scripts/common.sh && install_missing && shift && exec "$@"' \
+  "tsbridge-$codename" "$CHECKOUT" "$@"
