@@ -12,8 +12,8 @@
 # ccache; the packages are installed by the same scripts/common.sh as on the
 # host. Builds default to build-CODENAME/ (and build-CODENAME-asan/) so that
 # they never mix with the host's build/. Needs root (or sudo), debootstrap and
-# the network to Debian's archive. /proc, /sys and /dev are mounted inside and
-# unmounted on exit, also on failure.
+# the network to Debian's archive. /proc, /sys and /dev are mounted inside, in
+# a mount namespace of the run's own.
 set -euo pipefail
 CHECKOUT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MIRROR="${TSB_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
@@ -45,28 +45,22 @@ if [[ ! -e "$TARGET/.tsbridge-root-ready" ]]; then
   $sudo touch "$TARGET/.tsbridge-root-ready"
 fi
 
-mounts=()
-cleanup() {
-  local i
-  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
-    $sudo umount -R "${mounts[$i]}" 2>/dev/null || $sudo umount -lR "${mounts[$i]}" || true
-  done
-}
-trap cleanup EXIT
+# Each run mounts in a mount namespace of its own (unshare): runs in the same
+# root at once do not see, stack or unmount each other's mounts, and the
+# kernel drops them all when the run ends, also on failure.
+if [[ -z "${TSB_DEBIAN_MOUNT_NS:-}" ]]; then
+  exec ${sudo:+sudo -E} env TSB_DEBIAN_MOUNT_NS=1 unshare --mount --propagation private \
+    bash "${BASH_SOURCE[0]}" "$codename" "$@"
+fi
 mount_into() {  # mount_into DEST mount-args...
-  local dest="$TARGET$1"
-  shift
-  $sudo mkdir -p "$dest"
-  $sudo mount "$@" "$dest"
-  mounts+=("$dest")
-  # Submounts of a recursive bind must not propagate back to the host.
-  $sudo mount --make-rslave "$dest"
+  mkdir -p "$TARGET$1"
+  mount "${@:2}" "$TARGET$1"
 }
 mount_into /proc -t proc proc
-mount_into /sys -t sysfs -o ro sysfs
+mount_into /sys --rbind /sys
 mount_into /dev --rbind /dev
 mount_into "$CHECKOUT" --bind "$CHECKOUT"
-$sudo cp /etc/resolv.conf "$TARGET/etc/resolv.conf"
+cp /etc/resolv.conf "$TARGET/etc/resolv.conf"
 
 # A clean environment: the host's PATH may name interpreters the root lacks.
 env_vars=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -75,11 +69,11 @@ env_vars=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbi
           TSB_ASAN_BUILD_DIR="$CHECKOUT/build-$codename-asan")
 while IFS='=' read -r name _; do
   case "$name" in
-    TSB_BUILD_DIR | TSB_ASAN_BUILD_DIR | TSB_DEBIAN_ROOTS) ;;
+    TSB_BUILD_DIR | TSB_ASAN_BUILD_DIR | TSB_DEBIAN_ROOTS | TSB_DEBIAN_MOUNT_NS) ;;
     TSB_* | CI | CCACHE_*) env_vars+=("$name=${!name}") ;;
   esac
 done < <(env)
 
-$sudo chroot "$TARGET" /usr/bin/env -i "${env_vars[@]}" /bin/bash -c \
+chroot "$TARGET" /usr/bin/env -i "${env_vars[@]}" /bin/bash -c \
   'cd "$1" && source scripts/common.sh && install_missing && shift && exec "$@"' \
   "tsbridge-$codename" "$CHECKOUT" "$@"

@@ -20,10 +20,10 @@ namespace {
 // Indexed by the c10 enum's code; spelled as torch's Python names (without
 // "torch."), which is what a user of torch.save / str(torch.float32) knows.
 // The codes up to quint2x4 are the same in every LibTorch; later releases
-// append (LibTorch 2.6 names 44 dtypes, 1.13 18), and c10's Undefined, the
+// append (LibTorch 2.14 names 47 dtypes, 2.6 44, 1.13 18), and c10's Undefined, the
 // last code of each release, prints "undefined" so that every code the dtype
 // codec accepts prints.
-constexpr const char* kDtypeNamesUpTo26[] = {
+constexpr const char* kDtypeNamesUpTo214[] = {
     "uint8",     "int8",      "int16",      "int32",     "int64",     "float16",
     "float32",   "float64",   "complex32",  "complex64", "complex128", "bool",
     "qint8",     "quint8",    "qint32",     "bfloat16",  "quint4x2",  "quint2x4",
@@ -32,14 +32,16 @@ constexpr const char* kDtypeNamesUpTo26[] = {
     "float8_e5m2", "float8_e4m3fn", "float8_e5m2fnuz", "float8_e4m3fnuz",
     "uint16",    "uint32",    "uint64",
     "uint1",     "uint2",     "uint3",      "uint4",     "uint5",     "uint6",  "uint7",
-    "int1",      "int2",      "int3",       "int4",      "int5",      "int6",   "int7"};
+    "int1",      "int2",      "int3",       "int4",      "int5",      "int6",   "int7",
+    // LibTorch 2.14
+    "float8_e8m0fnu", "float4_e2m1fn_x2", "bcomplex32"};
 constexpr size_t kDtypeCount = static_cast<size_t>(c10::ScalarType::NumOptions);
 static_assert(static_cast<size_t>(c10::ScalarType::Undefined) == kDtypeCount - 1 &&
-                  std::size(kDtypeNamesUpTo26) >= kDtypeCount - 1,
+                  std::size(kDtypeNamesUpTo214) >= kDtypeCount - 1,
               "a dtype was added to LibTorch: name it here and in docs/json.md");
 constexpr std::array<const char*, kDtypeCount> kDtypeNames = [] {
   std::array<const char*, kDtypeCount> names{};
-  for (size_t i = 0; i + 1 < kDtypeCount; ++i) names[i] = kDtypeNamesUpTo26[i];
+  for (size_t i = 0; i + 1 < kDtypeCount; ++i) names[i] = kDtypeNamesUpTo214[i];
   names[kDtypeCount - 1] = "undefined";
   return names;
 }();

@@ -39,7 +39,7 @@ SEXP StringList(const char* const* items, size_t n) {
 
 // The external pointer of a tsb_object (an environment) or the pointer itself.
 SEXP HandlePointer(SEXP x) {
-  return TYPEOF(x) == ENVSXP ? Rf_findVarInFrame(x, Rf_install(".handle")) : x;
+  return TYPEOF(x) == ENVSXP ? HandleBinding(x) : x;
 }
 
 }  // namespace

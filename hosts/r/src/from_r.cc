@@ -450,7 +450,7 @@ class RBuild {
       return true;
     }
     if (Inherits(x, "tsb_object")) {
-      SEXP xptr = TYPEOF(x) == ENVSXP ? Rf_findVarInFrame(x, Rf_install(".handle")) : R_NilValue;
+      SEXP xptr = HandleBinding(x);
       *out = HandleOf(xptr, "object");
       tsb_any_retain(out);
       return true;

@@ -61,6 +61,9 @@ SEXP WrapHandle(tsb_any v, const char* no_serialize = nullptr);
 // unserialize() adopts its value first); throws for a released one, one
 // whose value could not be serialized, or a non-handle.
 const tsb_any& HandleOf(SEXP xptr, const char* what);
+// The `.handle` binding of a script object's environment (R_NilValue when it
+// has none, or when x is not an environment).
+SEXP HandleBinding(SEXP x);
 
 // serialize.cc: the state a value's xptr carries as its tag; the Handle a
 // NULL xptr adopts from its unserialized state (or nullptr); why a value

@@ -4,6 +4,7 @@
 // without copying (R's column-major order as strides; the R object is kept
 // alive until the tensor's deleter runs), and as.array() copies a tensor
 // into R memory once, walking its strides.
+#include <Rversion.h>  // R_VERSION: HandleBinding
 #include <dlpack/dlpack.h>
 
 #include <atomic>
@@ -186,6 +187,17 @@ SEXP WrapHandle(tsb_any v, const char* no_serialize) {
   R_SetExternalPtrTag(xptr, NewValueState(xptr, no_serialize));  // what serialize() writes
   UNPROTECT(1);
   return xptr;
+}
+
+SEXP HandleBinding(SEXP x) {
+  if (TYPEOF(x) != ENVSXP) return R_NilValue;
+#if R_VERSION >= R_Version(4, 5, 0)
+  // R 4.5 put R_getVarEx in the API and 4.6 took Rf_findVarInFrame out of it.
+  return R_getVarEx(Rf_install(".handle"), x, FALSE, R_NilValue);
+#else
+  SEXP v = Rf_findVarInFrame(x, Rf_install(".handle"));
+  return v == R_UnboundValue ? R_NilValue : v;
+#endif
 }
 
 const tsb_any& HandleOf(SEXP xptr, const char* what) {
