@@ -17,7 +17,8 @@ trusted.
 Runs side by side (one ratio column per run, e.g. per LibTorch release):
 
   /usr/bin/python3 bench/ratios.py --markdown --side-by-side \
-      "Debian 12=build/bench-results" "Debian 13=build-debian13/bench-results"
+      "Debian 12=build/bench-results" "Debian 13=build-trixie/bench-results" \
+      "Debian testing=build-forky/bench-results"
 """
 import argparse
 import glob

@@ -57,6 +57,16 @@ namespace {
 
 constexpr absl::string_view kModelsDir = "data/aotinductor/";
 
+// An entry only torch.export.save writes: serialized_exported_program.json
+// up to LibTorch 2.7, models/<name>.json from 2.8 (beside data/weights/).
+bool IsExportedProgramEntry(absl::string_view name) {
+  if (absl::EndsWith(name, "serialized_exported_program.json")) return true;
+  size_t at = name.rfind("models/");
+  return at != absl::string_view::npos && (at == 0 || name[at - 1] == '/') &&
+         absl::EndsWith(name, ".json") &&
+         name.find('/', at + 7) == absl::string_view::npos;
+}
+
 // The names of the models a package holds (its data/aotinductor/<name>/
 // folders), in archive order; an ExportedProgram archive is refused here.
 absl::StatusOr<std::vector<std::string>> ListModels(const char* path) {
@@ -77,7 +87,7 @@ absl::StatusOr<std::vector<std::string>> ListModels(const char* path) {
     const char* entry = zip_get_name(archive, i, 0);
     if (entry == nullptr) continue;
     absl::string_view name(entry);
-    exported_program = exported_program || absl::EndsWith(name, "serialized_exported_program.json");
+    exported_program = exported_program || IsExportedProgramEntry(name);
     size_t at = name.find(kModelsDir);
     if (at == absl::string_view::npos) continue;
     name.remove_prefix(at + kModelsDir.size());

@@ -185,8 +185,13 @@ absl::StatusOr<TreeSpec> ParseTreeSpec(absl::string_view text) {
     return Malformed("", "expected [protocol, spec]");
   }
   if (doc[0].get<int64_t>() != 1) {
+    // Protocol 1 is what torch.utils._pytree writes by default in every
+    // release tested (1.13 to 2.14); a package made with another is refused
+    // by its number rather than misread.
     return Malformed("", absl::StrCat("protocol ", doc[0].dump(),
-                                      " (this library reads treespec_dumps protocol 1)"));
+                                      " (this library reads treespec_dumps protocol 1, "
+                                      "the default of PyTorch 1.13 to 2.14; compile the "
+                                      "package with that default)"));
   }
   TreeSpec spec;
   if (absl::Status s = ReadNode(doc[1], "", 0, &spec); !s.ok()) return s;

@@ -31,7 +31,7 @@ set(TSB_R_ENV "TSB_BUILD_DIR=${PROJECT_BINARY_DIR}" "R_LIBS=${TSB_R_LIB}"
 add_test(NAME r_includes
   COMMAND ${TSB_PYTHON3} ${PROJECT_SOURCE_DIR}/tests/python/check_includes.py
           ${PROJECT_SOURCE_DIR}/hosts/r/src
-          --allow cpp11.hpp R.h Rinternals.h R_ext/Rdynload.h R_ext/Altrep.h entry.h calls.h
+          --allow cpp11.hpp R.h Rinternals.h Rversion.h R_ext/Rdynload.h R_ext/Altrep.h entry.h calls.h
                   tsbridge/host/kit.hpp)
 
 add_test(NAME r_install

@@ -204,8 +204,7 @@ SEXP tsbr_tensor_to_r(SEXP t) {
 
 SEXP tsbr_r_address(SEXP x) {
   TSB_BEGIN
-  if (!Rf_isVectorAtomic(x)) Fail(TSB_ERR_INVALID_ARGUMENT, "expected an atomic vector");
-  return cpp11::as_sexp(static_cast<double>(reinterpret_cast<uintptr_t>(DATAPTR(x))));
+  return cpp11::as_sexp(static_cast<double>(reinterpret_cast<uintptr_t>(VectorData(x))));
   TSB_END
 }
 

@@ -120,6 +120,8 @@ SEXP TensorToR(const tsb_any& v);  // a tsb_tensor object (shares the handle)
 // bool. dtype < 0: the natural one.
 void TensorFromArray(SEXP x, int32_t dtype, tsb_any* out);
 bool IsArrayLike(SEXP x);
+// The data of a numeric, logical, raw or complex vector; throws otherwise.
+void* VectorData(SEXP x);
 // Runs deleters that other threads queued (R is single-threaded).
 void DrainDeleters();
 

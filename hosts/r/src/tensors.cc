@@ -235,6 +235,18 @@ SEXP TensorToR(const tsb_any& v) {
   return xptr;
 }
 
+void* VectorData(SEXP x) {
+  // One accessor per type: R 4.6 took the generic DATAPTR out of its API.
+  switch (TYPEOF(x)) {
+    case REALSXP: return REAL(x);
+    case INTSXP: return INTEGER(x);
+    case LGLSXP: return LOGICAL(x);
+    case RAWSXP: return RAW(x);
+    case CPLXSXP: return COMPLEX(x);
+    default: Fail(TSB_ERR_INVALID_ARGUMENT, "expected a numeric, logical, raw or complex vector, got " + Describe(x));
+  }
+}
+
 bool IsArrayLike(SEXP x) {
   return Rf_isVectorAtomic(x) && Rf_getAttrib(x, R_DimSymbol) != R_NilValue;
 }
@@ -259,7 +271,7 @@ void TensorFromArray(SEXP x, int32_t dtype, tsb_any* out) {
     stride *= extent;
   }
   DLTensor& t = buffer->managed.dl_tensor;
-  t.data = DATAPTR(x);
+  t.data = VectorData(x);
   t.device = {kDLCPU, 0};
   t.ndim = static_cast<int>(buffer->shape.size());
   t.dtype = type;

@@ -65,11 +65,19 @@ def test_missing_class_is_named(files):
 
 
 def test_tensor_past_its_storage_is_refused(files):
-    # torch.jit.load keeps such a tensor as written (and reads past it)
-    with pytest.raises(tsbridge.InvalidArgumentError, match=r"12-byte storage at \.w"):
-        tsbridge.load(files / "buffer_past_storage.pt")
-    with pytest.raises(tsbridge.InvalidArgumentError, match="in a constant of"):
-        tsbridge.load(files / "constant_past_storage.pt")
+    if tuple(int(p) for p in torch.__version__.split(".")[:2]) >= (2, 14):
+        # LibTorch 2.14's importer refuses it itself, in its own words
+        for name, size in (("buffer_past_storage.pt", 12), ("constant_past_storage.pt", 16)):
+            with pytest.raises(tsbridge.TorchError,
+                               match=f"at least 36 bytes, but storage only has {size} bytes"):
+                tsbridge.load(files / name)
+    else:
+        # 1.13's and 2.6's torch.jit.load keep such a tensor as written (and
+        # read past it): tsbridge refuses it after the import, with its path
+        with pytest.raises(tsbridge.InvalidArgumentError, match=r"12-byte storage at \.w"):
+            tsbridge.load(files / "buffer_past_storage.pt")
+        with pytest.raises(tsbridge.InvalidArgumentError, match="in a constant of"):
+            tsbridge.load(files / "constant_past_storage.pt")
     m = tsbridge.load(files / "tensors.pt")
     assert torch.equal(m(torch.zeros(3)), torch.tensor([0.0, 2.0, 4.0]))
 

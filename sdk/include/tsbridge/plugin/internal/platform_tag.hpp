@@ -16,7 +16,14 @@
 #ifndef TSBRIDGE_PLATFORM_TAG_HPP_
 #define TSBRIDGE_PLATFORM_TAG_HPP_
 
-#include <ciso646>  // defines the standard library's own macros
+// The standard library's own macros (_GLIBCXX_USE_CXX11_ABI, _LIBCPP_VERSION):
+// <version> from C++20 (g++ 16 warns that <ciso646> is not standard), else
+// <ciso646>, which every older library has.
+#if __has_include(<version>)
+#include <version>
+#else
+#include <ciso646>
+#endif
 #include <torch/version.h>
 
 #if defined(_MSC_VER)
