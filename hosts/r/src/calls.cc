@@ -89,7 +89,7 @@ int32_t TypeByName(const Caller& c, const std::string& name) {
 }
 
 bool PlainVector(SEXP x) {
-  return Rf_isVectorAtomic(x) && !OBJECT(x) && Rf_xlength(x) != 1;
+  return Rf_isVectorAtomic(x) && !Rf_isObject(x) && Rf_xlength(x) != 1;
 }
 
 // Where overloads disagree and one takes a Tensor, a plain R vector is one.
@@ -120,7 +120,7 @@ SEXP Finish(const Caller& c, Args& a) {
   return ToR(result.get());
 }
 
-bool IsDefault(SEXP x) { return OBJECT(x) && Rf_inherits(x, "tsb_default"); }
+bool IsDefault(SEXP x) { return Rf_isObject(x) && Rf_inherits(x, "tsb_default"); }
 
 // ---------------------------------------------------------------- trace
 

@@ -48,7 +48,7 @@ std::string Describe(SEXP x) {
   if (x == R_NilValue) return "NULL";
   if (Inherits(x, "tsb_tensor")) return "a tsb_tensor";
   const char* type = Rf_type2char(TYPEOF(x));
-  if (OBJECT(x) && Rf_getAttrib(x, R_ClassSymbol) != R_NilValue) {
+  if (Rf_isObject(x) && Rf_getAttrib(x, R_ClassSymbol) != R_NilValue) {
     SEXP cls = Rf_getAttrib(x, R_ClassSymbol);
     return std::string("an R object of class ") + CHAR(STRING_ELT(cls, 0));
   }

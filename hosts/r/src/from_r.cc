@@ -237,7 +237,7 @@ class RBuild {
       case TSB_TYPE_INT:
         // A scripted method types dtype, layout and memory format parameters
         // as int: their codes go in, as PyTorch passes them.
-        if (OBJECT(x) && !IsInteger64(x) && TorchEnumFromR(x, TSB_TYPE_ANY, out)) {
+        if (Rf_isObject(x) && !IsInteger64(x) && TorchEnumFromR(x, TSB_TYPE_ANY, out)) {
           out->type_index = TSB_TYPE_INT;
           return;
         }
@@ -256,7 +256,7 @@ class RBuild {
         return StrAt(x, 0, out);
       case TSB_TYPE_TENSOR:
         if (Inherits(x, "tsb_tensor")) return Untyped(x, out);
-        if (Rf_isVectorAtomic(x) && !OBJECT(x)) return TensorFromArray(x, -1, out);
+        if (Rf_isVectorAtomic(x) && !Rf_isObject(x)) return TensorFromArray(x, -1, out);
         if (IsInteger64(x)) return TensorFromArray(x, -1, out);
         Refuse(expected, x);
       case TSB_TYPE_DEVICE:
@@ -304,7 +304,7 @@ class RBuild {
   bool List(SEXP x, const Entry& type, tsb_any* out) {
     if (IsArrayLike(x)) return false;  // a matrix or array is a tensor
     const bool atomic = Rf_isVectorAtomic(x);
-    if (!(atomic && !Inherits(x, "tsb_dtype")) && !(TYPEOF(x) == VECSXP && !OBJECT(x)) &&
+    if (!(atomic && !Inherits(x, "tsb_dtype")) && !(TYPEOF(x) == VECSXP && !Rf_isObject(x)) &&
         !Inherits(x, "tsb_tuple")) {
       return false;
     }
@@ -320,7 +320,7 @@ class RBuild {
   }
 
   bool Dict(SEXP x, const Entry& type, tsb_any* out) {
-    if (TYPEOF(x) != VECSXP || (OBJECT(x) && !Inherits(x, "tsb_dict"))) return false;
+    if (TYPEOF(x) != VECSXP || (Rf_isObject(x) && !Inherits(x, "tsb_dict"))) return false;
     DictFromR(x, type.contained[0], type.contained[1], out);
     return true;
   }
@@ -328,7 +328,7 @@ class RBuild {
   // A member's name; a tsb_enum, or a member's value, goes by the value
   // (the callee coerces).
   bool Enum(SEXP x, const Entry& type, tsb_any* out) {
-    if (TYPEOF(x) != STRSXP || Rf_xlength(x) != 1 || OBJECT(x)) return false;
+    if (TYPEOF(x) != STRSXP || Rf_xlength(x) != 1 || Rf_isObject(x)) return false;
     tsb_any name;
     StrAt(x, 0, &name);
     CheckStatus(tsb_any_coerce(&name, type.index, out));
@@ -443,7 +443,7 @@ class RBuild {
 
   // Our own objects: tensors, script objects, Enums, tagged tuples/dicts.
   bool FromOwnClass(SEXP x, tsb_any* out) {
-    if (!OBJECT(x)) return false;
+    if (!Rf_isObject(x)) return false;
     if (Inherits(x, "tsb_tensor")) {
       *out = HandleOf(x, "tensor");
       tsb_any_retain(out);

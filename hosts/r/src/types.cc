@@ -79,7 +79,7 @@ int32_t TaggedType(SEXP x) {
   return TSB_TYPE_INVALID;
 }
 
-bool Inherits(SEXP x, const char* cls) { return OBJECT(x) && Rf_inherits(x, cls); }
+bool Inherits(SEXP x, const char* cls) { return Rf_isObject(x) && Rf_inherits(x, cls); }
 
 SEXP TorchEnumToR(int32_t type_index, int64_t code) {
   auto found = g_torch_enums.find({type_index, code});
