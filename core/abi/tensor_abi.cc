@@ -77,15 +77,42 @@ absl::Status CheckBoolBytes(const DLTensor& t) {
   return absl::OkStatus();
 }
 
+// The dtype's DLPack code, or an error naming the dtype DLPack (or
+// LibTorch's converter) cannot express: BComplex32, the quantized and bit
+// types.
+absl::StatusOr<DLDataType> DLPackDType(const at::Tensor& t) {
+  try {
+    return tsb::compat::DLDataTypeOf(t);
+  } catch (const c10::Error& e) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected a tensor whose dtype DLPack can express, found ", c10::toString(t.scalar_type()),
+        " (LibTorch: ", e.what_without_backtrace(), ")"));
+  }
+}
+
+// The same, in: a code LibTorch has no dtype for (DLPack's float6, lanes > 1)
+// is refused before anything owns the tensor.
+absl::Status CheckDType(const DLDataType& dtype) {
+  try {
+    tsb::compat::ScalarTypeOf(dtype);
+    return absl::OkStatus();
+  } catch (const c10::Error& e) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected a DLPack dtype LibTorch has, found code ", static_cast<int>(dtype.code),
+        ", ", static_cast<int>(dtype.bits), " bits, ", static_cast<int>(dtype.lanes),
+        " lanes (LibTorch: ", e.what_without_backtrace(), ")"));
+  }
+}
+
 // at::fromDLPack in LibTorch 1.13 ignores byte_offset and validates the
 // device only after it may have wrapped the deleter: check both first, so that
-// a failure never consumes the caller's tensor.
-absl::Status CheckImportable(const DLManagedTensor& managed) {
-  const DLTensor& t = managed.dl_tensor;
+// a failure never consumes the caller's tensor. The versioned import checks
+// the same, so that both take the same tensors.
+absl::Status CheckImportable(const DLTensor& t) {
   if (t.byte_offset != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "DLPack tensor has byte_offset ", t.byte_offset,
-        "; LibTorch 1.13 imports only byte_offset 0"));
+        "; tsbridge imports only byte_offset 0 (LibTorch 1.13 ignores it)"));
   }
   bool cpu = t.device.device_type == kDLCPU;
   bool cuda = t.device.device_type == kDLCUDA && at::hasCUDA();
@@ -95,6 +122,7 @@ absl::Status CheckImportable(const DLManagedTensor& managed) {
         ", which this LibTorch build cannot hold"));
   }
   TSB_RETURN_IF_ERROR(CheckExtent(t));
+  TSB_RETURN_IF_ERROR(CheckDType(t.dtype));
   return CheckBoolBytes(t);
 }
 
@@ -124,8 +152,7 @@ struct Exported {
   DLManagedTensor managed;
 };
 
-DLManagedTensor* Export(const at::Tensor& t) {
-  const DLDataType dtype = tsb::compat::DLDataTypeOf(t);  // throws for an unsupported dtype, first
+DLManagedTensor* Export(const at::Tensor& t, const DLDataType& dtype) {
   // at::getDLContext is not exported by Debian's LibTorch: CPU and CUDA here.
   if (!t.is_cpu() && !t.is_cuda()) return at::toDLPack(t);
   DLDevice device;
@@ -164,7 +191,8 @@ tsb_status* tsb_tensor_to_dlpack(const tsb_any* tensor, struct DLManagedTensor**
     if (!t.defined()) {
       return absl::InvalidArgumentError("an undefined Tensor has no DLPack form");
     }
-    *out = Export(t);
+    TSB_ASSIGN_OR_RETURN(DLDataType dtype, DLPackDType(t));  // before anything is allocated
+    *out = Export(t, dtype);
     return absl::OkStatus();
   });
 }
@@ -173,7 +201,7 @@ tsb_status* tsb_tensor_from_dlpack(struct DLManagedTensor* managed, tsb_any* out
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(managed, "managed"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_RETURN_IF_ERROR(CheckImportable(*managed));
+    TSB_RETURN_IF_ERROR(CheckImportable(managed->dl_tensor));
     // The handle is allocated first so that nothing can fail once the tensor
     // owns `managed`; the dtype check inside fromDLPack runs before it wraps
     // the deleter.
@@ -184,6 +212,50 @@ tsb_status* tsb_tensor_from_dlpack(struct DLManagedTensor* managed, tsb_any* out
       tsb::Release(handle);
       throw;
     }
+    *out = handle;
+    return absl::OkStatus();
+  });
+}
+
+// LibTorch's own converters (at::toDLPackVersioned, at::fromDLPackVersioned)
+// through core/compat, which says why not on a LibTorch before 2.9.
+tsb_status* tsb_tensor_to_dlpack_versioned(const tsb_any* tensor,
+                                           struct DLManagedTensorVersioned** out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(tsb::compat::VersionedDLPackAvailable("tsb_tensor_to_dlpack_versioned"));
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(c10::IValue iv,
+                         tsb::abi::ValueArgOfType(tensor, TSB_TYPE_TENSOR, "tensor"));
+    const at::Tensor& t = iv.toTensor();
+    if (!t.defined()) {
+      return absl::InvalidArgumentError("an undefined Tensor has no DLPack form");
+    }
+    TSB_RETURN_IF_ERROR(DLPackDType(t).status());
+    TSB_ASSIGN_OR_RETURN(*out, tsb::compat::ToDLPackVersioned(t));
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_tensor_from_dlpack_versioned(struct DLManagedTensorVersioned* managed,
+                                             tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(tsb::compat::VersionedDLPackAvailable("tsb_tensor_from_dlpack_versioned"));
+    TSB_RETURN_IF_ERROR(CheckArg(managed, "managed"));
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    // As above: the handle first, so that nothing fails once the tensor owns `managed`.
+    tsb_any handle = tsb::MakeHandle(TSB_TYPE_TENSOR, c10::IValue());
+    absl::StatusOr<at::Tensor> t;
+    try {
+      t = tsb::compat::FromDLPackVersioned(managed, CheckImportable);
+    } catch (...) {
+      tsb::Release(handle);
+      throw;
+    }
+    if (!t.ok()) {
+      tsb::Release(handle);
+      return t.status();
+    }
+    handle.u.obj->value = c10::IValue(*std::move(t));
     *out = handle;
     return absl::OkStatus();
   });
