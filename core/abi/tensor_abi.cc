@@ -77,7 +77,7 @@ absl::Status CheckBoolBytes(const DLTensor& t) {
   return absl::OkStatus();
 }
 
-// The dtype's DLPack code, or an error naming the dtype DLPack (or
+// The tensor's DLPack dtype, or an error naming the dtype DLPack (or
 // LibTorch's converter) cannot express: BComplex32, the quantized and bit
 // types.
 absl::StatusOr<DLDataType> DLPackDType(const at::Tensor& t) {
@@ -122,8 +122,14 @@ absl::Status CheckImportable(const DLTensor& t) {
         ", which this LibTorch build cannot hold"));
   }
   TSB_RETURN_IF_ERROR(CheckExtent(t));
-  TSB_RETURN_IF_ERROR(CheckDType(t.dtype));
   return CheckBoolBytes(t);
+}
+
+// The versioned calls name the dtype DLPack or LibTorch lacks (the
+// unversioned ones keep LibTorch's own error, TSB_ERR_TORCH).
+absl::Status CheckVersionedImportable(const DLTensor& t) {
+  TSB_RETURN_IF_ERROR(CheckDType(t.dtype));
+  return CheckImportable(t);
 }
 
 // LibTorch 1.13 never calls the deleter of a tensor whose data is NULL (an
@@ -152,7 +158,8 @@ struct Exported {
   DLManagedTensor managed;
 };
 
-DLManagedTensor* Export(const at::Tensor& t, const DLDataType& dtype) {
+DLManagedTensor* Export(const at::Tensor& t) {
+  const DLDataType dtype = tsb::compat::DLDataTypeOf(t);  // throws for an unsupported dtype, first
   // at::getDLContext is not exported by Debian's LibTorch: CPU and CUDA here.
   if (!t.is_cpu() && !t.is_cuda()) return at::toDLPack(t);
   DLDevice device;
@@ -191,8 +198,7 @@ tsb_status* tsb_tensor_to_dlpack(const tsb_any* tensor, struct DLManagedTensor**
     if (!t.defined()) {
       return absl::InvalidArgumentError("an undefined Tensor has no DLPack form");
     }
-    TSB_ASSIGN_OR_RETURN(DLDataType dtype, DLPackDType(t));  // before anything is allocated
-    *out = Export(t, dtype);
+    *out = Export(t);
     return absl::OkStatus();
   });
 }
@@ -246,7 +252,7 @@ tsb_status* tsb_tensor_from_dlpack_versioned(struct DLManagedTensorVersioned* ma
     tsb_any handle = tsb::MakeHandle(TSB_TYPE_TENSOR, c10::IValue());
     absl::StatusOr<at::Tensor> t;
     try {
-      t = tsb::compat::FromDLPackVersioned(managed, CheckImportable);
+      t = tsb::compat::FromDLPackVersioned(managed, CheckVersionedImportable);
     } catch (...) {
       tsb::Release(handle);
       throw;
