@@ -77,17 +77,27 @@ absl::Status CheckBoolBytes(const DLTensor& t) {
   return absl::OkStatus();
 }
 
-// The tensor's DLPack dtype, or an error naming the dtype DLPack (or
-// LibTorch's converter) cannot express: BComplex32, the quantized and bit
-// types.
-absl::StatusOr<DLDataType> DLPackDType(const at::Tensor& t) {
+// OK, or an error naming the dtype DLPack (or LibTorch's converter) cannot
+// express: BComplex32, the quantized and bit types.
+absl::Status CheckExportable(const at::Tensor& t) {
   try {
-    return tsb::compat::DLDataTypeOf(t);
+    tsb::compat::DLDataTypeOf(t);
+    return absl::OkStatus();
   } catch (const c10::Error& e) {
     return absl::InvalidArgumentError(absl::StrCat(
         "expected a tensor whose dtype DLPack can express, found ", c10::toString(t.scalar_type()),
         " (LibTorch: ", e.what_without_backtrace(), ")"));
   }
+}
+
+// The tensor a to_dlpack call exports: defined, `out` not NULL.
+absl::StatusOr<at::Tensor> TensorToExport(const tsb_any* tensor, const void* out) {
+  TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+  TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::abi::ValueArgOfType(tensor, TSB_TYPE_TENSOR, "tensor"));
+  if (!iv.toTensor().defined()) {
+    return absl::InvalidArgumentError("an undefined Tensor has no DLPack form");
+  }
+  return std::move(iv).toTensor();
 }
 
 // The same, in: a code LibTorch has no dtype for (DLPack's float6, lanes > 1)
@@ -191,13 +201,7 @@ extern "C" {
 
 tsb_status* tsb_tensor_to_dlpack(const tsb_any* tensor, struct DLManagedTensor** out) {
   return Guard([&]() -> absl::Status {
-    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(c10::IValue iv,
-                         tsb::abi::ValueArgOfType(tensor, TSB_TYPE_TENSOR, "tensor"));
-    const at::Tensor& t = iv.toTensor();
-    if (!t.defined()) {
-      return absl::InvalidArgumentError("an undefined Tensor has no DLPack form");
-    }
+    TSB_ASSIGN_OR_RETURN(at::Tensor t, TensorToExport(tensor, out));
     *out = Export(t);
     return absl::OkStatus();
   });
@@ -229,14 +233,8 @@ tsb_status* tsb_tensor_to_dlpack_versioned(const tsb_any* tensor,
                                            struct DLManagedTensorVersioned** out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(tsb::compat::VersionedDLPackAvailable("tsb_tensor_to_dlpack_versioned"));
-    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(c10::IValue iv,
-                         tsb::abi::ValueArgOfType(tensor, TSB_TYPE_TENSOR, "tensor"));
-    const at::Tensor& t = iv.toTensor();
-    if (!t.defined()) {
-      return absl::InvalidArgumentError("an undefined Tensor has no DLPack form");
-    }
-    TSB_RETURN_IF_ERROR(DLPackDType(t).status());
+    TSB_ASSIGN_OR_RETURN(at::Tensor t, TensorToExport(tensor, out));
+    TSB_RETURN_IF_ERROR(CheckExportable(t));
     TSB_ASSIGN_OR_RETURN(*out, tsb::compat::ToDLPackVersioned(t));
     return absl::OkStatus();
   });
