@@ -23,7 +23,7 @@ import json, sys, torch, tsbridge
 
 class M(torch.nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x
+        return x.detach()  # a new tensor on the same storage: it crosses back
     @torch.jit.export
     def double(self, x: torch.Tensor) -> torch.Tensor:
         return x * 2
@@ -44,7 +44,7 @@ for name in ["bool", "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "float4_e
     t = torch.tensor([0, 1, 1, 0], dtype=torch.uint8).view(dtype)
     back = m(t)
     dtypes[name] = back.dtype == dtype and back.data_ptr() == t.data_ptr()
-grad = m(torch.ones(2, requires_grad=True))
+grad = m.double(torch.ones(2, requires_grad=True))
 after = tsbridge._native.tensor_crossings()
 print(json.dumps({
     "path": tsbridge.TORCH_TENSOR_PATH, "reason": tsbridge.TORCH_EXCHANGE_REASON,
@@ -79,7 +79,7 @@ def test_a_torch_tensor_crosses_through_the_exchange_api(tmp_path):
     got = run_child(tmp_path, TSB_PYTHON_NO_TORCH_FASTPATH="1", TSB_PYTHON_NO_DLPACK_EXCHANGE="0")
     assert got["path"] == "exchange", got["reason"]
     assert got["reason"] == ""
-    calls = 2 + len(got["dtypes"]) + 1
+    calls = 2 + len(got["dtypes"]) + 1  # each call: one tensor in, one out
     assert got["crossed"]["exchange"] == [calls, calls], got["crossed"]
     assert got["crossed"]["dlpack"] == [0, 0] and got["crossed"]["companion"] == [0, 0]
     assert got["shared"], "zero copy both ways, strides kept"
