@@ -3,7 +3,9 @@
 #include <torch/torch.h>
 
 #include <cstring>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -374,16 +376,22 @@ TEST_F(TensorDlpackTest, VersionedBoolAndNarrowFloats) {
 
 // A dtype DLPack has no code for is refused by name, nothing allocated.
 TEST_F(TensorDlpackTest, VersionedRefusesADtypeDLPackCannotExpress) {
-  at::Tensor q = at::quantize_per_tensor(torch::ones({2}), 0.5, 0, at::kQUInt8);
-  Value handle(Boundary(q));
-  DLManagedTensorVersioned* managed = nullptr;
-  Status s(tsb_tensor_to_dlpack_versioned(&handle.get(), &managed));
-  ASSERT_NE(s.get(), nullptr);
-  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(tsb_status_get_message(s.get()))
-                .find("expected a tensor whose dtype DLPack can express, found QUInt8"),
-            std::string::npos) << tsb_status_get_message(s.get());
-  EXPECT_EQ(managed, nullptr);
+  std::vector<std::pair<at::Tensor, std::string>> cases = {
+      {at::quantize_per_tensor(torch::ones({2}), 0.5, 0, at::kQUInt8), "QUInt8"}};
+#if TSB_TORCH_AT_LEAST(2, 14)
+  cases.emplace_back(torch::zeros({2}, at::ScalarType::BComplex32), "BComplex32");  // no DLPack code
+#endif
+  for (const auto& [tensor, name] : cases) {
+    Value handle(Boundary(tensor));
+    DLManagedTensorVersioned* managed = nullptr;
+    Status s(tsb_tensor_to_dlpack_versioned(&handle.get(), &managed));
+    ASSERT_NE(s.get(), nullptr) << name;
+    EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(tsb_status_get_message(s.get()))
+                  .find("expected a tensor whose dtype DLPack can express, found " + name),
+              std::string::npos) << tsb_status_get_message(s.get());
+    EXPECT_EQ(managed, nullptr);
+  }
 }
 
 TEST_F(TensorDlpackTest, VersionedNullArguments) {
