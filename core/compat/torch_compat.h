@@ -1,7 +1,7 @@
 // What differs between the LibTorch releases tsbridge builds against
 // (docs/platforms.md): 1.13 (Debian 12), 2.6 (Debian 13) and 2.14 (Debian
-// testing). Every version
-// test in the tree is here; code elsewhere calls these and stays one copy.
+// testing). Every version test in the tree is here; code elsewhere calls
+// these and stays one copy.
 #ifndef TSBRIDGE_CORE_COMPAT_TORCH_COMPAT_H_
 #define TSBRIDGE_CORE_COMPAT_TORCH_COMPAT_H_
 
@@ -90,8 +90,8 @@ inline at::ScalarType ScalarTypeOf(const DLDataType& dtype) {
 // Versioned DLPack (DLManagedTensorVersioned, DLPack 1.x) through LibTorch's
 // own converters, at::toDLPackVersioned and at::fromDLPackVersioned, which
 // LibTorch 2.9 added; before it neither they nor the struct exist.
-// OK where LibTorch has them, else why not: `call` first, as the hosts
-// probe for them.
+//
+// VersionedDLPackAvailable: OK where they exist, else why (hosts probe it).
 inline absl::Status VersionedDLPackAvailable(const char* call) {
 #if TSB_TORCH_AT_LEAST(2, 9)
   static_cast<void>(call);

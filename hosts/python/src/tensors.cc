@@ -100,7 +100,6 @@ void InitFastPath() {
   g_torch.fast = fast;
 }
 
-
 // torch's DLPack C exchange API, unless the environment turns it off; the
 // reason it is not used goes to exchange_reason (tsbridge.TORCH_EXCHANGE_REASON).
 void InitExchange() {
