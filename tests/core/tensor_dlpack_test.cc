@@ -151,17 +151,23 @@ TEST_F(TensorDlpackTest, ExtentErrorsSayWhatIsWrong) {
   EXPECT_STREQ(tsb_status_get_message(n.get()), "DLPack tensor's size overflows int64");
 }
 
-// LibTorch alone would never call this deleter.
-TEST_F(TensorDlpackTest, EmptyTensorMayHaveNullData) {
-  ForeignTensor foreign;
+// An empty host tensor with NULL data enters through `import` (either
+// DLPack struct) and its deleter runs once; LibTorch alone would never call it.
+template <typename Foreign, typename Managed>
+void ExpectEmptyWithNullData(tsb_status* (*import)(Managed*, tsb_any*)) {
+  Foreign foreign;
   foreign.managed.dl_tensor.data = nullptr;
   foreign.managed.dl_tensor.shape[0] = 0;
   {
     Value tensor;
-    TSB_ASSERT_OK(tsb_tensor_from_dlpack(&foreign.managed, tensor.out()));
+    TSB_ASSERT_OK(import(&foreign.managed, tensor.out()));
     EXPECT_EQ(FromBoundary(tensor.get()).toTensor().numel(), 0);
   }
   EXPECT_EQ(foreign.deleter_calls, 1);
+}
+
+TEST_F(TensorDlpackTest, EmptyTensorMayHaveNullData) {
+  ExpectEmptyWithNullData<ForeignTensor>(tsb_tensor_from_dlpack);
 }
 
 TEST_F(TensorDlpackTest, TorchErrorsComeWithoutBacktraceInTheMessage) {
@@ -336,13 +342,7 @@ TEST_F(TensorDlpackTest, VersionedFailureLeavesOwnershipWithTheCaller) {
 }
 
 TEST_F(TensorDlpackTest, VersionedEmptyTensorMayHaveNullData) {
-  ForeignVersioned foreign;
-  foreign.managed.dl_tensor.data = nullptr;
-  foreign.managed.dl_tensor.shape[0] = 0;
-  Value tensor;
-  TSB_ASSERT_OK(tsb_tensor_from_dlpack_versioned(&foreign.managed, tensor.out()));
-  EXPECT_EQ(FromBoundary(tensor.get()).toTensor().numel(), 0);
-  EXPECT_EQ(foreign.deleter_calls, 1);
+  ExpectEmptyWithNullData<ForeignVersioned>(tsb_tensor_from_dlpack_versioned);
 }
 
 // Bool and the narrow floats cross with DLPack 1.3's codes, both ways, as
