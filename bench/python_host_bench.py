@@ -10,8 +10,10 @@ scalars) are measured as nanobind and tvm-ffi report theirs: time per call
 of a bound method that does nothing, the callee's own work being nil.
 
 Tensors cross through the torch fast path when the companion tsbridge._torch
-is built, else as DLPack; TSB_PYTHON_NO_TORCH_FASTPATH=1 forces DLPack, and
---both runs the DLPack figures too (in a child process) for one table.
+is built, else through torch's DLPack C exchange API (torch 2.10+), else as
+DLPack capsules; TSB_PYTHON_NO_TORCH_FASTPATH=1 turns the first off,
+TSB_PYTHON_NO_DLPACK_EXCHANGE=1 the second, and --both runs the other
+paths' figures too (each in a child process) for one table.
 
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/python_host_bench.py
        [--markdown] [--both] [--only METHOD]
@@ -100,17 +102,33 @@ def best_pair(ours, theirs, number, repeat):
     return o / number, t / number
 
 
+PATH_NAMES = {"companion": "fast path", "exchange": "exchange API", "dlpack": "DLPack"}
+
+
 def path_name():
-    return "fast path" if getattr(tsbridge, "TORCH_FASTPATH", False) else "DLPack"
+    return PATH_NAMES.get(getattr(tsbridge, "TORCH_TENSOR_PATH", ""),
+                          "fast path" if tsbridge.TORCH_FASTPATH else "DLPack")
 
 
-def dlpack_rows(only, repeat):
-    """The same cases in a child process with the fast path off."""
-    env = dict(os.environ, TSB_PYTHON_NO_TORCH_FASTPATH="1")
-    cmd = [sys.executable, __file__, "--json", "--repeat", str(repeat)] + (
-        ["--only", only] if only else [])
-    return json.loads(subprocess.run(cmd, env=env, check=True, capture_output=True,
-                                     text=True).stdout)
+# The other paths, each turned on by turning off the ones before it.
+OTHER_PATHS = [
+    {"TSB_PYTHON_NO_TORCH_FASTPATH": "1", "TSB_PYTHON_NO_DLPACK_EXCHANGE": "0"},
+    {"TSB_PYTHON_NO_TORCH_FASTPATH": "1", "TSB_PYTHON_NO_DLPACK_EXCHANGE": "1"},
+]
+
+
+def other_rows(only, repeat):
+    """The same cases in child processes, one per other path torch offers."""
+    rows, seen = [], {path_name()}
+    for extra in OTHER_PATHS:
+        cmd = [sys.executable, __file__, "--json", "--repeat", str(repeat)] + (
+            ["--only", only] if only else [])
+        got = json.loads(subprocess.run(cmd, env=dict(os.environ, **extra), check=True,
+                                        capture_output=True, text=True).stdout)
+        if got and got[0][5] not in seen:
+            seen.add(got[0][5])
+            rows += [tuple(r) for r in got]
+    return rows
 
 
 def main():
@@ -118,7 +136,7 @@ def main():
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--json", action="store_true", help="rows as JSON (for --both)")
     parser.add_argument("--both", action="store_true",
-                        help="also the DLPack path's figures, from a child process")
+                        help="also the other tensor paths' figures, from child processes")
     parser.add_argument("--only", help="run one case (by method name), for profiling")
     parser.add_argument("--repeat", type=int, default=REPEAT, help="timeit runs per side")
     parser.add_argument("--aoti", metavar="DIR",
@@ -149,9 +167,9 @@ def main():
     if args.json:
         print(json.dumps(rows))
         return 0
-    if args.both and getattr(tsbridge, "TORCH_FASTPATH", False):
-        rows += [tuple(r) for r in dlpack_rows(args.only, args.repeat)]
-        rows.sort(key=lambda r: [c[0] for c in CASES].index(r[0]))
+    if args.both:
+        rows += other_rows(args.only, args.repeat)
+        rows.sort(key=lambda r: [c[0] for c in CASES].index(r[0]))  # stable: path order kept
     for name, goal, package, make_args, number in AOTI_CASES if args.aoti else []:
         package = os.path.join(args.aoti, package)
         o_fn, t_fn = tsbridge.load(package), torch._inductor.aoti_load_package(package)

@@ -77,15 +77,52 @@ absl::Status CheckBoolBytes(const DLTensor& t) {
   return absl::OkStatus();
 }
 
+// OK, or an error naming the dtype DLPack (or LibTorch's converter) cannot
+// express: BComplex32, the quantized and bit types.
+absl::Status CheckExportable(const at::Tensor& t) {
+  try {
+    tsb::compat::DLDataTypeOf(t);
+    return absl::OkStatus();
+  } catch (const c10::Error& e) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected a tensor whose dtype DLPack can express, found ", c10::toString(t.scalar_type()),
+        " (LibTorch: ", e.what_without_backtrace(), ")"));
+  }
+}
+
+// The tensor a to_dlpack call exports: defined, `out` not NULL.
+absl::StatusOr<at::Tensor> TensorToExport(const tsb_any* tensor, const void* out) {
+  TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+  TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::abi::ValueArgOfType(tensor, TSB_TYPE_TENSOR, "tensor"));
+  if (!iv.toTensor().defined()) {
+    return absl::InvalidArgumentError("an undefined Tensor has no DLPack form");
+  }
+  return std::move(iv).toTensor();
+}
+
+// The same, in: a code LibTorch has no dtype for (DLPack's float6, lanes > 1)
+// is refused before anything owns the tensor.
+absl::Status CheckDType(const DLDataType& dtype) {
+  try {
+    tsb::compat::ScalarTypeOf(dtype);
+    return absl::OkStatus();
+  } catch (const c10::Error& e) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected a DLPack dtype LibTorch has, found code ", static_cast<int>(dtype.code),
+        ", ", static_cast<int>(dtype.bits), " bits, ", static_cast<int>(dtype.lanes),
+        " lanes (LibTorch: ", e.what_without_backtrace(), ")"));
+  }
+}
+
 // at::fromDLPack in LibTorch 1.13 ignores byte_offset and validates the
 // device only after it may have wrapped the deleter: check both first, so that
-// a failure never consumes the caller's tensor.
-absl::Status CheckImportable(const DLManagedTensor& managed) {
-  const DLTensor& t = managed.dl_tensor;
+// a failure never consumes the caller's tensor. The versioned import checks
+// the same, so that both take the same tensors.
+absl::Status CheckImportable(const DLTensor& t) {
   if (t.byte_offset != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "DLPack tensor has byte_offset ", t.byte_offset,
-        "; LibTorch 1.13 imports only byte_offset 0"));
+        "; tsbridge imports only byte_offset 0 (LibTorch 1.13 ignores it)"));
   }
   bool cpu = t.device.device_type == kDLCPU;
   bool cuda = t.device.device_type == kDLCUDA && at::hasCUDA();
@@ -96,6 +133,13 @@ absl::Status CheckImportable(const DLManagedTensor& managed) {
   }
   TSB_RETURN_IF_ERROR(CheckExtent(t));
   return CheckBoolBytes(t);
+}
+
+// The versioned calls name the dtype DLPack or LibTorch lacks (the
+// unversioned ones keep LibTorch's own error, TSB_ERR_TORCH).
+absl::Status CheckVersionedImportable(const DLTensor& t) {
+  TSB_RETURN_IF_ERROR(CheckDType(t.dtype));
+  return CheckImportable(t);
 }
 
 // LibTorch 1.13 never calls the deleter of a tensor whose data is NULL (an
@@ -157,13 +201,7 @@ extern "C" {
 
 tsb_status* tsb_tensor_to_dlpack(const tsb_any* tensor, struct DLManagedTensor** out) {
   return Guard([&]() -> absl::Status {
-    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(c10::IValue iv,
-                         tsb::abi::ValueArgOfType(tensor, TSB_TYPE_TENSOR, "tensor"));
-    const at::Tensor& t = iv.toTensor();
-    if (!t.defined()) {
-      return absl::InvalidArgumentError("an undefined Tensor has no DLPack form");
-    }
+    TSB_ASSIGN_OR_RETURN(at::Tensor t, TensorToExport(tensor, out));
     *out = Export(t);
     return absl::OkStatus();
   });
@@ -173,7 +211,7 @@ tsb_status* tsb_tensor_from_dlpack(struct DLManagedTensor* managed, tsb_any* out
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(managed, "managed"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_RETURN_IF_ERROR(CheckImportable(*managed));
+    TSB_RETURN_IF_ERROR(CheckImportable(managed->dl_tensor));
     // The handle is allocated first so that nothing can fail once the tensor
     // owns `managed`; the dtype check inside fromDLPack runs before it wraps
     // the deleter.
@@ -184,6 +222,44 @@ tsb_status* tsb_tensor_from_dlpack(struct DLManagedTensor* managed, tsb_any* out
       tsb::Release(handle);
       throw;
     }
+    *out = handle;
+    return absl::OkStatus();
+  });
+}
+
+// LibTorch's own converters (at::toDLPackVersioned, at::fromDLPackVersioned)
+// through core/compat, which says why not on a LibTorch before 2.9.
+tsb_status* tsb_tensor_to_dlpack_versioned(const tsb_any* tensor,
+                                           struct DLManagedTensorVersioned** out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(tsb::compat::VersionedDLPackAvailable("tsb_tensor_to_dlpack_versioned"));
+    TSB_ASSIGN_OR_RETURN(at::Tensor t, TensorToExport(tensor, out));
+    TSB_RETURN_IF_ERROR(CheckExportable(t));
+    TSB_ASSIGN_OR_RETURN(*out, tsb::compat::ToDLPackVersioned(t));
+    return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_tensor_from_dlpack_versioned(struct DLManagedTensorVersioned* managed,
+                                             tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(tsb::compat::VersionedDLPackAvailable("tsb_tensor_from_dlpack_versioned"));
+    TSB_RETURN_IF_ERROR(CheckArg(managed, "managed"));
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    // As above: the handle first, so that nothing fails once the tensor owns `managed`.
+    tsb_any handle = tsb::MakeHandle(TSB_TYPE_TENSOR, c10::IValue());
+    absl::StatusOr<at::Tensor> t;
+    try {
+      t = tsb::compat::FromDLPackVersioned(managed, CheckVersionedImportable);
+    } catch (...) {
+      tsb::Release(handle);
+      throw;
+    }
+    if (!t.ok()) {
+      tsb::Release(handle);
+      return t.status();
+    }
+    handle.u.obj->value = c10::IValue(*std::move(t));
     *out = handle;
     return absl::OkStatus();
   });

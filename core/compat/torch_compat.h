@@ -1,6 +1,7 @@
 // What differs between the LibTorch releases tsbridge builds against
-// (docs/platforms.md): 1.13 (Debian 12) and 2.6 (Debian 13). Every version
-// test in the tree is here; code elsewhere calls these and stays one copy.
+// (docs/platforms.md): 1.13 (Debian 12), 2.6 (Debian 13) and 2.14 (Debian
+// testing). Every version test in the tree is here; code elsewhere calls
+// these and stays one copy.
 #ifndef TSBRIDGE_CORE_COMPAT_TORCH_COMPAT_H_
 #define TSBRIDGE_CORE_COMPAT_TORCH_COMPAT_H_
 
@@ -12,6 +13,11 @@
 #include <torch/csrc/jit/frontend/lexer.h>
 #include <torch/csrc/jit/frontend/schema_type_parser.h>
 #include <torch/version.h>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "tsbridge/tsbridge.h"
 
 #define TSB_TORCH_AT_LEAST(major, minor) \
   (TORCH_VERSION_MAJOR > (major) ||      \
@@ -80,6 +86,62 @@ inline at::ScalarType ScalarTypeOf(const DLDataType& dtype) {
 #endif
   return at::toScalarType(dtype);
 }
+
+// Versioned DLPack (DLManagedTensorVersioned, DLPack 1.x) through LibTorch's
+// own converters, at::toDLPackVersioned and at::fromDLPackVersioned, which
+// LibTorch 2.9 added; before it neither they nor the struct exist.
+//
+// VersionedDLPackAvailable: OK where they exist, else why (hosts probe it).
+inline absl::Status VersionedDLPackAvailable(const char* call) {
+#if TSB_TORCH_AT_LEAST(2, 9)
+  static_cast<void>(call);
+  return absl::OkStatus();
+#else
+  return absl::UnimplementedError(absl::StrCat(
+      call, " needs LibTorch 2.9 or newer (at::toDLPackVersioned, at::fromDLPackVersioned); "
+      "found LibTorch ", TORCH_VERSION_MAJOR, ".", TORCH_VERSION_MINOR, ".", TORCH_VERSION_PATCH,
+      ": the unversioned tsb_tensor_to_dlpack / tsb_tensor_from_dlpack serve"));
+#endif
+}
+
+#if TSB_TORCH_AT_LEAST(2, 9)
+inline absl::StatusOr<DLManagedTensorVersioned*> ToDLPackVersioned(const at::Tensor& t) {
+  return at::toDLPackVersioned(t);  // flags 0: writable, not a copy
+}
+
+// at::fromDLPackVersioned of `managed` once `check` accepted its DLTensor.
+// The major version is checked before anything else is read. A read-only
+// tensor is copied (a LibTorch tensor is always writable, and LibTorch's
+// converter ignores the flag: it would share the buffer) and its deleter
+// called before this returns; so is an empty one with NULL data. On an error
+// nothing is consumed.
+inline absl::StatusOr<at::Tensor> FromDLPackVersioned(
+    DLManagedTensorVersioned* managed, absl::FunctionRef<absl::Status(const DLTensor&)> check) {
+  if (managed->version.major != DLPACK_MAJOR_VERSION) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected a DLManagedTensorVersioned of DLPack major version ", DLPACK_MAJOR_VERSION,
+        " (LibTorch ", TORCH_VERSION_MAJOR, ".", TORCH_VERSION_MINOR, " speaks DLPack ",
+        DLPACK_MAJOR_VERSION, ".", DLPACK_MINOR_VERSION, "), found ", managed->version.major, ".",
+        managed->version.minor, ": refused unread, the caller keeps it"));
+  }
+  if (absl::Status s = check(managed->dl_tensor); !s.ok()) return s;
+  const bool read_only = (managed->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
+  if (!read_only && managed->dl_tensor.data != nullptr) return at::fromDLPackVersioned(managed);
+  // A view that never calls the deleter, copied; then the producer's is called.
+  at::Tensor copy = at::fromDLPackVersioned(managed, [](void*) {}).clone();
+  if (managed->deleter != nullptr) managed->deleter(managed);
+  return copy;
+}
+#else
+inline absl::StatusOr<DLManagedTensorVersioned*> ToDLPackVersioned(const at::Tensor&) {
+  return VersionedDLPackAvailable("tsb_tensor_to_dlpack_versioned");
+}
+
+inline absl::StatusOr<at::Tensor> FromDLPackVersioned(
+    DLManagedTensorVersioned*, absl::FunctionRef<absl::Status(const DLTensor&)>) {
+  return VersionedDLPackAvailable("tsb_tensor_from_dlpack_versioned");
+}
+#endif
 
 }  // namespace tsb::compat
 

@@ -120,8 +120,20 @@ struct Torch {
   // NULL: then tensors cross as DLPack. `fast_reason` says why not.
   const tsbpy_torch_api* fast = nullptr;
   std::string fast_reason;
+  // Without the companion: torch's DLPack C exchange API (torch >= 2.10,
+  // torch.Tensor.__dlpack_c_exchange_api__), else NULL and DLPack capsules.
+  // `exchange_reason` says why not; `exchange_capsule` keeps it alive.
+  const struct DLPackExchangeAPI* exchange = nullptr;
+  PyObject* exchange_capsule = nullptr;
+  std::string exchange_reason;
+  // Tensors crossed each way per path ("companion", "exchange", "dlpack"):
+  // tsbridge._native.tensor_crossings(), for the tests.
+  unsigned long long crossings[3][2] = {};
 };
+enum TensorPath { kCompanion = 0, kExchange = 1, kDLPack = 2 };
+enum Direction { kIn = 0, kOut = 1 };
 const Torch& GetTorch();
+const char* TensorPathName();  // the path tensors take: "companion", "exchange", "dlpack", "none"
 void InitTorch();
 
 // ------------------------------------------------------------------ types

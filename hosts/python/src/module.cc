@@ -471,6 +471,22 @@ PyObject* TorchFastPath(PyObject*, PyObject*) {
                        torch.fast != nullptr ? "" : torch.fast_reason.c_str());
 }
 
+// (path, reason): the path torch tensors take ("companion", "exchange",
+// "dlpack", "none") and why torch's DLPack C exchange API is not in use.
+PyObject* TensorPath(PyObject*, PyObject*) {
+  const Torch& torch = GetTorch();
+  return Py_BuildValue("(ss)", TensorPathName(),
+                       torch.exchange != nullptr ? "" : torch.exchange_reason.c_str());
+}
+
+// {path: (in, out)}: tensors crossed so far, per path.
+PyObject* TensorCrossings(PyObject*, PyObject*) {
+  const auto& c = GetTorch().crossings;
+  return Py_BuildValue("{s(KK)s(KK)s(KK)}", "companion", c[kCompanion][kIn], c[kCompanion][kOut],
+                       "exchange", c[kExchange][kIn], c[kExchange][kOut], "dlpack",
+                       c[kDLPack][kIn], c[kDLPack][kOut]);
+}
+
 PyObject* LiveHandles(PyObject*, PyObject*) { return PyLong_FromLongLong(::tsb::LiveHandles()); }
 PyObject* Version(PyObject*, PyObject*) { return Text(tsb_version_get_string()); }
 
@@ -515,6 +531,9 @@ PyMethodDef g_functions[] = {
     {"object_read", ObjectRead, METH_VARARGS, "object_read(bytes) -> obj"},
     {"from_pickle", FromPickle, METH_VARARGS, "from_pickle(bytes) -> obj"},
     {"torch_fastpath", TorchFastPath, METH_NOARGS, "torch_fastpath() -> (active, reason)"},
+    {"tensor_path", TensorPath, METH_NOARGS, "tensor_path() -> (path, exchange reason)"},
+    {"tensor_crossings", TensorCrossings, METH_NOARGS,
+     "tensor_crossings() -> {path: (in, out)}"},
     {"live_handles", LiveHandles, METH_NOARGS, "live_handles() -> int"},
     {"version", Version, METH_NOARGS, "version() -> str"},
     {nullptr, nullptr, 0, nullptr}};

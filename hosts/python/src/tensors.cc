@@ -1,8 +1,11 @@
 // Tensors cross as themselves through the torch fast path when the
 // companion tsbridge._torch is there (torch_fastpath.h: the at::Tensor
-// inside a torch.Tensor becomes a handle and back, autograd included), and
-// otherwise as DLPack, zero copy both ways: torch._C._to_dlpack /
-// _from_dlpack on the Python side, tsb_tensor_{from,to}_dlpack on ours.
+// inside a torch.Tensor becomes a handle and back, autograd included);
+// otherwise through torch's DLPack C exchange API where torch has it (torch
+// 2.10+: DLManagedTensorVersioned both ways, no Python call); otherwise as
+// DLPack capsules: torch._C._to_dlpack / _from_dlpack on the Python side,
+// tsb_tensor_{from,to}_dlpack on ours. All but the first are zero copy and
+// carry data, not the autograd graph.
 // A bool tensor leaves tsbridge as kDLBool; torch 1.x reads no bool from
 // DLPack nor writes one, so with it a bool tensor crosses as a uint8 view
 // of the same memory, viewed back as bool on the other side (zero copy).
@@ -14,6 +17,15 @@
 
 #include "host.h"
 #include "torch_fastpath.h"
+
+// DLPack 1.2 added the C exchange API (DLPackExchangeAPI); Debian 12's
+// dlpack.h is 0.6 and Debian 13's 1.0: built there, the host has no use of it.
+#if defined(DLPACK_MAJOR_VERSION) && \
+    (DLPACK_MAJOR_VERSION > 1 || (DLPACK_MAJOR_VERSION == 1 && DLPACK_MINOR_VERSION >= 2))
+#define TSBPY_DLPACK_EXCHANGE 1
+#else
+#define TSBPY_DLPACK_EXCHANGE 0
+#endif
 
 namespace tsbpy {
 namespace {
@@ -51,11 +63,16 @@ void FromCapsule(PyObject* capsule, tsb_any* out) {
   PyCapsule_SetName(capsule, kUsedDLTensor);  // the tensor owns it now
 }
 
+// Whether an environment variable turns something off: set, not "" or "0".
+bool TurnedOff(const char* name) {
+  const char* off = std::getenv(name);
+  return off != nullptr && *off != '\0' && std::strcmp(off, "0") != 0;
+}
+
 // The companion's capsule, unless the environment turns it off; the reason
 // it is not used goes to fast_reason (tsbridge.TORCH_FASTPATH_REASON).
 void InitFastPath() {
-  const char* off = std::getenv(TSBPY_NO_FASTPATH_ENV);
-  if (off != nullptr && *off != '\0' && std::strcmp(off, "0") != 0) {
+  if (TurnedOff(TSBPY_NO_FASTPATH_ENV)) {
     g_torch.fast_reason = TSBPY_NO_FASTPATH_ENV " is set";
     return;
   }
@@ -82,6 +99,85 @@ void InitFastPath() {
   }
   g_torch.fast = fast;
 }
+
+// torch's DLPack C exchange API, unless the environment turns it off; the
+// reason it is not used goes to exchange_reason (tsbridge.TORCH_EXCHANGE_REASON).
+void InitExchange() {
+  if (TurnedOff(TSBPY_NO_EXCHANGE_ENV)) {
+    g_torch.exchange_reason = TSBPY_NO_EXCHANGE_ENV " is set";
+    return;
+  }
+#if TSBPY_DLPACK_EXCHANGE
+  Ref capsule(PyObject_GetAttrString(g_torch.tensor_type, "__dlpack_c_exchange_api__"));
+  const auto* api = capsule.p != nullptr ? static_cast<const DLPackExchangeAPI*>(
+                                               PyCapsule_GetPointer(capsule.p, "dlpack_exchange_api"))
+                                         : nullptr;
+  if (api == nullptr) {
+    PyErr_Clear();
+    g_torch.exchange_reason =
+        "expected torch.Tensor.__dlpack_c_exchange_api__, a \"dlpack_exchange_api\" capsule "
+        "(torch 2.10 and newer), found none";
+    return;
+  }
+  if (api->header.version.major != DLPACK_MAJOR_VERSION) {
+    g_torch.exchange_reason = "expected torch's DLPack exchange API of major version " +
+                              std::to_string(DLPACK_MAJOR_VERSION) + ", found " +
+                              std::to_string(api->header.version.major);
+    return;
+  }
+  // The core must take versioned DLPack (LibTorch 2.9+); asked with NULLs it
+  // says TSB_ERR_UNSUPPORTED before it looks at them.
+  tsb_status* probe = tsb_tensor_from_dlpack_versioned(nullptr, nullptr);
+  if (tsb_status_get_code(probe) == TSB_ERR_UNSUPPORTED) {
+    g_torch.exchange_reason = tsb_status_get_message(probe);
+    tsb_status_free(probe);
+    return;
+  }
+  tsb_status_free(probe);
+  g_torch.exchange = api;
+  g_torch.exchange_capsule = capsule.release();
+#else
+  g_torch.exchange_reason =
+      "expected a dlpack.h of DLPack 1.2 or newer (its DLPackExchangeAPI) when tsbridge._native "
+      "was built, found an older one";
+#endif
+}
+
+#if TSBPY_DLPACK_EXCHANGE
+// Whether `obj`'s type hands out the exchange API found on torch.Tensor: the
+// API takes only objects of that type (a subclass inherits the attribute;
+// one that overrides it crosses as a capsule).
+bool ExchangeTakes(PyObject* obj) {
+  if (Py_TYPE(obj) == reinterpret_cast<PyTypeObject*>(g_torch.tensor_type)) return true;
+  Ref own(PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(obj)),
+                                 "__dlpack_c_exchange_api__"));
+  if (own.p == nullptr) PyErr_Clear();
+  return own.p == g_torch.exchange_capsule;
+}
+
+// A torch.Tensor in: torch's DLManagedTensorVersioned, taken over by the core.
+void ExchangeIn(PyObject* obj, tsb_any* out) {
+  DLManagedTensorVersioned* managed = nullptr;
+  if (g_torch.exchange->managed_tensor_from_py_object_no_sync(obj, &managed) != 0) {
+    throw PyErrorSet{};
+  }
+  tsb_status* s = tsb_tensor_from_dlpack_versioned(managed, out);
+  if (s != nullptr && managed->deleter != nullptr) managed->deleter(managed);  // still ours
+  CheckStatus(s);
+}
+
+// A tensor out: the core's DLManagedTensorVersioned, which torch takes over
+// (also when it fails: the API steals it).
+PyObject* ExchangeOut(const tsb_any& v) {
+  DLManagedTensorVersioned* managed = nullptr;
+  CheckStatus(tsb_tensor_to_dlpack_versioned(&v, &managed));
+  void* obj = nullptr;
+  if (g_torch.exchange->managed_tensor_to_py_object_no_sync(managed, &obj) != 0) {
+    throw PyErrorSet{};
+  }
+  return static_cast<PyObject*>(obj);
+}
+#endif
 
 }  // namespace
 
@@ -112,9 +208,16 @@ void InitTorch() {
   g_torch.torch_module = torch.release();
   g_torch.available = true;
   InitFastPath();
+  InitExchange();
 }
 
 const Torch& GetTorch() { return g_torch; }
+
+const char* TensorPathName() {
+  if (!g_torch.available) return "none";
+  if (g_torch.fast != nullptr) return "companion";
+  return g_torch.exchange != nullptr ? "exchange" : "dlpack";
+}
 
 bool IsTensor(PyObject* obj) {
   if (g_torch.available && PyObject_TypeCheck(obj, reinterpret_cast<PyTypeObject*>(
@@ -136,9 +239,18 @@ PyObject* TensorToPython(const tsb_any& v) {
   Ref result;
   if (g_torch.fast != nullptr) {  // the tensor itself; its own object if it has one
     result.p = Check(g_torch.fast->to_torch(&v));
+    ++g_torch.crossings[kCompanion][kOut];
     if (IdentityScope* keeper = IdentityScope::Keeper()) keeper->Remember(v, result.p);
     return result.release();
   }
+#if TSBPY_DLPACK_EXCHANGE
+  if (g_torch.exchange != nullptr) {
+    result.p = ExchangeOut(v);
+    ++g_torch.crossings[kExchange][kOut];
+    if (IdentityScope* keeper = IdentityScope::Keeper()) keeper->Remember(v, result.p);
+    return result.release();
+  }
+#endif
   Ref capsule(ToCapsule(v));
   if (!g_torch.available) return capsule.release();
   // A bool tensor leaves as kDLBool, which torch 1.x cannot read: its bytes
@@ -151,6 +263,7 @@ PyObject* TensorToPython(const tsb_any& v) {
     Ref bytes(result.release());
     result.p = Check(PyObject_CallMethod(bytes.p, "view", "O", g_torch.bool_dtype));
   }
+  ++g_torch.crossings[kDLPack][kOut];
   if (IdentityScope* keeper = IdentityScope::Keeper()) keeper->Remember(v, result.p);
   return result.release();
 }
@@ -167,8 +280,16 @@ void TensorFromPython(PyObject* obj, tsb_any* out) {
   if (g_torch.fast != nullptr) {  // no scope entry: the tensor keeps its object
     const int done = g_torch.fast->from_torch(obj, out);
     if (done < 0) throw PyErrorSet{};
-    if (done > 0) return;
+    if (done > 0) return void(++g_torch.crossings[kCompanion][kIn]);
   }
+#if TSBPY_DLPACK_EXCHANGE
+  if (g_torch.exchange != nullptr && ExchangeTakes(obj)) {
+    ExchangeIn(obj, out);
+    ++g_torch.crossings[kExchange][kIn];
+    if (g_scope != nullptr) g_scope->Remember(*out, obj);
+    return;
+  }
+#endif
   // torch 1.x has no bool in DLPack: a bool tensor's bytes as uint8,
   // marked kDLBool for tsbridge. Its dtype is asked first: LibTorch 1.13's
   // at::toDLPack allocates its wrapper before it throws for bool, so trying
@@ -185,6 +306,7 @@ void TensorFromPython(PyObject* obj, tsb_any* out) {
     managed->dl_tensor.dtype.code = kDLBoolCode;
   }
   FromCapsule(capsule.p, out);
+  ++g_torch.crossings[kDLPack][kIn];
   if (g_scope != nullptr) g_scope->Remember(*out, obj);
 }
 

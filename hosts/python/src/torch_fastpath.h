@@ -22,6 +22,9 @@ extern "C" {
 // Set (to anything but "" or "0") to make the host ignore the companion and
 // cross tensors as DLPack, as it does when the companion is absent.
 #define TSBPY_NO_FASTPATH_ENV "TSB_PYTHON_NO_TORCH_FASTPATH"
+// Set likewise to make the host ignore torch's DLPack C exchange API too
+// (docs/python.md): tensors then cross as DLPack capsules.
+#define TSBPY_NO_EXCHANGE_ENV "TSB_PYTHON_NO_DLPACK_EXCHANGE"
 
 typedef struct tsbpy_torch_api {
   size_t struct_size;  // sizeof(tsbpy_torch_api) of the companion's build

@@ -24,6 +24,10 @@ HAS_TORCH = _native._init(_errors, _types)
 # Whether torch.Tensor crosses as itself, autograd included (the companion
 # tsbridge._torch), or as DLPack; and if not, why (docs/python.md).
 TORCH_FASTPATH, TORCH_FASTPATH_REASON = _native.torch_fastpath()
+# The path torch tensors take: "companion" (the above), "exchange" (torch's
+# DLPack C exchange API, torch 2.10+), "dlpack" (capsules) or "none" (no
+# torch); and why the exchange API is not in use (docs/python.md).
+TORCH_TENSOR_PATH, TORCH_EXCHANGE_REASON = _native.tensor_path()
 __version__ = _native.version()
 
 _NO_DEFAULT = _inspect.Parameter.empty
