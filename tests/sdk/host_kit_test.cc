@@ -1,5 +1,5 @@
 // The host kit (tsbridge/host/kit.hpp) with a host of its own: a small tree
-// value (None, bool, int, float, str, list, string-keyed map), walked from
+// value (None, bool, int, uint, float, str, list, string-keyed map), walked from
 // and built into boundary values through the C ABI only. What a new
 // language binding writes, in ~100 lines (docs/hosts.md).
 #include "tsbridge/host/kit.hpp"
@@ -20,8 +20,8 @@ struct Tree;
 using TreePtr = std::shared_ptr<Tree>;
 struct Tree {
   // A "map" keeps its keys in order; a "record" is a map with a type name.
-  std::variant<std::monostate, bool, int64_t, double, std::string, std::vector<TreePtr>,
-               std::vector<std::pair<std::string, TreePtr>>>
+  std::variant<std::monostate, bool, int64_t, uint64_t, double, std::string,
+               std::vector<TreePtr>, std::vector<std::pair<std::string, TreePtr>>>
       v;
   std::string record;  // the NamedTuple's name, for records out
 };
@@ -51,6 +51,7 @@ class TreeHost {
   Out None() { return Make(std::monostate{}); }
   Out Bool(bool b) { return Make(b); }
   Out Int(int64_t i) { return Make(i); }
+  Out UInt(uint64_t u) { return Make(u); }
   Out Float(double d) { return Make(d); }
   Out Complex(double, double) { tsb::kit::Fail(TSB_ERR_UNSUPPORTED, "no complex here"); }
   Out Str(const char* s, size_t n) { return Make(std::string(s, n)); }
@@ -106,6 +107,8 @@ class TreeHost {
       *out = tsb_any_bool(*b);
     } else if (auto* i = std::get_if<int64_t>(&x->v)) {
       *out = tsb_any_int(*i);
+    } else if (auto* u = std::get_if<uint64_t>(&x->v)) {
+      *out = tsb_any_uint(*u);
     } else if (auto* d = std::get_if<double>(&x->v)) {
       *out = tsb_any_float(*d);
     } else if (auto* s = std::get_if<std::string>(&x->v)) {
