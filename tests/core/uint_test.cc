@@ -60,10 +60,11 @@ std::string Json(const tsb_any& v) {
 }
 
 // The refusal of a LibTorch without UInt: what was expected, what was
-// found, which LibTorch is needed.
-void ExpectRefused(tsb_status* raw, const std::string& found) {
+// found, which LibTorch is needed, and where (when `path` is given).
+void ExpectRefused(tsb_status* raw, const std::string& found, const char* path = nullptr) {
   Status s(raw);
   ASSERT_NE(s.get(), nullptr) << "accepted " << found;
+  if (path != nullptr) EXPECT_STREQ(tsb_status_get_path(s.get()), path);
   EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_UNSUPPORTED) << tsb_status_get_message(s.get());
   EXPECT_THAT(tsb_status_get_detail(s.get()),
               HasSubstr("got " + found + ", which needs LibTorch 2.9 or newer (an int above "
@@ -72,9 +73,9 @@ void ExpectRefused(tsb_status* raw, const std::string& found) {
 
 // Whether `raw` succeeded, as it must with LibTorch 2.9 and newer; before,
 // it must be the refusal of `found`.
-bool Accepted(tsb_status* raw, const std::string& found) {
+bool Accepted(tsb_status* raw, const std::string& found, const char* path = nullptr) {
   if (!kHasUInt) {
-    ExpectRefused(raw, found);
+    ExpectRefused(raw, found, path);
     return false;
   }
   Status s(raw);
@@ -100,7 +101,10 @@ TEST_F(UIntTest, AnIntMethodReturnsTheUIntItTook) {
   for (uint64_t u : {kTwo63, kMax}) {
     SCOPED_TRACE(u);
     tsb_any out{};
-    if (!Accepted(Call("ident", tsb_any_uint(u), &out), "int " + std::to_string(u))) continue;
+    if (!Accepted(Call("ident", tsb_any_uint(u), &out), "int " + std::to_string(u),
+                  "ident(): argument 'x'")) {
+      continue;
+    }
     EXPECT_EQ(out.type_index, TSB_TYPE_UINT);
     EXPECT_EQ(out.u.u, u);
     EXPECT_EQ(Json(out), std::to_string(u));
@@ -118,7 +122,8 @@ TEST_F(UIntTest, AnIntMethodReturnsTheUIntItTook) {
 TEST_F(UIntTest, AListOfIntHoldsUIntsAsThemselves) {
   const tsb_any items[] = {tsb_any_int(-1), tsb_any_uint(kTwo63), tsb_any_uint(kMax)};
   Value list;
-  if (!Accepted(tsb_list_new(TSB_TYPE_INT, items, 3, list.out()), "int 9223372036854775808")) {
+  if (!Accepted(tsb_list_new(TSB_TYPE_INT, items, 3, list.out()), "int 9223372036854775808",
+                "[1]")) {
     return;
   }
   Value out;
