@@ -6,24 +6,18 @@ by `tsb compile` (LibTorch's C++ TorchScript compiler).
 
 Usage: cli_uint_test.py TSB WORK_DIR LIBTORCH_VERSION
 """
+import functools
 import json
 import pathlib
-import subprocess
 import sys
+
+from tsb_run import run as run_tsb
 
 tsb, work, version = sys.argv[1], pathlib.Path(sys.argv[2]), sys.argv[3]
 work.mkdir(parents=True, exist_ok=True)
 uint = tuple(int(p) for p in version.split(".")[:2]) >= (2, 9)
+run = functools.partial(run_tsb, tsb)
 failures = []
-
-
-def run(*args, ok=True):
-    p = subprocess.run([tsb, *map(str, args)], capture_output=True, text=True)
-    if ok and p.returncode != 0:
-        sys.exit(f"tsb {' '.join(map(str, args))} failed: {p.stderr}")
-    if not ok and p.returncode == 0:
-        sys.exit(f"tsb {' '.join(map(str, args))} should have failed: {p.stdout}")
-    return p.stdout.strip() if ok else p.stderr.strip()
 
 
 source = work / "uint.ts"
