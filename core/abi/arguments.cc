@@ -36,6 +36,11 @@ absl::StatusOr<c10::IValue> ValueArgOfType(const tsb_any* value,
   return Mismatch(*expected, iv);
 }
 
+absl::Status NotInt64(uint64_t found) {
+  return TypeError(absl::StrCat("expected int (int64_t), got int ", found,
+                                ", above INT64_MAX (a uint: read its u.u)"));
+}
+
 absl::StatusOr<TypedValue> TypedArg(const tsb_any* value, const char* name) {
   TSB_RETURN_IF_ERROR(CheckArg(value, name));
   return Decode(*value);

@@ -30,6 +30,10 @@ absl::StatusOr<c10::IValue> ValueArg(const tsb_any* value, const char* name);
 absl::StatusOr<c10::IValue> ValueArgOfType(const tsb_any* value,
                                            int32_t type_index, const char* name);
 
+// An int64_t asked for an int above INT64_MAX (a TSB_TYPE_UINT, u.u):
+// "expected int (int64_t), got int 9223372036854775808, above INT64_MAX ...".
+absl::Status NotInt64(uint64_t found);
+
 // The IValue of a non-NULL, well-formed boundary value and the type it
 // carries at the boundary, in one lookup.
 absl::StatusOr<TypedValue> TypedArg(const tsb_any* value, const char* name);

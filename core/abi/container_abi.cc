@@ -1,8 +1,11 @@
 // Containers: access, bulk copies, builders and type-directed coercion. Each
 // function checks its arguments and calls inward (core/value/containers.h).
+#include <type_traits>
+
 #include "absl/strings/str_cat.h"
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
+#include "core/compat/torch_compat.h"
 #include "core/value/containers.h"
 #include "core/value/flatten.h"
 #include "tsbridge/plugin/kind_codec.hpp"
@@ -37,7 +40,15 @@ tsb_status* CopyList(const tsb_any* list, int32_t element, T* out, size_t n,
           "buffer holds ", n, " elements but the list has ", items.size()));
     }
     if (n > 0) TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    for (size_t i = 0; i < n; ++i) out[i] = extract(items[i]);
+    for (size_t i = 0; i < n; ++i) {
+      if constexpr (std::is_same_v<T, int64_t>) {  // a UInt item fits no int64_t
+        if (tsb::compat::IsUInt(items[i])) {
+          return tsb::WithPath(tsb::abi::NotInt64(tsb::compat::ToUInt(items[i])),
+                               tsb::IndexSegment(i));
+        }
+      }
+      out[i] = extract(items[i]);
+    }
     return absl::OkStatus();
   });
 }

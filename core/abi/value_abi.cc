@@ -89,6 +89,7 @@ tsb_status* tsb_int_get(const tsb_any* v, int64_t* out) {
   }
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    if (v != nullptr && v->type_index == TSB_TYPE_UINT) return tsb::abi::NotInt64(v->u.u);
     TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArgOfType(v, TSB_TYPE_INT, "v"));
     *out = iv.toInt();
     return absl::OkStatus();
@@ -193,6 +194,7 @@ tsb_status* tsb_any_repr(const tsb_any* v, char** out) {
       case TSB_TYPE_DTYPE: text << static_cast<c10::ScalarType>(iv.toInt()); break;
       case TSB_TYPE_LAYOUT: text << static_cast<c10::Layout>(iv.toInt()); break;
       case TSB_TYPE_MEMORY_FORMAT: text << static_cast<c10::MemoryFormat>(iv.toInt()); break;
+      case TSB_TYPE_UINT: text << v->u.u; break;
       default:
         // LibTorch's printer recurses without a bound (core/value/nesting.h).
         TSB_RETURN_IF_ERROR(tsb::CheckNesting(iv));

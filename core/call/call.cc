@@ -228,7 +228,13 @@ namespace {
 // One argument, borrowed when it is a handle (no copy, no StatusOr).
 absl::Status DecodeArg(const tsb_any& value, HostArg* out) {
   BorrowedValue b;
-  TSB_RETURN_IF_ERROR(Borrow(value, &b));
+  absl::Status status = Borrow(value, &b);
+  if (!status.ok()) {
+    if (!absl::IsUnimplemented(status) || b.type == nullptr) return status;
+    out->type = b.type;  // typed, but without an IValue here
+    out->unheld = std::move(status);
+    return absl::OkStatus();
+  }
   out->type = b.type;
   if (b.value == &b.scratch) {
     out->own = std::move(b.scratch);
@@ -338,6 +344,9 @@ absl::Status Bind(const Signature& sig, const HostArgs& args, Binding* out) {
       continue;
     }
     const HostArg* arg = slots[i];
+    if (!arg->unheld.ok()) {
+      return out->explain ? WithPath(arg->unheld, ArgumentSegment(p.name)) : arg->unheld;
+    }
     HostArg broadcast;
     if (p.list_size > 0 && p.info != nullptr) {
       if (c10::optional<c10::IValue> list = Broadcast(p, arg->value())) {

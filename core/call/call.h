@@ -95,6 +95,9 @@ struct HostArg {
   const c10::IValue* borrowed = nullptr;  // a handle's own IValue
   c10::IValue own;                        // an inline value, decoded
   const TypeInfo* type = nullptr;
+  // A well-formed value this LibTorch holds no IValue for (a uint before
+  // 2.9): refused by Bind, which names the parameter it was given for.
+  absl::Status unheld;
 };
 struct HostArgs {
   absl::InlinedVector<HostArg, 6> positional;

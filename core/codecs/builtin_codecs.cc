@@ -31,6 +31,9 @@ void RegisterBuiltinCodecs(TypeRegistry& registry) {
     absl::StatusOr<const TypeInfo*> info = registry.Intern(leaf);
     if (!info.ok()) throw std::logic_error(info.status().ToString());
   }
+  absl::StatusOr<const TypeInfo*> uint =
+      registry.PublishValueForm(MakeUIntCodec(), c10::IntType::get(), "core");
+  if (!uint.ok()) throw std::logic_error(uint.status().ToString());
 }
 
 namespace {

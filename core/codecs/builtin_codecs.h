@@ -16,6 +16,7 @@ class TypeRegistry;
 std::unique_ptr<KindCodec> MakeNoneCodec();
 std::unique_ptr<KindCodec> MakeBoolCodec();
 std::unique_ptr<KindCodec> MakeIntCodec();
+std::unique_ptr<KindCodec> MakeUIntCodec();  // a value form of int, not a TypeKind's
 std::unique_ptr<KindCodec> MakeFloatCodec();
 std::unique_ptr<KindCodec> MakeComplexCodec();
 std::unique_ptr<KindCodec> MakeNumberCodec();
@@ -49,8 +50,8 @@ std::string NamedTypeIdentity(const c10::Type& type);
 absl::Status SameName(const TypeInfo& expected, const c10::IValue& found);
 
 // Registers every codec above as provider "core" and interns the leaf
-// types at their fixed indices. Throws std::logic_error if that fails,
-// which only a broken build can cause. Done for TypeRegistry::Global() when
+// types at their fixed indices (uint's as a value form of int). Throws
+// std::logic_error if that fails, which only a broken build can cause. Done for TypeRegistry::Global() when
 // the library loads (builtin_codecs.cc).
 void RegisterBuiltinCodecs(TypeRegistry& registry);
 

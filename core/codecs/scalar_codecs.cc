@@ -1,7 +1,9 @@
-// Codecs for None, bool, int, float, complex, Scalar (number) and Any.
-// None, bool, int and float travel inline; complex travels as a handle.
+// Codecs for None, bool, int, uint, float, complex, Scalar (number) and
+// Any. None, bool, int, uint and float travel inline; complex as a handle.
 #include "core/codecs/builtin_codecs.h"
-#include "core/value/convert.h"  // SetInline
+#include "absl/strings/str_cat.h"
+#include "core/compat/torch_compat.h"
+#include "core/value/convert.h"  // SetInline, EncodeInt, UIntValue
 #include "tsbridge/plugin/kind_codec.hpp"
 
 namespace tsb {
@@ -43,24 +45,49 @@ class BoolCodec final : public KindCodec {
   }
 };
 
-class IntCodec final : public KindCodec {
+// int and uint (an int above INT64_MAX, LibTorch 2.9's UInt) are one set of
+// values, TorchScript's `int`: a UInt comes out as TSB_TYPE_UINT (u.u),
+// never wrapped. Each boundary form decodes itself.
+class IntValuesCodec : public KindCodec {
  public:
-  tsb_kind kind() const override { return TSB_KIND_INT; }
   c10::TypeKind type_kind() const override { return c10::TypeKind::IntType; }
-  absl::Status Encode(c10::IValue value, const TypeInfo& info, tsb_any* out) const override {
-    SetInline(info.index, value.toInt(), out);
+  absl::Status Encode(c10::IValue value, const TypeInfo&, tsb_any* out) const override {
+    EncodeInt(value, out);
     return absl::OkStatus();
-  }
-  absl::StatusOr<c10::IValue> Decode(const tsb_any& value) const override {
-    return c10::IValue(value.u.i);
   }
   // bool is not an int here: TorchScript keeps them apart too.
   absl::StatusOr<c10::IValue> Coerce(const c10::IValue& value,
                                      const TypeInfo& expected) const override {
-    if (value.isInt()) return value;
+    if (value.isInt() || compat::IsUInt(value)) return value;
     return Mismatch(expected, value);
   }
 };
+
+class IntCodec final : public IntValuesCodec {
+ public:
+  tsb_kind kind() const override { return TSB_KIND_INT; }
+  absl::StatusOr<c10::IValue> Decode(const tsb_any& value) const override {
+    return c10::IValue(value.u.i);
+  }
+};
+
+// TSB_TYPE_UINT: a value form of `int`, not a TorchScript type of its own.
+// IntType's codec is IntCodec; this one is published at its fixed index
+// only (builtin_codecs.cc) and decodes to a UInt, or says which LibTorch
+// has one.
+class UIntCodec final : public IntValuesCodec {
+ public:
+  tsb_kind kind() const override { return TSB_KIND_UINT; }
+  absl::StatusOr<c10::IValue> Decode(const tsb_any& value) const override {
+    return UIntValue(value.u.u, "int", absl::StrCat("int ", value.u.u));
+  }
+};
+
+// An int or a UInt as a double (rounded to the nearest above 2^53).
+double IntAsDouble(const c10::IValue& value) {
+  return compat::IsUInt(value) ? static_cast<double>(compat::ToUInt(value))
+                               : static_cast<double>(value.toInt());
+}
 
 class FloatCodec final : public KindCodec {
  public:
@@ -79,7 +106,7 @@ class FloatCodec final : public KindCodec {
   absl::StatusOr<c10::IValue> Coerce(const c10::IValue& value,
                                      const TypeInfo& expected) const override {
     if (value.isDouble()) return value;
-    if (value.isInt()) return c10::IValue(static_cast<double>(value.toInt()));
+    if (value.isInt() || compat::IsUInt(value)) return c10::IValue(IntAsDouble(value));
     return Mismatch(expected, value);
   }
 };
@@ -92,9 +119,8 @@ class ComplexCodec final : public KindCodec {
   absl::StatusOr<c10::IValue> Coerce(const c10::IValue& value,
                                      const TypeInfo& expected) const override {
     if (value.isComplexDouble()) return value;
-    if (value.isDouble() || value.isInt()) {
-      double re = value.isDouble() ? value.toDouble()
-                                   : static_cast<double>(value.toInt());
+    if (value.isDouble() || value.isInt() || compat::IsUInt(value)) {
+      double re = value.isDouble() ? value.toDouble() : IntAsDouble(value);
       return c10::IValue(c10::complex<double>(re, 0.0));
     }
     return Mismatch(expected, value);
@@ -109,8 +135,8 @@ class NumberCodec final : public KindCodec {
   bool is_abstract() const override { return true; }
   absl::StatusOr<c10::IValue> Coerce(const c10::IValue& value,
                                      const TypeInfo& expected) const override {
-    if (value.isInt() || value.isDouble() || value.isComplexDouble() ||
-        value.isBool()) {
+    if (value.isInt() || compat::IsUInt(value) || value.isDouble() ||
+        value.isComplexDouble() || value.isBool()) {
       return value;
     }
     return Mismatch(expected, value);
@@ -133,6 +159,7 @@ class AnyCodec final : public KindCodec {
 std::unique_ptr<KindCodec> MakeNoneCodec() { return std::make_unique<NoneCodec>(); }
 std::unique_ptr<KindCodec> MakeBoolCodec() { return std::make_unique<BoolCodec>(); }
 std::unique_ptr<KindCodec> MakeIntCodec() { return std::make_unique<IntCodec>(); }
+std::unique_ptr<KindCodec> MakeUIntCodec() { return std::make_unique<UIntCodec>(); }
 std::unique_ptr<KindCodec> MakeFloatCodec() { return std::make_unique<FloatCodec>(); }
 std::unique_ptr<KindCodec> MakeComplexCodec() { return std::make_unique<ComplexCodec>(); }
 std::unique_ptr<KindCodec> MakeNumberCodec() { return std::make_unique<NumberCodec>(); }

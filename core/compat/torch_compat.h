@@ -5,10 +5,12 @@
 #ifndef TSBRIDGE_CORE_COMPAT_TORCH_COMPAT_H_
 #define TSBRIDGE_CORE_COMPAT_TORCH_COMPAT_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
 #include <ATen/DLConvertor.h>
+#include <ATen/core/ivalue.h>
 #include <c10/util/Exception.h>
 #include <torch/csrc/jit/frontend/lexer.h>
 #include <torch/csrc/jit/frontend/schema_type_parser.h>
@@ -142,6 +144,46 @@ inline absl::StatusOr<at::Tensor> FromDLPackVersioned(
   return VersionedDLPackAvailable("tsb_tensor_from_dlpack_versioned");
 }
 #endif
+
+// An int above INT64_MAX. LibTorch 2.9 gave IValue the tag UInt for one
+// (pytorch/pytorch#160102; absent from 2.6's ivalue.h, present in 2.14's):
+// IValue(uint64_t) takes it above INT64_MAX, isInt() is false for it and
+// toUInt() reads it. Before, no IValue holds one, and none is ever made by
+// wrapping it to a negative int.
+inline constexpr bool kHasUInt = TSB_TORCH_AT_LEAST(2, 9);
+inline constexpr const char* kUIntRelease = "2.9";
+
+// Whether `value` is a UInt: isUnsigned() is also true of an Int >= 0.
+inline bool IsUInt(const c10::IValue& value) {
+#if TSB_TORCH_AT_LEAST(2, 9)
+  return !value.isInt() && value.isUnsigned();
+#else
+  (void)value;
+  return false;
+#endif
+}
+
+// A UInt's value; call only when IsUInt(value).
+inline uint64_t ToUInt(const c10::IValue& value) {
+#if TSB_TORCH_AT_LEAST(2, 9)
+  return value.toUInt();
+#else
+  (void)value;
+  return 0;
+#endif
+}
+
+// *out = the IValue of `u` > INT64_MAX; false when this LibTorch has none.
+inline bool MakeUInt(uint64_t u, c10::IValue* out) {
+#if TSB_TORCH_AT_LEAST(2, 9)
+  *out = c10::IValue(u);
+  return true;
+#else
+  (void)u;
+  (void)out;
+  return false;
+#endif
+}
 
 }  // namespace tsb::compat
 

@@ -30,11 +30,11 @@ absl::Status WrongJson(const TypeInfo& expected, const Json& found,
       absl::StrCat("expected ", expected.annotation, ", got ", DescribeJson(found), why));
 }
 
+// nlohmann-json reads an integer above INT64_MAX as number_unsigned: a UInt.
 absl::StatusOr<c10::IValue> ReadInt(const Json& json, const TypeInfo& expected) {
   if (!json.is_number_integer()) return WrongJson(expected, json);
-  if (json.is_number_unsigned() &&
-      json.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
-    return WrongJson(expected, json, ", which is out of range for int (64 bits)");
+  if (json.is_number_unsigned()) {
+    return UIntValue(json.get<uint64_t>(), expected.annotation, DescribeJson(json));
   }
   return c10::IValue(json.get<int64_t>());
 }
@@ -234,7 +234,8 @@ absl::StatusOr<c10::IValue> ReadAt(const Json& json, const TypeInfo& expected, i
     case TSB_KIND_BOOL:
       if (json.is_boolean()) return c10::IValue(json.get<bool>());
       return WrongJson(expected, json);
-    case TSB_KIND_INT: return ReadInt(json, expected);
+    case TSB_KIND_INT:
+    case TSB_KIND_UINT: return ReadInt(json, expected);
     case TSB_KIND_FLOAT: return ReadFloat(json, expected);
     case TSB_KIND_COMPLEX: return ReadComplex(json, expected);
     case TSB_KIND_STR:

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/text/json_read.h"
+#include "core/value/convert.h"  // UIntValue
 
 namespace tsb::json {
 namespace {
@@ -249,11 +250,8 @@ absl::StatusOr<c10::IValue> Infer(const Json& json, int depth) {
   switch (json.type()) {
     case Json::value_t::null: return c10::IValue();
     case Json::value_t::boolean: return c10::IValue(json.get<bool>());
-    case Json::value_t::number_unsigned:
-      if (json.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
-        return Expected("Any", json, ", which is out of range for int (64 bits)");
-      }
-      return c10::IValue(json.get<int64_t>());
+    case Json::value_t::number_unsigned:  // above INT64_MAX: a UInt
+      return UIntValue(json.get<uint64_t>(), "Any", DescribeJson(json));
     case Json::value_t::number_integer: return c10::IValue(json.get<int64_t>());
     case Json::value_t::number_float: return c10::IValue(json.get<double>());
     case Json::value_t::string: return c10::IValue(json.get<std::string>());

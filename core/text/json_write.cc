@@ -9,6 +9,7 @@
 #include <ATen/core/class_type.h>
 
 #include "absl/strings/str_cat.h"
+#include "core/compat/torch_compat.h"
 #include "core/text/json_codec.h"
 #include "core/types/type_parser.h"  // QualifiedName
 #include "core/types/type_registry.h"
@@ -216,7 +217,10 @@ absl::StatusOr<Json> WriteAt(const c10::IValue& value, const TypeInfo* type, int
   switch (type->kind) {
     case TSB_KIND_NONE: return Json(nullptr);
     case TSB_KIND_BOOL: return Json(value.toBool());
-    case TSB_KIND_INT: return Json(value.toInt());
+    case TSB_KIND_INT:
+    case TSB_KIND_UINT:  // a UInt as an unsigned number, never wrapped
+      if (compat::IsUInt(value)) return Json(compat::ToUInt(value));
+      return Json(value.toInt());
     case TSB_KIND_FLOAT: return FloatToJson(value.toDouble());
     case TSB_KIND_COMPLEX: return WriteComplex(value.toComplexDouble());
     case TSB_KIND_STR: return Json(value.toStringRef());

@@ -26,7 +26,7 @@ std::string MissingCodecMessage(const c10::Type& type) {
   }
 }
 
-bool IsLeafKind(tsb_kind kind) { return kind <= TSB_KIND_ANY; }
+bool IsLeafKind(tsb_kind kind) { return kind <= TSB_KIND_UINT; }
 
 // A class's containedTypes() are its attribute types, which may name the
 // class itself (a Node with an Optional[Node] attribute, built in C++) or
@@ -85,6 +85,22 @@ absl::Status TypeRegistry::RegisterCodec(std::unique_ptr<KindCodec> codec,
   owned_codecs_.push_back(std::move(codec));
   codecs_[slot].store(raw, std::memory_order_release);
   return absl::OkStatus();
+}
+
+absl::StatusOr<const TypeInfo*> TypeRegistry::PublishValueForm(
+    std::unique_ptr<KindCodec> codec, const c10::TypePtr& type, absl::string_view provider) {
+  if (!IsLeafKind(codec->kind())) {
+    return absl::InvalidArgumentError("a value form needs a fixed type index");
+  }
+  const KindCodec* raw = codec.get();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    providers_[raw] = std::string(provider);
+    owned_codecs_.push_back(std::move(codec));
+  }
+  // A name no InternName gives: Intern(type) keeps finding its own codec's entry.
+  Key key{type->kind(), absl::StrCat("#value form ", static_cast<int>(raw->kind())), {}};
+  return Publish(type, *raw, std::move(key));
 }
 
 c10::TypePtr TypeRegistry::FindNamedType(absl::string_view name) const noexcept {

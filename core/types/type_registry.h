@@ -77,6 +77,13 @@ class TypeRegistry {
                              absl::string_view provider);
   const KindCodec* CodecFor(c10::TypeKind kind) const noexcept;
 
+  // A codec for a value form of `type`, whose TypeKind another codec
+  // serves (uint, an int above INT64_MAX, is a value of `int`): published
+  // at its kind's fixed index, which Find reaches and Intern never gives.
+  absl::StatusOr<const TypeInfo*> PublishValueForm(std::unique_ptr<KindCodec> codec,
+                                                   const c10::TypePtr& type,
+                                                   absl::string_view provider);
+
   // Set once, by the first tsb_plugin_defer_bundled; never unset.
   void SetMissHandler(MissHandler* handler) noexcept {
     miss_handler_.store(handler, std::memory_order_release);

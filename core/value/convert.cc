@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/compat/torch_compat.h"
 #include "core/types/type_registry.h"
 #include "core/value/object.h"
 #include "core/value/untyped.h"
@@ -25,6 +26,7 @@ int32_t LeafTypeIndex(const c10::IValue& value) {
   return value.isNone()            ? TSB_TYPE_NONE
          : value.isBool()          ? TSB_TYPE_BOOL
          : value.isInt()           ? TSB_TYPE_INT
+         : compat::IsUInt(value)   ? TSB_TYPE_UINT
          : value.isDouble()        ? TSB_TYPE_FLOAT
          : value.isComplexDouble() ? TSB_TYPE_COMPLEX
          : value.isString()        ? TSB_TYPE_STR
@@ -109,9 +111,31 @@ bool DecodeInlineLeaf(const tsb_any& value, c10::IValue* out) {
     case TSB_TYPE_FLOAT:
       *out = c10::IValue(value.u.d);
       return true;
+    case TSB_TYPE_UINT:  // false without a UInt tag: the codec says why
+      return compat::MakeUInt(value.u.u, out);
     default:
       return false;
   }
+}
+
+void EncodeInt(const c10::IValue& value, tsb_any* out) {
+  if (compat::IsUInt(value)) {
+    out->type_index = TSB_TYPE_UINT;
+    out->flags = 0;
+    out->u.u = compat::ToUInt(value);
+  } else {
+    SetInline(TSB_TYPE_INT, value.toInt(), out);
+  }
+}
+
+absl::StatusOr<c10::IValue> UIntValue(uint64_t u, absl::string_view expected,
+                                      absl::string_view found) {
+  c10::IValue out;
+  if (u <= static_cast<uint64_t>(INT64_MAX)) return c10::IValue(static_cast<int64_t>(u));
+  if (compat::MakeUInt(u, &out)) return out;
+  return absl::UnimplementedError(absl::StrCat(
+      "expected ", expected, ", got ", found, ", which needs LibTorch ", compat::kUIntRelease,
+      " or newer (an int above INT64_MAX; this is LibTorch ", TORCH_VERSION, ")"));
 }
 
 namespace {
@@ -137,7 +161,8 @@ void EncodeLeaf(int32_t leaf, c10::IValue value, tsb_any* out) {
       SetInline(leaf, value.toBool() ? 1 : 0, out);
       return;
     case TSB_TYPE_INT:
-      SetInline(leaf, value.toInt(), out);
+    case TSB_TYPE_UINT:
+      EncodeInt(value, out);
       return;
     case TSB_TYPE_FLOAT:
       out->type_index = leaf;
@@ -213,6 +238,7 @@ std::string DescribeValue(const c10::IValue& value) {
   if (value.isNone()) return "None";
   if (value.isBool()) return value.toBool() ? "bool True" : "bool False";
   if (value.isInt()) return absl::StrCat("int ", value.toInt());
+  if (compat::IsUInt(value)) return absl::StrCat("int ", compat::ToUInt(value));
   if (value.isDouble()) return absl::StrCat("float ", value.toDouble());
   if (value.isString()) {
     return absl::StrCat("str \"", Truncated(value.toStringRef()), "\"");
@@ -263,6 +289,7 @@ std::string DescribeValue(const c10::IValue& value) {
 std::string KeySegmentOf(const c10::IValue& key) {
   if (key.isString()) return StrKeySegment(key.toStringRef());
   if (key.isInt()) return IntKeySegment(key.toInt());
+  if (compat::IsUInt(key)) return KeySegment(std::to_string(compat::ToUInt(key)));
   if (key.isDouble()) return FloatKeySegment(key.toDouble());
   if (key.isBool()) return BoolKeySegment(key.toBool());
   return KeySegment(DescribeValue(key));

@@ -8,6 +8,7 @@
 #include <ATen/core/ivalue.h>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "tsbridge/plugin/kind_codec.hpp"
 #include "tsbridge/tsbridge.h"
 
@@ -17,9 +18,9 @@ namespace tsb {
 // more: type checks are Coerce's job.
 absl::StatusOr<c10::IValue> ToIValue(const tsb_any& value);
 
-// The fixed type index of a leaf value (None, bool, int, float, complex,
-// str, Tensor, Device), as TypeOfValue finds it; TSB_TYPE_INVALID for any
-// other value. A dtype is an int here: its IValue is one.
+// The fixed type index of a leaf value (None, bool, int, uint, float,
+// complex, str, Tensor, Device), as TypeOfValue finds it; TSB_TYPE_INVALID
+// for any other value. A dtype is an int here: its IValue is one.
 int32_t LeafTypeIndex(const c10::IValue& value);
 
 // A decoded boundary value and the type it carries at the boundary (a dtype
@@ -40,10 +41,21 @@ struct BorrowedValue {
 };
 absl::Status Borrow(const tsb_any& value, BorrowedValue* out);
 
-// An inline None, bool, int or float, as their codecs decode it
+// An inline None, bool, int, uint or float, as their codecs decode it
 // (scalar_codecs.cc), with no virtual call: builders decode one per item.
-// False for any other type index; the caller has checked the flags.
+// False for any other type index, and for a uint on a LibTorch without
+// UInt (its codec's Decode says why); the caller has checked the flags.
 bool DecodeInlineLeaf(const tsb_any& value, c10::IValue* out);
+
+// An int IValue at the boundary: TSB_TYPE_INT, or TSB_TYPE_UINT (u.u) for
+// a UInt, an int above INT64_MAX (LibTorch 2.9 and newer), never wrapped.
+void EncodeInt(const c10::IValue& value, tsb_any* out);
+
+// The IValue of the int `u`; above INT64_MAX, on a LibTorch without UInt,
+// UNIMPLEMENTED: "expected <expected>, got <found>, which needs LibTorch
+// 2.9 or newer (...)".
+absl::StatusOr<c10::IValue> UIntValue(uint64_t u, absl::string_view expected,
+                                      absl::string_view found);
 
 // Writes an inline boundary value (no handle).
 inline void SetInline(int32_t type_index, int64_t payload, tsb_any* out) {

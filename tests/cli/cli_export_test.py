@@ -4,25 +4,19 @@ wrote ({"file": ...}), the result comes back with --out and torch.load.
 
 Usage: cli_export_test.py TSB FIXTURES WORK. With LibTorch 1.13 (no
 nested.pt2 among the fixtures), checks the refusal instead."""
+import functools
 import json
 import os
 import pathlib
-import subprocess
 import sys
 
 import torch
 
+from tsb_run import run as run_tsb
+
 tsb, fixtures, work = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
 work.mkdir(parents=True, exist_ok=True)
-
-
-def run(*args, ok=True):
-    p = subprocess.run([tsb, *map(str, args)], capture_output=True, text=True)
-    if ok and p.returncode != 0:
-        sys.exit(f"tsb {' '.join(map(str, args))} failed: {p.stderr}")
-    if not ok and p.returncode == 0:
-        sys.exit(f"tsb {' '.join(map(str, args))} should have failed")
-    return p.stdout + p.stderr
+run = functools.partial(run_tsb, tsb)
 
 
 package = fixtures / "nested.pt2"

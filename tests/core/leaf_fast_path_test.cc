@@ -6,6 +6,7 @@
 // the codec does, and leave everything else, errors included, as it was.
 #include <ATen/ATen.h>
 
+#include "core/compat/torch_compat.h"
 #include "core/value/convert.h"
 #include "core/value/object.h"
 #include "tests/testing/abi_test.h"
@@ -21,13 +22,16 @@ struct Leaf {
 };
 
 std::vector<Leaf> Leaves() {
-  return {{c10::IValue(), TSB_TYPE_NONE},
-          {c10::IValue(true), TSB_TYPE_BOOL},
-          {c10::IValue(false), TSB_TYPE_BOOL},
-          {c10::IValue(int64_t{-7}), TSB_TYPE_INT},
-          {c10::IValue(2.5), TSB_TYPE_FLOAT},
-          {c10::IValue(std::string("abc")), TSB_TYPE_STR},
-          {c10::IValue(at::ones({2})), TSB_TYPE_TENSOR}};
+  std::vector<Leaf> leaves = {{c10::IValue(), TSB_TYPE_NONE},
+                              {c10::IValue(true), TSB_TYPE_BOOL},
+                              {c10::IValue(false), TSB_TYPE_BOOL},
+                              {c10::IValue(int64_t{-7}), TSB_TYPE_INT},
+                              {c10::IValue(2.5), TSB_TYPE_FLOAT},
+                              {c10::IValue(std::string("abc")), TSB_TYPE_STR},
+                              {c10::IValue(at::ones({2})), TSB_TYPE_TENSOR}};
+  c10::IValue uint;  // LibTorch 2.9 and newer: an int above INT64_MAX
+  if (compat::MakeUInt(uint64_t{1} << 63, &uint)) leaves.push_back({uint, TSB_TYPE_UINT});
+  return leaves;
 }
 
 const TypeInfo& Info(int32_t index) { return **FindType(index); }
@@ -64,8 +68,10 @@ TEST_F(LeafFastPathTest, ToBoundaryWritesLeavesAsTheirCodecsDo) {
 TEST_F(LeafFastPathTest, DecodeReadsInlineLeavesAsTheirCodecsDo) {
   tsb_any two_as_bool = tsb_any_bool(true);
   two_as_bool.u.i = 2;  // any non-zero payload is True
-  for (const tsb_any& v : {tsb_any_none(), tsb_any_bool(false), two_as_bool, tsb_any_int(-3),
-                           tsb_any_float(0.25)}) {
+  std::vector<tsb_any> leaves = {tsb_any_none(), tsb_any_bool(false), two_as_bool,
+                                 tsb_any_int(-3), tsb_any_float(0.25)};
+  if (compat::kHasUInt) leaves.push_back(tsb_any_uint(UINT64_MAX));
+  for (const tsb_any& v : leaves) {
     SCOPED_TRACE(v.type_index);
     absl::StatusOr<c10::IValue> by_codec = Info(v.type_index).codec->Decode(v);
     absl::StatusOr<TypedValue> decoded = Decode(v);

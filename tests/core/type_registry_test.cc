@@ -30,6 +30,10 @@ TEST(TypeRegistryTest, LeafTypesHaveFixedIndices) {
     EXPECT_EQ(static_cast<int32_t>(::tsb::KindOf(index)), index) << name;
     EXPECT_STREQ(Info(index).provider, "core");
   }
+  // uint (1.6), a value form of int: its own fixed index, annotated "int".
+  EXPECT_EQ(::tsb::KindOf(TSB_TYPE_UINT), TSB_KIND_UINT);
+  EXPECT_STREQ(Info(TSB_TYPE_UINT).annotation, "int");
+  EXPECT_STREQ(Info(TSB_TYPE_UINT).provider, "core");
 }
 
 TEST(TypeRegistryTest, SameTypeSameIndexWhicheverSyntax) {
@@ -101,7 +105,7 @@ TEST(TypeRegistryTest, UnsupportedDictKeyIsLibTorchsError) {
 }
 
 TEST(TypeRegistryTest, UnknownIndices) {
-  for (int32_t index : {-1, 0, 14, 63, 1 << 30}) {
+  for (int32_t index : {-1, 0, 15, 63, 1 << 30}) {
     EXPECT_EQ(::tsb::KindOf(index), TSB_KIND_INVALID) << index;
     tsb_type_info info{};
     info.struct_size = sizeof(info);

@@ -24,7 +24,8 @@ set(TSB_R_LIB ${CMAKE_CURRENT_BINARY_DIR}/r-lib)
 set(TSB_R_WORK ${CMAKE_CURRENT_BINARY_DIR}/r-work)
 set(TSB_R_ENV "TSB_BUILD_DIR=${PROJECT_BINARY_DIR}" "R_LIBS=${TSB_R_LIB}"
     "TSB_SOURCE_DIR=${PROJECT_SOURCE_DIR}" "TSB_PYTHON3=${TSB_PYTHON3}"
-    "TSB_R_TEST_WORK=${TSB_R_WORK}/tests" "TSB_EXPORT_FIXTURES=${TSB_EXPORT_FIXTURES}")
+    "TSB_R_TEST_WORK=${TSB_R_WORK}/tests" "TSB_EXPORT_FIXTURES=${TSB_EXPORT_FIXTURES}"
+    "TSB_TORCH_VERSION=${Torch_VERSION}")
 
 # Its sources include tsbridge.h (and host/tsbridge.hpp, host/kit.hpp, dlpack.h, R, cpp11), never
 # LibTorch or the core.

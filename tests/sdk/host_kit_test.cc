@@ -1,5 +1,5 @@
 // The host kit (tsbridge/host/kit.hpp) with a host of its own: a small tree
-// value (None, bool, int, float, str, list, string-keyed map), walked from
+// value (None, bool, int, uint, float, str, list, string-keyed map), walked from
 // and built into boundary values through the C ABI only. What a new
 // language binding writes, in ~100 lines (docs/hosts.md).
 #include "tsbridge/host/kit.hpp"
@@ -20,8 +20,8 @@ struct Tree;
 using TreePtr = std::shared_ptr<Tree>;
 struct Tree {
   // A "map" keeps its keys in order; a "record" is a map with a type name.
-  std::variant<std::monostate, bool, int64_t, double, std::string, std::vector<TreePtr>,
-               std::vector<std::pair<std::string, TreePtr>>>
+  std::variant<std::monostate, bool, int64_t, uint64_t, double, std::string,
+               std::vector<TreePtr>, std::vector<std::pair<std::string, TreePtr>>>
       v;
   std::string record;  // the NamedTuple's name, for records out
 };
@@ -51,6 +51,7 @@ class TreeHost {
   Out None() { return Make(std::monostate{}); }
   Out Bool(bool b) { return Make(b); }
   Out Int(int64_t i) { return Make(i); }
+  Out UInt(uint64_t u) { return Make(u); }
   Out Float(double d) { return Make(d); }
   Out Complex(double, double) { tsb::kit::Fail(TSB_ERR_UNSUPPORTED, "no complex here"); }
   Out Str(const char* s, size_t n) { return Make(std::string(s, n)); }
@@ -106,6 +107,8 @@ class TreeHost {
       *out = tsb_any_bool(*b);
     } else if (auto* i = std::get_if<int64_t>(&x->v)) {
       *out = tsb_any_int(*i);
+    } else if (auto* u = std::get_if<uint64_t>(&x->v)) {
+      *out = tsb_any_uint(*u);
     } else if (auto* d = std::get_if<double>(&x->v)) {
       *out = tsb_any_float(*d);
     } else if (auto* s = std::get_if<std::string>(&x->v)) {
@@ -290,6 +293,46 @@ TEST_F(HostKitTest, KeysAreNamedAsEveryHostNamesThem) {
   EXPECT_EQ(tsb::kit::KeySegmentOf(tsb_any_int(3)), "key 3");
   EXPECT_EQ(tsb::kit::IndexSegment(2), "[2]");
   EXPECT_EQ(tsb::kit::FieldSegment("x"), "field 'x'");
+}
+
+// An int above INT64_MAX (ABI 1.6) walks as the host's uint, item by item
+// where a List[int] holds one (the bulk copy has no int64_t for it), and
+// builds with tsb_any_uint; a LibTorch without UInt refuses it.
+TEST_F(HostKitTest, AUIntWalksAsItselfInsideListsAndDicts) {
+  constexpr uint64_t kTwo63 = uint64_t{1} << 63;
+  const tsb_any mixed[] = {tsb_any_int(1), tsb_any_uint(kTwo63)};
+  EXPECT_EQ(tsb::kit::CommonType(mixed, 2), TSB_TYPE_INT);  // a uint is an int
+  EXPECT_EQ(tsb::kit::KeySegmentOf(tsb_any_uint(kTwo63)), "key 9223372036854775808");
+  TreePtr seq = Make(Seq{Make(int64_t{1}), Make(kTwo63), Make(UINT64_MAX)});
+  TreePtr tree = Make(Map{{"a", seq}});
+  if (!TSB_TEST_HAS_UINT) {
+    try {
+      Build(host, tree, "Dict[str, List[int]]");
+      FAIL() << "built";
+    } catch (const tsb::kit::ConvertError& e) {
+      EXPECT_EQ(e.code, TSB_ERR_UNSUPPORTED);
+      EXPECT_EQ(e.path, "key \"a\" → [1]");
+      EXPECT_NE(e.detail.find("needs LibTorch 2.9 or newer"), std::string::npos) << e.detail;
+    }
+    return;
+  }
+  tsb::Value dict = Build(host, tree, "Dict[str, List[int]]");
+  EXPECT_EQ(dict.ToJson(), R"({"a":[1,9223372036854775808,18446744073709551615]})");
+  const int bulk_before = host.bulk_lists;
+  auto expect_items = [&](const TreePtr& list) {
+    const Seq& items = std::get<Seq>(list->v);
+    ASSERT_EQ(items.size(), 3u);
+    EXPECT_EQ(std::get<int64_t>(items[0]->v), 1);
+    EXPECT_EQ(std::get<uint64_t>(items[1]->v), kTwo63);
+    EXPECT_EQ(std::get<uint64_t>(items[2]->v), UINT64_MAX);
+  };
+  TreePtr back = tsb::kit::Walk(host, dict.get());  // flattened: the nested list's items
+  expect_items(std::get<Map>(back->v)[0].second);
+  tsb::Value list = Build(host, seq, "List[int]");  // whole: the bulk copy refuses, then items
+  expect_items(tsb::kit::Walk(host, list.get()));
+  EXPECT_EQ(host.bulk_lists, bulk_before);
+  tsb::Value untyped = Build(host, seq, "Any");  // ints and uints: a List[int]
+  EXPECT_EQ(untyped.type_index(), ParseType("List[int]"));
 }
 
 TEST_F(HostKitTest, TorchEnumsAreNamedAsTheirJson) {

@@ -26,14 +26,23 @@ void StrFromPython(PyObject* obj, tsb_any* out) {
   *out = tsb_any_borrowed_str(data);
 }
 
+// An int above INT64_MAX crosses as a uint (tsb_any_uint, ABI 1.6).
 void IntFromPython(PyObject* obj, tsb_any* out) {
   int overflow = 0;
   const long long x = PyLong_AsLongLongAndOverflow(obj, &overflow);
+  if (overflow > 0) {
+    const unsigned long long u = PyLong_AsUnsignedLongLong(obj);
+    if (!PyErr_Occurred()) {
+      *out = tsb_any_uint(u);
+      return;
+    }
+    PyErr_Clear();
+  }
   if (overflow != 0) {
     Ref repr(Check(PyObject_Repr(obj)));
     tsb::kit::Fail(TSB_ERR_TYPE, std::string("expected int, got Python int ") +
                                      PyUnicode_AsUTF8(repr.p) +
-                                     ", which is out of range for int (64 bits)");
+                                     ", which is out of range for int (-2**63 to 2**64 - 1)");
   }
   if (x == -1 && PyErr_Occurred()) throw PyErrorSet{};
   *out = tsb_any_int(x);

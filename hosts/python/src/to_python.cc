@@ -23,6 +23,7 @@ struct PythonOut {
   Out None() { return Out(Py_NewRef(Py_None)); }
   Out Bool(bool b) { return Out(PyBool_FromLong(b)); }
   Out Int(int64_t i) { return Out(Check(PyLong_FromLongLong(i))); }
+  Out UInt(uint64_t u) { return Out(Check(PyLong_FromUnsignedLongLong(u))); }
   Out Float(double d) { return Out(Check(PyFloat_FromDouble(d))); }
   Out Complex(double re, double im) { return Out(Check(PyComplex_FromDoubles(re, im))); }
   Out Str(const char* data, size_t len) {

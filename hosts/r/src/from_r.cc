@@ -83,6 +83,19 @@ int64_t IntAt(SEXP x, R_xlen_t i, int32_t expected) {
   }
 }
 
+// Element i of a double vector where an int is expected, when it is a
+// whole number in [2^63, 2^64): a uint (tsb_any_uint, ABI 1.6), which no
+// int64 holds. R has no uint64; bit64's integer64 is signed.
+bool UIntAt(SEXP x, R_xlen_t i, tsb_any* out) {
+  if (TYPEOF(x) != REALSXP || IsInteger64(x)) return false;
+  const double d = REAL(x)[i];
+  if (!(d >= 9223372036854775808.0 && d < 18446744073709551616.0 && d == std::trunc(d))) {
+    return false;
+  }
+  *out = tsb_any_uint(static_cast<uint64_t>(d));
+  return true;
+}
+
 double FloatAt(SEXP x, R_xlen_t i) {
   switch (TYPEOF(x)) {
     case REALSXP:
@@ -142,6 +155,10 @@ bool BulkList(SEXP x, int32_t element, tsb_any* out) {
   if (!Rf_isVectorAtomic(x)) return false;
   const size_t n = Len(x);
   if (element == TSB_TYPE_INT && (TYPEOF(x) == INTSXP || TYPEOF(x) == REALSXP)) {
+    tsb_any uint;
+    for (size_t i = 0; i < n; ++i) {  // a uint: item by item
+      if (UIntAt(x, static_cast<R_xlen_t>(i), &uint)) return false;
+    }
     int64_t* buf = tsb::kit::Scratch<int64_t>(n);
     Fill(buf, n, [&](R_xlen_t i) { return IntAt(x, i, element); });
     CheckStatus(tsb_list_new_int(buf, n, out));
@@ -242,7 +259,7 @@ class RBuild {
           return;
         }
         RequireScalar(x, expected);
-        *out = tsb_any_int(IntAt(x, 0, expected));
+        if (!UIntAt(x, 0, out)) *out = tsb_any_int(IntAt(x, 0, expected));
         return;
       case TSB_TYPE_FLOAT:
         RequireScalar(x, expected);
@@ -350,6 +367,7 @@ class RBuild {
         else *out = tsb_any_int(IntAt(x, i, element));
         return;
       case REALSXP:
+        if (element == TSB_TYPE_INT && UIntAt(x, i, out)) return;
         if (element == TSB_TYPE_INT || IsInteger64(x)) *out = tsb_any_int(IntAt(x, i, element));
         else *out = tsb_any_float(FloatAt(x, i));
         return;

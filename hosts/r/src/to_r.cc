@@ -49,6 +49,9 @@ class RWalk {
   Out None() { return R_NilValue; }
   Out Bool(bool b) { return cpp11::safe[Rf_ScalarLogical](b ? 1 : 0); }
   Out Int(int64_t i) { return Int64Vector(&i, 1); }
+  // R has no uint64: a double, exact up to 2^53 and for 2^63, rounded above
+  // (UINT64_MAX becomes 2^64, docs/r.md).
+  Out UInt(uint64_t u) { return cpp11::safe[Rf_ScalarReal](static_cast<double>(u)); }
   Out Float(double d) { return cpp11::safe[Rf_ScalarReal](d); }
   Out Complex(double re, double im) {
     SEXP out = Alloc(CPLXSXP, 1);
@@ -73,6 +76,7 @@ class RWalk {
     return out;
   }
   Out List(const Entry& type, Items& items) {
+    if (type.contained[0] == TSB_TYPE_INT) return IntItemsToR(items);
     if (type.contained[0] != TSB_TYPE_STR) return ItemsToR(items);
     cpp11::writable::strings out(static_cast<R_xlen_t>(items.size()));
     for (size_t i = 0; i < items.size(); ++i) {
@@ -121,6 +125,18 @@ class RWalk {
   Out Object(const Entry& type, const tsb_any& v) { return ObjectToR(type, v); }
 
  private:
+  // A List[int] the kit did not bulk copy, since it holds a uint: a
+  // double vector, as Int64Vector gives one that int cannot hold.
+  Out IntItemsToR(Items& items) {
+    SEXP out = Alloc(REALSXP, items.size());
+    double* dst = REAL(out);
+    for (size_t i = 0; i < items.size(); ++i) {
+      const tsb_any& item = items[i];
+      dst[i] = item.type_index == TSB_TYPE_UINT ? static_cast<double>(item.u.u)
+                                                : static_cast<double>(item.u.i);
+    }
+    return out;
+  }
   // Items of a List or Tuple as an R list (errors name "[i]").
   Out ItemsToR(Items& items) {
     cpp11::writable::list out(static_cast<R_xlen_t>(items.size()));

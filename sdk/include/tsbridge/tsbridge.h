@@ -132,7 +132,7 @@ typedef enum tsb_kind {
   TSB_KIND_MEMORY_FORMAT = 11,
   TSB_KIND_NUMBER = 12,       /* TorchScript `Scalar`: int, float or complex */
   TSB_KIND_ANY = 13,
-  TSB_KIND_UINT = 14,         /* an `int` above INT64_MAX (from 1.6; LibTorch 2.14's
+  TSB_KIND_UINT = 14,         /* an `int` above INT64_MAX (from 1.6; LibTorch 2.9's
                                  IValue UInt): u.u, never a negative u.i */
   TSB_KIND_LIST = 16,
   TSB_KIND_DICT = 17,
@@ -165,7 +165,9 @@ typedef enum tsb_kind {
 /* The fixed index of an int value in (INT64_MAX, UINT64_MAX]: its type is
  * TorchScript's `int` (annotation "int"), its value u.u. Values come out with
  * it and hosts build them with tsb_any_uint; an expected `int`, `float`,
- * `Scalar` or `Any` takes one. Added in 1.6 (docs/abi.md). */
+ * `Scalar` or `Any` takes one. A library built against a LibTorch older
+ * than 2.9, whose IValue has no UInt, refuses one with TSB_ERR_UNSUPPORTED.
+ * Added in 1.6 (docs/abi.md). */
 #define TSB_TYPE_UINT ((int32_t)TSB_KIND_UINT)
 #define TSB_TYPE_FIRST_DYNAMIC ((int32_t)64)
 

@@ -46,6 +46,7 @@ using tsb::StrKeySegment;
 // The segment of a key given as a boundary value.
 inline std::string KeySegmentOf(const tsb_any& key) {
   if (key.type_index == TSB_TYPE_INT) return IntKeySegment(key.u.i);
+  if (key.type_index == TSB_TYPE_UINT) return "key " + std::to_string(key.u.u);
   const char* data = nullptr;
   size_t len = 0;
   if (key.type_index == TSB_TYPE_STR) {
@@ -157,12 +158,16 @@ class OwnedVec {
 };
 
 // One type index when every item has it, else Any (an untyped container
-// takes its items' common type, as TorchScript infers a literal's).
+// takes its items' common type, as TorchScript infers a literal's). A uint
+// is an int: ints and uints make a List[int].
 inline int32_t CommonType(const tsb_any* items, size_t n) {
   if (n == 0) return TSB_TYPE_ANY;
-  const int32_t first = items[0].type_index;
+  auto type_of = [](const tsb_any& item) {
+    return item.type_index == TSB_TYPE_UINT ? TSB_TYPE_INT : item.type_index;
+  };
+  const int32_t first = type_of(items[0]);
   for (size_t i = 1; i < n; ++i) {
-    if (items[i].type_index != first) return TSB_TYPE_ANY;
+    if (type_of(items[i]) != first) return TSB_TYPE_ANY;
   }
   return first;
 }
@@ -288,9 +293,12 @@ class TypeCache {
 //                                 language's own recursion check)
 //   const Entry& Type(int32_t);
 //   Out None(); Out Bool(bool); Out Int(int64_t); Out Float(double);
+//   Out UInt(uint64_t);            an int above INT64_MAX (TSB_TYPE_UINT,
+//                                 ABI 1.6): never to be read as an int64_t
 //   Out Complex(double re, double im); Out Str(const char*, size_t);
 //   Out Tensor(const tsb_any&); Out TorchEnum(int32_t type, int64_t code);
-//   Out IntList(const Entry&, const int64_t*, size_t);  // bulk copies
+//   Out IntList(const Entry&, const int64_t*, size_t);  // bulk copies (a
+//                                 // List[int] holding a uint goes to List)
 //   Out FloatList(const Entry&, const double*, size_t);
 //   Out BoolList(const Entry&, const bool*, size_t);
 //   Out List(const Entry&, Items<Host>&);   // any other List
@@ -469,8 +477,11 @@ typename Host::Out WalkFlat(Host& host, const tsb_any* entries, size_t at) {
       switch (type.contained[0]) {
         case TSB_TYPE_INT: {
           int64_t* buf = Scratch<int64_t>(n);
-          for (size_t i = 0; i < n; ++i) buf[i] = item[i].u.i;
-          return host.IntList(type, buf, n);
+          size_t i = 0;
+          for (; i < n && item[i].type_index == TSB_TYPE_INT; ++i) buf[i] = item[i].u.i;
+          if (i == n) return host.IntList(type, buf, n);
+          Items<Host> items(host, type, children);  // a uint: item by item
+          return host.List(type, items);
         }
         case TSB_TYPE_FLOAT: {
           double* buf = Scratch<double>(n);
@@ -531,6 +542,7 @@ typename Host::Out Walk(Host& host, const tsb_any& v) {
     case TSB_TYPE_NONE: return host.None();
     case TSB_TYPE_BOOL: return host.Bool(v.u.i != 0);
     case TSB_TYPE_INT: return host.Int(v.u.i);
+    case TSB_TYPE_UINT: return host.UInt(v.u.u);
     case TSB_TYPE_FLOAT: return host.Float(v.u.d);
     case TSB_TYPE_COMPLEX: {
       double re = 0, im = 0;
@@ -561,8 +573,10 @@ typename Host::Out Walk(Host& host, const tsb_any& v) {
       switch (type.contained[0]) {  // straight into the host's buffer
         case TSB_TYPE_INT: {
           int64_t* buf = Scratch<int64_t>(n);
-          CheckStatus(tsb_list_copy_int(&v, n, buf));
-          return host.IntList(type, buf, n);
+          tsb_status* s = tsb_list_copy_int(&v, n, buf);
+          if (s == nullptr) return host.IntList(type, buf, n);
+          tsb_status_free(s);  // a uint item (ABI 1.6): flattened below, item by item
+          break;
         }
         case TSB_TYPE_FLOAT: {
           double* buf = Scratch<double>(n);
@@ -604,7 +618,9 @@ typename Host::Out Walk(Host& host, const tsb_any& v) {
 //   using In = ...;                  a borrowed host value
 //   using Entry, Guard, Type(int32_t) as for Walk;
 //   void Leaf(In, int32_t expected, tsb_any* out);  // expected a fixed
-//       // leaf index (int, str, Tensor, ...) or Any: the host converts
+//       // leaf index (int, str, Tensor, ...) or Any: the host converts;
+//       // an int above INT64_MAX with tsb_any_uint (the kit asks for
+//       // TSB_TYPE_INT where TSB_TYPE_UINT was expected: a uint is an int)
 //   void Untyped(In, tsb_any* out);  // by the host value's own type
 //   bool IsNone(In);
 //   // Containers: each returns false when the value is not of that shape
@@ -618,7 +634,9 @@ typename Host::Out Walk(Host& host, const tsb_any& v) {
 template <typename Host>
 void Build(Host& host, typename Host::In x, int32_t expected, tsb_any* out) {
   typename Host::Guard guard;  // a host's Untyped recurses through Build too
-  if (expected < TSB_TYPE_FIRST_DYNAMIC) return host.Leaf(x, expected, out);
+  if (expected < TSB_TYPE_FIRST_DYNAMIC) {
+    return host.Leaf(x, expected == TSB_TYPE_UINT ? TSB_TYPE_INT : expected, out);
+  }
   const typename Host::Entry& type = host.Type(expected);
   switch (type.kind) {
     case TSB_KIND_LIST:
