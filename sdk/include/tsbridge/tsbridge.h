@@ -34,13 +34,29 @@
  *        plugin infos, operator schemas, version strings).
  *  - No function lets a C++ exception escape; none aborts on bad input.
  *  - Status objects are per call: threads never share error state.
+ *  - Threads (from 1.7, written down; docs/hosts.md): a tsb_any may move to
+ *    another thread, and references are counted atomically, so copies of
+ *    one handle may be retained and released on many threads at once.
+ *    Reading one value (walking, getters, passing it as a borrowed
+ *    argument) from many threads at once is safe; a call that changes a
+ *    value in place (a TorchScript method appending to a List argument, an
+ *    in-place tensor operator) must not run while another thread reads or
+ *    changes that value. Modules: see tsb_module below.
+ *  - Nesting: no value nests more than TSB_MAX_DEPTH containers deep.
+ *    Builders, tsb_any_coerce, the readers and the walkers all refuse a
+ *    deeper one with TSB_ERR_INVALID_ARGUMENT (from 1.7; before, builders
+ *    made one that walks then refused).
+ *  - Paths (docs/abi.md): an error's path (tsb_status_get_path) names the
+ *    place in the value: "forward(): argument 'p' → [3] → key \"b\"". One
+ *    deeper than 16 segments keeps its first 8 and last 4, with
+ *    " → … (N segments) → " between (from 1.7).
  */
 #ifndef TSBRIDGE_TSBRIDGE_H_
 #define TSBRIDGE_TSBRIDGE_H_
 
 /* Version first, as DLPack does: hosts compare these with tsb_version(). */
 #define TSB_VERSION_MAJOR 1
-#define TSB_VERSION_MINOR 6
+#define TSB_VERSION_MINOR 7
 #define TSB_VERSION_PATCH 0
 #define TSB_VERSION \
   (TSB_VERSION_MAJOR * 10000 + TSB_VERSION_MINOR * 100 + TSB_VERSION_PATCH)
@@ -171,6 +187,11 @@ typedef enum tsb_kind {
 #define TSB_TYPE_UINT ((int32_t)TSB_KIND_UINT)
 #define TSB_TYPE_FIRST_DYNAMIC ((int32_t)64)
 
+/* The deepest a value may nest containers (List, Tuple, NamedTuple, Dict):
+ * a value of depth 1 is a container of leaves. Added in 1.7; the limit was
+ * already 512 for walks and readers. */
+#define TSB_MAX_DEPTH 512
+
 /* dtype codes: c10::ScalarType's numbering, fixed for ABI 1.x. */
 typedef enum tsb_dtype_code {
   TSB_DTYPE_UINT8 = 0,
@@ -237,6 +258,12 @@ typedef enum tsb_memory_format_code {
   TSB_MEMORY_FORMAT_CHANNELS_LAST_3D = 3
 } tsb_memory_format_code;
 
+/* A type's kind is what a value of it is, never a wrapper's: a value's own
+ * type_index names a concrete type, so a value never has kind OPTIONAL,
+ * UNION, ANY or NUMBER (an Optional[int] that holds 3 comes out as int, one
+ * that holds nothing as None). Those kinds appear only in types that
+ * describe what may come: tsb_argument_info, contained types, parsed
+ * annotations. */
 typedef struct tsb_type_info {
   /* Set by the caller to sizeof(tsb_type_info) so the struct can grow. */
   size_t struct_size;
@@ -267,7 +294,11 @@ TSB_API tsb_status* tsb_type_get_info(int32_t type_index, tsb_type_info* out);
 /* Kind of a type index; TSB_ERR_NOT_FOUND for an unknown index. */
 TSB_API tsb_status* tsb_type_get_kind(int32_t type_index, tsb_kind* out);
 /* Parses a TorchScript type with LibTorch's own parsers: Python annotation
- * syntax ("Dict[str, List[int]]") or schema syntax ("int[]", "Tensor?"). */
+ * syntax ("Dict[str, List[int]]") or schema syntax ("int[]", "Tensor?").
+ * Builtin names only: a class, NamedTuple or Enum a module declares
+ * ("__torch__.Point") is TSB_ERR_NOT_FOUND here; parse it with
+ * tsb_module_parse_type, since two modules may declare different types of
+ * one name. */
 TSB_API tsb_status* tsb_type_parse(const char* annotation, int32_t* out);
 /* Composes List[element] and Dict[key, value] from type indices. */
 TSB_API tsb_status* tsb_type_make_list(int32_t element, int32_t* out);
@@ -407,9 +438,9 @@ TSB_API tsb_status* tsb_list_get_items(const tsb_any* list, size_t n, tsb_any* o
  * tsb_list_get_items gives: inline, or a new reference. Release every entry
  * with tsb_any_release (nothing to do but for references); a container
  * entry is not a value and no function takes one. A value that is not a
- * container is one entry. When capacity is too small nothing is written,
- * *n is the number of entries needed and the status is OK: call again
- * with that many. */
+ * container is one entry. When capacity is too small nothing in out is
+ * written (not even temporarily), *n is the number of entries needed and
+ * the status is OK: call again with that many. */
 TSB_API tsb_status* tsb_any_flatten(const tsb_any* value, tsb_any* out, size_t capacity,
                                     size_t* n);
 /* Field `name` of a NamedTuple, or attribute `name` of a TorchScript class
@@ -435,6 +466,12 @@ TSB_API tsb_status* tsb_dict_get(const tsb_any* dict, const tsb_any* key,
 TSB_API tsb_status* tsb_list_copy_int(const tsb_any* list, size_t n, int64_t* out);
 TSB_API tsb_status* tsb_list_copy_float(const tsb_any* list, size_t n, double* out);
 TSB_API tsb_status* tsb_list_copy_bool(const tsb_any* list, size_t n, bool* out);
+/* The n strings of a List[str], n == length, without a copy: data[i] points
+ * at item i's bytes (NUL-ended; a str may also hold NUL bytes, so lens[i]
+ * is its length), borrowed from the list: valid while `list` lives and is
+ * not changed. Added in 1.7. */
+TSB_API tsb_status* tsb_list_get_strs(const tsb_any* list, size_t n, const char** data,
+                                      size_t* lens);
 
 /* --------------------------------------------------------------- builders */
 
@@ -460,7 +497,14 @@ TSB_API tsb_status* tsb_tuple_new(const tsb_any* items, size_t n, tsb_any* out);
 TSB_API tsb_status* tsb_tuple_new_typed(int32_t tuple_type, const tsb_any* items,
                                         size_t n, tsb_any* out);
 /* New Dict[key_type, value_type] from n borrowed key/value pairs, in order;
- * a repeated key keeps its first position and its last value. */
+ * a repeated key keeps its first position and its last value. A dict key
+ * is one LibTorch can hash: str, int, float, complex, bool, Tensor (by
+ * identity), or Device. key_type TSB_TYPE_ANY takes the keys' own type,
+ * which must be one of these and the same for every key; from 1.7 another
+ * key type, or keys of two types, is TSB_ERR_TYPE naming the key
+ * ("keys[1]: expected a dict key of type str (the type of keys[0]), got
+ * int 3"), where before a mixed dict came out as Dict[Any, V], a type
+ * TorchScript cannot spell. */
 TSB_API tsb_status* tsb_dict_new(int32_t key_type, int32_t value_type,
                                  const tsb_any* keys, const tsb_any* values,
                                  size_t n, tsb_any* out);
@@ -475,6 +519,39 @@ TSB_API tsb_status* tsb_any_coerce(const tsb_any* value, int32_t expected,
 
 /* ---------------------------------------------------------------- tensors */
 
+/* What a tensor is, read without exporting it (added in 1.7). */
+typedef struct tsb_tensor_info {
+  size_t struct_size;   /* set by the caller to sizeof(tsb_tensor_info) */
+  int32_t dtype;        /* tsb_dtype_code (c10::ScalarType's numbering) */
+  int32_t layout;       /* tsb_layout_code */
+  int32_t device_type;  /* tsb_device_type */
+  int32_t device_index; /* -1: the current device of its type */
+  size_t ndim;
+  /* ndim sizes and strides (in elements), borrowed from the tensor: valid
+   * while it lives and is not resized. strides is NULL for a layout other
+   * than strided (a sparse tensor has none). */
+  const int64_t* sizes;
+  const int64_t* strides;
+  int64_t storage_offset; /* in elements; 0 for a layout other than strided */
+  int64_t numel;
+  bool requires_grad;
+  bool is_contiguous; /* false for a layout other than strided */
+} tsb_tensor_info;
+TSB_API tsb_status* tsb_tensor_get_info(const tsb_any* tensor, tsb_tensor_info* out);
+
+/* DLPack's type codes (DLDataTypeCode), for hosts that declare DLPack's
+ * structs themselves (docs/hosts.md gives their layout) or whose dlpack.h
+ * is older than 0.8 (Debian 12's has no kDLBool). */
+typedef enum tsb_dlpack_type_code {
+  TSB_DLPACK_INT = 0,
+  TSB_DLPACK_UINT = 1,
+  TSB_DLPACK_FLOAT = 2,
+  TSB_DLPACK_OPAQUE_HANDLE = 3,
+  TSB_DLPACK_BFLOAT = 4,
+  TSB_DLPACK_COMPLEX = 5,
+  TSB_DLPACK_BOOL = 6
+} tsb_dlpack_type_code;
+
 /* DLPack: the struct layout of dlpack.h v0.6 to v0.8 (LibTorch 1.13 ships
  * 0.6, 2.6 speaks 0.8). Include <dlpack/dlpack.h> (libdlpack-dev) or ATen's
  * copy to use these. A bool tensor crosses as DLPack 0.8's kDLBool (code 6,
@@ -483,12 +560,20 @@ TSB_API tsb_status* tsb_any_coerce(const tsb_any* value, int32_t expected,
 struct DLManagedTensor;
 
 /* Zero copy out: *out shares the tensor's storage and keeps it alive until
- * the consumer calls (*out)->deleter(*out). */
+ * the consumer calls (*out)->deleter(*out). Strides are always given (never
+ * NULL); data + byte_offset is aligned to the element size (LibTorch's CPU
+ * allocator aligns a storage to 64 bytes, a view may start anywhere inside
+ * it). Only a strided tensor leaves: another layout (sparse COO, CSR, ...)
+ * is TSB_ERR_UNSUPPORTED naming it; export a sparse tensor's parts with the
+ * operators aten::_indices and aten::_values (COO), aten::crow_indices,
+ * aten::col_indices and aten::values (CSR), or aten::to_dense. */
 TSB_API tsb_status* tsb_tensor_to_dlpack(const tsb_any* tensor,
                                          struct DLManagedTensor** out);
 /* Zero copy in: on success the new tensor owns `managed` and calls its
  * deleter exactly once, when the last reference goes. On failure ownership
- * stays with the caller, whose deleter has not been called. */
+ * stays with the caller, whose deleter has not been called. NULL strides
+ * mean compact row-major (DLPack's rule); data + byte_offset must be
+ * aligned to the element size, as LibTorch's kernels assume. */
 TSB_API tsb_status* tsb_tensor_from_dlpack(struct DLManagedTensor* managed,
                                            tsb_any* out);
 
@@ -580,7 +665,10 @@ TSB_API tsb_status* tsb_plugin_load(const char* path, int32_t* out);
  * are plugins. Stops at the first failure; an unset variable loads nothing. */
 TSB_API tsb_status* tsb_plugin_load_from_env(void);
 /* Loads the plugins installed next to libtsbridge.so, in
- * <libdir>/tsbridge/plugins/ (tuple, optional, ...). */
+ * <libdir>/tsbridge/plugins/ (tuple, optional, ...). A host calls this or
+ * tsb_plugin_defer_bundled once at its start: without plugins/tuple and
+ * plugins/optional, Tuple, NamedTuple, Optional and Union values and types
+ * are TSB_ERR_UNSUPPORTED ("no codec for Tuple[...]"). */
 TSB_API tsb_status* tsb_plugin_load_bundled(void);
 /* Offers the bundled plugins without loading them: each is loaded the first
  * time something needs what it provides (a Tuple, Optional or Union value or
@@ -694,7 +782,14 @@ static inline const tsb_argument_info* tsb_schema_get_return(
  * argument is coerced to its declared type, defaults fill the rest; the
  * result is a new reference. Errors name the function and, for
  * conversions, the argument and the path:
- * "f(): argument 'x' → [1]: expected int, got str \"a\"". */
+ * "f(): argument 'x' → [1]: expected int, got str \"a\"".
+ *
+ * Binding, for every call (functions, methods, operators, from 1.7 written
+ * down): a value that does not convert to its argument's type is
+ * TSB_ERR_TYPE; too many positional arguments, an unknown or repeated
+ * keyword, or a required argument missing is TSB_ERR_INVALID_ARGUMENT; an
+ * unknown function, method or operator is TSB_ERR_NOT_FOUND. Each names the
+ * callee ("f(): ..."). */
 TSB_API tsb_status* tsb_function_call(const char* name, const tsb_call_args* args,
                                       tsb_any* out);
 /* The function's schema, as operators report theirs; pointers in *out have
@@ -750,7 +845,10 @@ TSB_API tsb_status* tsb_pickle_read(const char* data, size_t size, tsb_any* out)
 
 /* ---------------------------------------------------------------- runtime */
 
-/* A loaded TorchScript module. Many threads may call one module at once. */
+/* A loaded TorchScript module. Many threads may call one module at once
+ * (tsb_module_call, the getters); the setters below change it in place and
+ * must not run beside any other use of it. A module may be freed on any
+ * thread. */
 typedef struct tsb_module tsb_module;
 
 /* Loads a module saved by torch.jit.save or tsb_module_save; caller frees
@@ -779,6 +877,12 @@ TSB_API tsb_status* tsb_module_write(const tsb_module* module, char** data, size
  * caller frees *out with tsb_module_free. Added in 1.2. */
 TSB_API tsb_status* tsb_module_read(const char* data, size_t size, tsb_module** out);
 TSB_API void tsb_module_free(tsb_module* module);
+/* tsb_type_parse, where the classes, NamedTuples and Enums the module
+ * declares are known too, by their qualified names ("__torch__.Point",
+ * "List[__torch__.Color]"): each module's own, since two modules may
+ * declare different types of one name. Added in 1.7. */
+TSB_API tsb_status* tsb_module_parse_type(const tsb_module* module, const char* annotation,
+                                          int32_t* out);
 /* Methods, in the module's order. Pointers in *out live as long as the
  * module; out->struct_size must be set (the struct is filled up to it). */
 TSB_API tsb_status* tsb_module_count_methods(const tsb_module* module, size_t* out);
@@ -793,7 +897,9 @@ TSB_API tsb_status* tsb_module_call(tsb_module* module, const char* method,
 /* Dispatcher operators by qualified name ("aten::add", "torchsparse::spmm").
  * The overload is chosen from the schemas and the argument types, never by
  * trying overloads and catching errors: exact types beat subtypes beat
- * conversions; a tie is an error listing the tied schemas (docs/runtime.md).
+ * conversions; a tie goes to the first overload in TorchScript's order
+ * (dispatcher operators before the JIT's own, each in registration order),
+ * as torch.ops and the TorchScript compiler choose (docs/runtime.md).
  * Several returns come back as one Tuple, a NamedTuple
  * "torch.return_types.<name>" when the schema names them all. Overload
  * infos have process lifetime. */
@@ -829,6 +935,8 @@ typedef struct tsb_trace_options {
   /* [true] Outputs must be tensors or tuples and lists of them, as
    * torch.jit.trace's strict=True; false also records dicts (strict=False). */
   bool strict;
+  /* [NULL: "forward"] The name of the method the trace becomes (from 1.7). */
+  const char* method_name;
 } tsb_trace_options;
 /* tsb_module_trace with options (NULL: the defaults). Added in 1.2. */
 TSB_API tsb_status* tsb_module_trace_with(tsb_trace_fn fn, void* user_data,
