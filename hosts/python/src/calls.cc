@@ -291,7 +291,7 @@ PyObject* GraphFor(tsb_module* module, const std::string& method, PyObject* cons
   return Check(s);
 }
 
-PyObject* Trace(PyObject* fn, PyObject* example_inputs, bool strict) {
+PyObject* Trace(PyObject* fn, PyObject* example_inputs, bool strict, const char* name) {
   Ref seq(Check(PySequence_Fast(example_inputs, "example_inputs must be a sequence")));
   IdentityScope scope;
   scope.keep_outputs = true;  // fn must hand the tracer's tensors back
@@ -305,7 +305,7 @@ PyObject* Trace(PyObject* fn, PyObject* example_inputs, bool strict) {
   TraceState state{fn};
   tsb_module* module = nullptr;
   // The GIL stays held: the tracer calls back into Python on this thread.
-  tsb_trace_options options{sizeof(tsb_trace_options), strict};
+  tsb_trace_options options{sizeof(tsb_trace_options), strict, name};
   tsb_status* status = tsb_module_trace_with(TraceCallback, &state, inputs.data(),
                                              inputs.size(), &options, &module);
   if (state.type != nullptr) {  // the function's own exception, unchanged

@@ -37,7 +37,7 @@ PyObject* CallObject(const tsb_any& object, const std::string& method, PyObject*
 PyObject* GraphFor(tsb_module* module, const std::string& method, PyObject* const* args,
                    size_t nargs, PyObject* kwnames);
 // tsb_module_trace_with of a Python function: a module capsule.
-PyObject* Trace(PyObject* fn, PyObject* example_inputs, bool strict);
+PyObject* Trace(PyObject* fn, PyObject* example_inputs, bool strict, const char* name);
 
 }  // namespace tsbpy
 

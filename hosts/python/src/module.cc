@@ -344,16 +344,22 @@ PyObject* LibraryCount(PyObject*, PyObject*) {
 PyObject* TraceFn(PyObject*, PyObject* args) {
   PyObject *fn, *inputs;
   int strict = 1;
-  if (!PyArg_ParseTuple(args, "OO|p", &fn, &inputs, &strict)) return nullptr;
-  return Entry([&]() -> PyObject* { return Trace(fn, inputs, strict != 0); });
+  const char* name = "forward";
+  if (!PyArg_ParseTuple(args, "OO|ps", &fn, &inputs, &strict, &name)) return nullptr;
+  return Entry([&]() -> PyObject* { return Trace(fn, inputs, strict != 0, name); });
 }
 
+// parse_type(annotation[, module]): with a module, its own classes,
+// NamedTuples and Enums are known too.
 PyObject* ParseType(PyObject*, PyObject* args) {
   const char* text;
-  if (!PyArg_ParseTuple(args, "s", &text)) return nullptr;
+  PyObject* capsule = nullptr;
+  if (!PyArg_ParseTuple(args, "s|O", &text, &capsule)) return nullptr;
   return Entry([&]() -> PyObject* {
     int32_t index = TSB_TYPE_INVALID;
-    Raise(tsb_type_parse(text, &index));
+    Raise(capsule != nullptr && capsule != Py_None
+              ? tsb_module_parse_type(ModuleFromCapsule(capsule), text, &index)
+              : tsb_type_parse(text, &index));
     return PyLong_FromLong(index);
   });
 }
@@ -520,8 +526,9 @@ PyMethodDef g_functions[] = {
     {"load_library", LoadLibrary, METH_VARARGS, "load_library(path_or_name) -> id"},
     {"library_info", LibraryInfo, METH_VARARGS, "library_info(id) -> dict"},
     {"library_count", LibraryCount, METH_NOARGS, "library_count() -> int"},
-    {"trace", TraceFn, METH_VARARGS, "trace(fn, example_inputs, strict=True) -> module capsule"},
-    {"parse_type", ParseType, METH_VARARGS, "parse_type(annotation) -> type index"},
+    {"trace", TraceFn, METH_VARARGS,
+     "trace(fn, example_inputs, strict=True, name='forward') -> module capsule"},
+    {"parse_type", ParseType, METH_VARARGS, "parse_type(annotation, module=None) -> type index"},
     {"type_info", TypeInfo, METH_VARARGS, "type_info(index) -> dict"},
     {"convert", Convert, METH_VARARGS, "convert(obj, type_index) -> obj"},
     {"to_json", ToJson, METH_VARARGS, "to_json(obj, type_index) -> str"},

@@ -99,6 +99,17 @@ class Module:
         """The method's schema as LibTorch prints it."""
         return self._schemas[method]["schema"]
 
+    def type_of(self, annotation):
+        """The Python class tsbridge uses for a type this module declares
+        (``"__torch__.Point"``: each module's own), as tsbridge.type_of does
+        for builtin and plugin names; None for an unnamed type."""
+        return _native.type_info(_native.parse_type(annotation, self._capsule))["cls"]
+
+    def convert(self, value, annotation):
+        """``value`` converted to ``annotation``, which may name the types
+        this module declares (``"List[__torch__.P]"``)."""
+        return _native.convert(value, _native.parse_type(annotation, self._capsule))
+
     def save(self, path):
         _native.save(self._capsule, str(path))
 
@@ -230,10 +241,10 @@ def compile(source):  # noqa: A001  (the name the issue asks for)
     return Module(_native.compile(source), "<compiled>")
 
 
-def trace(fn, example_inputs, strict=True):
+def trace(fn, example_inputs, strict=True, name="forward"):
     """Traces ``fn(*example_inputs)``: the operators it calls through
-    tsbridge.ops are recorded; the result is a Module whose forward replays
-    them. Torch operations done directly in Python are not recorded.
+    tsbridge.ops are recorded; the result is a Module whose method ``name``
+    (``forward`` unless given) replays them. Torch operations done directly in Python are not recorded.
     ``example_inputs`` may be a dict: bound to ``fn``'s parameters by name,
     in their order (forward then takes them in that order). With
     ``strict=False`` the output may also be a dict, as torch.jit.trace's."""
@@ -247,7 +258,7 @@ def trace(fn, example_inputs, strict=True):
             raise TypeError("trace(): example inputs bind to positional parameters only, "
                             f"not {sorted(bound.kwargs)}")
         example_inputs = bound.args
-    return Module(_native.trace(fn, tuple(example_inputs), bool(strict)), "<traced>")
+    return Module(_native.trace(fn, tuple(example_inputs), bool(strict), str(name)), "<traced>")
 
 
 class _Lazy:

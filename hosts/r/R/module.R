@@ -158,9 +158,9 @@ tsb_load <- function(path) {
 
 tsb_compile <- function(source) .module(.Call(tsbr_module_compile, source), "<compiled>")
 
-tsb_trace <- function(fn, example_inputs, strict = TRUE) {
+tsb_trace <- function(fn, example_inputs, strict = TRUE, method = "forward") {
   if (!is.list(example_inputs)) example_inputs <- list(example_inputs)
-  .module(.Call(tsbr_trace, fn, .bind_inputs(fn, example_inputs), strict), "<traced>")
+  .module(.Call(tsbr_trace, fn, .bind_inputs(fn, example_inputs), strict, method), "<traced>")
 }
 
 # Example inputs by R's own argument matching (names, then positions), in

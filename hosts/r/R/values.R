@@ -3,13 +3,18 @@
 # format. Each keeps its TorchScript type (attribute tsb_type) so that it
 # goes back in as the same type.
 
-.type_index <- function(type) {
+# With a module, the classes, NamedTuples and Enums it declares are known
+# by name too ("__torch__.Point"): each module's own.
+.type_index <- function(type, module = NULL) {
   if (is.numeric(type)) return(as.integer(type))
-  .Call(tsbr_parse_type, type)
+  if (!is.null(module) && !inherits(module, "tsb_module")) {
+    stop("module must be a tsb_module, got ", class(module)[1])
+  }
+  .Call(tsbr_parse_type, type, if (is.null(module)) NULL else module$.ptr)
 }
 
-tsb_type_info <- function(type) {
-  info <- .Call(tsbr_type_info, .type_index(type))
+tsb_type_info <- function(type, module = NULL) {
+  info <- .Call(tsbr_type_info, .type_index(type, module))
   kinds <- c("invalid", "None", "bool", "int", "float", "complex", "str", "Tensor",
              "Device", "dtype", "Layout", "MemoryFormat", "Scalar", "Any", "", "",
              "List", "Dict", "Tuple", "NamedTuple", "Optional", "Union", "Enum",
@@ -18,7 +23,7 @@ tsb_type_info <- function(type) {
   info
 }
 
-tsb_convert <- function(x, type) .Call(tsbr_convert, x, .type_index(type))
+tsb_convert <- function(x, type, module = NULL) .Call(tsbr_convert, x, .type_index(type, module))
 tsb_to_json <- function(x, type = "Any") .Call(tsbr_to_json, x, .type_index(type))
 tsb_from_json <- function(json, type = "Any") .Call(tsbr_from_json, json, .type_index(type))
 

@@ -78,10 +78,13 @@ SEXP tsbr_set_integer64(SEXP on) {
   TSB_END
 }
 
-SEXP tsbr_parse_type(SEXP annotation) {
+// With a module (its external pointer), the types it declares are known too.
+SEXP tsbr_parse_type(SEXP annotation, SEXP module) {
   TSB_BEGIN
   int32_t index = TSB_TYPE_INVALID;
-  CheckStatus(tsb_type_parse(StringArg(annotation, "a type").c_str(), &index));
+  const std::string text = StringArg(annotation, "a type");
+  CheckStatus(module == R_NilValue ? tsb_type_parse(text.c_str(), &index)
+                                   : tsb_module_parse_type(ModuleOf(module), text.c_str(), &index));
   return cpp11::as_sexp(index);
   TSB_END
 }
@@ -385,12 +388,12 @@ SEXP tsbr_object_type(SEXP object) {
   TSB_END
 }
 
-SEXP tsbr_trace(SEXP fn, SEXP inputs, SEXP strict) {
+SEXP tsbr_trace(SEXP fn, SEXP inputs, SEXP strict, SEXP method) {
   TSB_BEGIN
   if (TYPEOF(strict) != LGLSXP || Rf_length(strict) != 1 || LOGICAL(strict)[0] == NA_LOGICAL) {
     Fail(TSB_ERR_TYPE, "strict must be TRUE or FALSE, got " + Describe(strict));
   }
-  return Trace(fn, inputs, LOGICAL(strict)[0] != 0);
+  return Trace(fn, inputs, LOGICAL(strict)[0] != 0, StringArg(method, "a method name"));
   TSB_END
 }
 

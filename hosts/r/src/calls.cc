@@ -418,7 +418,7 @@ SEXP CallObject(const tsb_any& object, const std::string& method, SEXP args) {
   return ToR(result.get());
 }
 
-SEXP Trace(SEXP fn, SEXP inputs, bool strict) {
+SEXP Trace(SEXP fn, SEXP inputs, bool strict, const std::string& method) {
   if (TYPEOF(fn) != CLOSXP && TYPEOF(fn) != BUILTINSXP && TYPEOF(fn) != SPECIALSXP) {
     Fail(TSB_ERR_INVALID_ARGUMENT, "tsb_trace() needs a function, got " + Describe(fn));
   }
@@ -433,7 +433,7 @@ SEXP Trace(SEXP fn, SEXP inputs, bool strict) {
   cpp11::sexp token(cpp11::safe[R_MakeUnwindCont]());
   TraceState state{fn, token};
   tsb_module* module = nullptr;
-  tsb_trace_options options{sizeof(tsb_trace_options), strict};
+  tsb_trace_options options{sizeof(tsb_trace_options), strict, method.c_str()};
   tsb_status* status = tsb_module_trace_with(TraceCallback, &state, items.data(), items.size(),
                                              &options, &module);
   if (state.jumped) {  // the function's own R error, continued unchanged

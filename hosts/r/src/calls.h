@@ -59,7 +59,7 @@ SEXP CallWithList(const Caller& c, SEXP args);
 // The graph a method's executor optimizes for a list of arguments (graph_for).
 SEXP GraphForList(const Caller& c, SEXP args);
 SEXP CallObject(const tsb_any& object, const std::string& method, SEXP args);
-SEXP Trace(SEXP fn, SEXP inputs, bool strict);
+SEXP Trace(SEXP fn, SEXP inputs, bool strict, const std::string& method);
 
 // The schema as an R list (name, overload_name, schema, arguments, returns).
 SEXP SchemaToR(const tsb_schema_info& s);

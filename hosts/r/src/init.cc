@@ -8,7 +8,7 @@ extern "C" {
 SEXP tsbr_init(SEXP);
 void tsbr_init_serialization(DllInfo* dll);
 SEXP tsbr_set_integer64(SEXP);
-SEXP tsbr_parse_type(SEXP);
+SEXP tsbr_parse_type(SEXP, SEXP);
 SEXP tsbr_type_info(SEXP);
 SEXP tsbr_convert(SEXP, SEXP);
 SEXP tsbr_to_json(SEXP, SEXP);
@@ -41,7 +41,7 @@ SEXP tsbr_call_list(SEXP, SEXP);
 SEXP tsbr_object_call(SEXP, SEXP, SEXP);
 SEXP tsbr_object_field(SEXP, SEXP);
 SEXP tsbr_object_type(SEXP);
-SEXP tsbr_trace(SEXP, SEXP, SEXP);
+SEXP tsbr_trace(SEXP, SEXP, SEXP, SEXP);
 SEXP tsbr_plugin_load(SEXP);
 SEXP tsbr_plugin_count();
 SEXP tsbr_plugin_info(SEXP);
@@ -71,7 +71,7 @@ SEXP tsbr_module_graph(SEXP, SEXP);
 
 static const R_CallMethodDef kCallEntries[] = {
     TSB_ENTRY(tsbr_init, 1),           TSB_ENTRY(tsbr_set_integer64, 1),
-    TSB_ENTRY(tsbr_parse_type, 1),     TSB_ENTRY(tsbr_type_info, 1),
+    TSB_ENTRY(tsbr_parse_type, 2),     TSB_ENTRY(tsbr_type_info, 1),
     TSB_ENTRY(tsbr_convert, 2),        TSB_ENTRY(tsbr_to_json, 2),
     TSB_ENTRY(tsbr_from_json, 2),      TSB_ENTRY(tsbr_handle_count, 0),
     TSB_ENTRY(tsbr_release, 1),        TSB_ENTRY(tsbr_value_repr, 1),
@@ -86,7 +86,7 @@ static const R_CallMethodDef kCallEntries[] = {
     TSB_ENTRY(tsbr_call_list, 2),
     TSB_ENTRY(tsbr_object_call, 3),    TSB_ENTRY(tsbr_object_field, 2),
     TSB_ENTRY(tsbr_object_type, 1),
-    TSB_ENTRY(tsbr_trace, 3),          TSB_ENTRY(tsbr_plugin_load, 1),
+    TSB_ENTRY(tsbr_trace, 4),          TSB_ENTRY(tsbr_plugin_load, 1),
     TSB_ENTRY(tsbr_plugin_count, 0),   TSB_ENTRY(tsbr_plugin_info, 1),
     TSB_ENTRY(tsbr_library_load, 1),   TSB_ENTRY(tsbr_library_count, 0),
     TSB_ENTRY(tsbr_library_info, 1),

@@ -79,7 +79,9 @@ inline std::string JoinPath(const std::string& where, const std::string& path) {
 // → ...". A message stays a line long wherever the value nests.
 inline constexpr size_t kPathShownFirst = 8;
 inline constexpr size_t kPathShownLast = 4;
-inline std::string ShortenPath(std::string_view path) {
+template <typename Text>
+std::string ShortenPath(const Text& text) {
+  const std::string_view path = path_internal::View(text);
   std::vector<std::string_view> segments;
   for (size_t start = 0;;) {
     const size_t arrow = path.find(kPathArrow, start);

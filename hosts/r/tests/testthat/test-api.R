@@ -209,3 +209,24 @@ test_that("values nested past 512 containers are an error, not a C stack overflo
                class = "tsb_error")
   expect_error(tsb_to_json(deep), "nested at most 512 containers deep")
 })
+
+test_that("tsb_trace names the traced method", {
+  traced <- tsb_trace(function(x) tsb_ops$aten$mul(x, 2), list(tsb_tensor(c(1, 2))),
+                      method = "double")
+  expect_identical(as.vector(traced$double(tsb_tensor(3))), 6)
+  expect_error(tsb_trace(function(x) x, list(tsb_tensor(1)), method = "2x"),
+               "expected a method name")
+})
+
+test_that("a module's declared types are named through it", {
+  m <- rkinds()
+  p <- tsb_convert(list(x = 1, label = "a"), "__torch__.Point", module = m)
+  expect_match(class(p)[1], "Point$")
+  expect_identical(names(p), c("x", "label"))
+  expect_identical(tsb_type_info("__torch__.Point", module = m)$kind, "NamedTuple")
+  expect_error(tsb_convert(list(x = 1, label = "a"), "__torch__.Point"),
+               "tsb_module_parse_type")
+  other <- tsb_load(fixture("rkinds.pt"))  # another module's Point: another type
+  expect_false(identical(tsb_type_info("__torch__.Point", module = other)$index,
+                         tsb_type_info("__torch__.Point", module = m)$index))
+})

@@ -70,9 +70,10 @@ struct ConvertError {
   std::string detail;
   std::string backtrace;
 
-  // "<where → path>: <detail>", the text every host prints.
+  // "<where → path>: <detail>", the text every host prints; a path past 16
+  // segments shortened as the core shortens its own (ShortenPath).
   std::string Message(const std::string& where = "") const {
-    const std::string whole = JoinPath(where, path);
+    const std::string whole = ShortenPath(JoinPath(where, path));
     return whole.empty() ? detail : whole + ": " + detail;
   }
 };
