@@ -35,6 +35,7 @@ TSB_PACKAGES=(
   python3-dev python3-pytest python3-setuptools python3-pip python3-wheel
   pybind11-dev  # torch/csrc headers include it: the Python host's torch fast path
   r-base-dev r-cran-cpp11 r-cran-testthat r-cran-r6 r-cran-bench r-cran-bit64 r-cran-withr  # hosts/r
+  rustc cargo  # hosts/rust, with each release's own rustc (Debian 12: 1.63, the oldest supported)
   python3-hypothesis python3-numpy  # the differential tests (tests/reliability/python)
   # The sanitizer stage, libFuzzer, llvm-symbolizer (scripts/sanitize.sh).
   clang "libclang-rt-$TSB_LLVM-dev" "llvm-$TSB_LLVM"

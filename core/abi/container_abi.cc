@@ -174,6 +174,33 @@ tsb_status* tsb_list_copy_bool(const tsb_any* list, size_t n, bool* out) {
   return CopyList(list, TSB_TYPE_BOOL, out, n, [](const c10::IValue& v) { return v.toBool(); });
 }
 
+tsb_status* tsb_list_get_strs(const tsb_any* list, size_t n, const char** data,
+                              size_t* lens) {
+  return Guard([&]() -> absl::Status {
+    // Borrowed: the pointers handed out are the list's own strings.
+    BorrowedValue arg;
+    TSB_RETURN_IF_ERROR(BorrowContainerArg(list, TSB_KIND_LIST, "list", &arg));
+    if (arg.type->contained[0] != TSB_TYPE_STR) {
+      return tsb::TypeError(
+          absl::StrCat("expected List[str], got ", tsb::DescribeValue(*arg.value)));
+    }
+    c10::ArrayRef<c10::IValue> items = arg.value->toListRef();
+    if (n != items.size()) {
+      return absl::OutOfRangeError(absl::StrCat(
+          "buffer holds ", n, " elements but the list has ", items.size()));
+    }
+    if (n == 0) return absl::OkStatus();
+    TSB_RETURN_IF_ERROR(CheckArg(data, "data"));
+    TSB_RETURN_IF_ERROR(CheckArg(lens, "lens"));
+    for (size_t i = 0; i < n; ++i) {
+      const std::string& s = items[i].toStringRef();
+      data[i] = s.c_str();
+      lens[i] = s.size();
+    }
+    return absl::OkStatus();
+  });
+}
+
 tsb_status* tsb_list_new_int(const int64_t* data, size_t n, tsb_any* out) {
   return ListFrom(data, n, out);
 }

@@ -168,6 +168,18 @@ tsb_status* tsb_op_call(const char* name, const tsb_call_args* args, tsb_any* ou
   });
 }
 
+tsb_status* tsb_module_parse_type(const tsb_module* module, const char* annotation,
+                                  int32_t* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(module, "module"));
+    TSB_RETURN_IF_ERROR(CheckArg(annotation, "annotation"));
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* type, rt::ParseModuleType(*module, annotation));
+    *out = type->index;
+    return absl::OkStatus();
+  });
+}
+
 tsb_status* tsb_module_trace(tsb_trace_fn fn, void* user_data, const tsb_any* example_inputs,
                       size_t num_inputs, tsb_module** out) {
   return Guard([&]() -> absl::Status {
@@ -184,6 +196,7 @@ tsb_status* tsb_module_trace_with(tsb_trace_fn fn, void* user_data,
     TSB_RETURN_IF_ERROR(CheckArg(reinterpret_cast<const void*>(fn), "fn"));
     if (num_inputs > 0) TSB_RETURN_IF_ERROR(CheckArg(example_inputs, "example_inputs"));
     bool strict = true;
+    const char* method_name = "forward";
     if (options != nullptr) {
       if (options->struct_size < sizeof(size_t)) {
         return absl::InvalidArgumentError("options->struct_size is not set");
@@ -191,9 +204,14 @@ tsb_status* tsb_module_trace_with(tsb_trace_fn fn, void* user_data,
       if (options->struct_size >= offsetof(tsb_trace_options, strict) + sizeof(bool)) {
         strict = options->strict;
       }
+      if (options->struct_size >= offsetof(tsb_trace_options, method_name) + sizeof(char*) &&
+          options->method_name != nullptr) {
+        method_name = options->method_name;
+      }
     }
-    return ModuleOut(
-        out, [&] { return rt::Trace(fn, user_data, example_inputs, num_inputs, strict); });
+    return ModuleOut(out, [&] {
+      return rt::Trace(fn, user_data, example_inputs, num_inputs, strict, method_name);
+    });
   });
 }
 

@@ -90,12 +90,32 @@ absl::Status CheckExportable(const at::Tensor& t) {
   }
 }
 
-// The tensor a to_dlpack call exports: defined, `out` not NULL.
+const char* LayoutName(at::Layout layout) {
+  switch (layout) {
+    case at::kStrided: return "strided";
+    case at::kSparse: return "sparse COO";
+    case at::kSparseCsr: return "sparse CSR";
+    case at::kSparseCsc: return "sparse CSC";
+    case at::kSparseBsr: return "sparse BSR";
+    case at::kSparseBsc: return "sparse BSC";
+    case at::kMkldnn: return "MKL-DNN";
+    default: return "non-strided";
+  }
+}
+
+// The tensor a to_dlpack call exports: defined, strided, `out` not NULL.
 absl::StatusOr<at::Tensor> TensorToExport(const tsb_any* tensor, const void* out) {
   TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
   TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::abi::ValueArgOfType(tensor, TSB_TYPE_TENSOR, "tensor"));
   if (!iv.toTensor().defined()) {
     return absl::InvalidArgumentError("an undefined Tensor has no DLPack form");
+  }
+  if (iv.toTensor().layout() != at::kStrided) {
+    return absl::UnimplementedError(absl::StrCat(
+        "expected a strided tensor (DLPack holds no other layout), got a ",
+        LayoutName(iv.toTensor().layout()),
+        " tensor: export its parts (aten::_indices and aten::_values for COO; "
+        "aten::crow_indices, aten::col_indices and aten::values for CSR) or aten::to_dense"));
   }
   return std::move(iv).toTensor();
 }
@@ -204,6 +224,35 @@ tsb_status* tsb_tensor_to_dlpack(const tsb_any* tensor, struct DLManagedTensor**
     TSB_ASSIGN_OR_RETURN(at::Tensor t, TensorToExport(tensor, out));
     *out = Export(t);
     return absl::OkStatus();
+  });
+}
+
+tsb_status* tsb_tensor_get_info(const tsb_any* tensor, tsb_tensor_info* out) {
+  return Guard([&]() -> absl::Status {
+    return tsb::abi::VersionedOut(out, "tsb_tensor_info", [&](tsb_tensor_info* info) {
+      // Borrowed: sizes and strides point into the handle's own TensorImpl.
+      tsb::BorrowedValue arg;
+      TSB_RETURN_IF_ERROR(tsb::abi::BorrowArg(tensor, "tensor", &arg));
+      if (!arg.value->isTensor()) {
+        return tsb::TypeError(
+            absl::StrCat("expected Tensor, got ", tsb::DescribeValue(*arg.value)));
+      }
+      const at::Tensor& t = arg.value->toTensor();
+      if (!t.defined()) return absl::InvalidArgumentError("an undefined Tensor has no info");
+      const bool strided = t.layout() == at::kStrided;
+      info->dtype = static_cast<int32_t>(t.scalar_type());
+      info->layout = static_cast<int32_t>(t.layout());
+      info->device_type = static_cast<int32_t>(t.device().type());
+      info->device_index = t.device().index();
+      info->ndim = static_cast<size_t>(t.dim());
+      info->sizes = t.sizes().data();
+      info->strides = strided ? t.strides().data() : nullptr;
+      info->storage_offset = strided ? t.storage_offset() : 0;
+      info->numel = t.numel();
+      info->requires_grad = t.requires_grad();
+      info->is_contiguous = strided && t.is_contiguous();
+      return absl::OkStatus();
+    });
   });
 }
 

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "tsbridge/path.hpp"
 
 namespace tsb {
 namespace {
@@ -31,7 +32,7 @@ tsb_code CodeOf(const absl::Status& status) {
 tsb_status* NewStatus(tsb_code code, absl::string_view path, absl::string_view detail,
                       absl::string_view backtrace) noexcept {
   try {
-    auto* s = new tsb_status{code == TSB_OK ? TSB_ERR_INTERNAL : code, "", std::string(path),
+    auto* s = new tsb_status{code == TSB_OK ? TSB_ERR_INTERNAL : code, "", ShortenPath(path),
                              std::string(detail), std::string(backtrace)};
     s->message = s->path.empty() ? s->detail : absl::StrCat(s->path, ": ", s->detail);
     return s;

@@ -21,6 +21,7 @@
 #include "core/runtime/module_state.h"
 #include "core/runtime/runtime.h"
 #include "core/types/type_parser.h"
+#include "core/types/type_registry.h"
 #include "core/value/nesting.h"
 #include "core/value/tensor_storage.h"
 
@@ -274,6 +275,21 @@ absl::StatusOr<c10::IValue> ReadObject(const char* data, size_t size) {
 void FreeModule(tsb_module* module) noexcept { delete module; }
 
 size_t NumMethods(const tsb_module& module) { return module.methods.size(); }
+
+absl::StatusOr<const TypeInfo*> ParseModuleType(const tsb_module& module,
+                                                absl::string_view annotation) {
+  if (module.is_package) return ParseAndIntern(annotation);  // declares no types
+  // The module's own compilation unit names its classes, NamedTuples and
+  // Enums; not cached by text, since another module's "__torch__.Point" may
+  // be another type.
+  const std::shared_ptr<torch::jit::CompilationUnit> unit =
+      module.module._ivalue()->compilation_unit();
+  const TypeNameLookup lookup = [&unit](const std::string& name) -> c10::TypePtr {
+    return unit->get_type(c10::QualifiedName(name));
+  };
+  TSB_ASSIGN_OR_RETURN(c10::TypePtr type, ParseType(annotation, &lookup));
+  return TypeRegistry::Global().Intern(type);
+}
 
 absl::Status DescribeMethod(const tsb_module& module, size_t i, tsb_schema_info* out) {
   if (i >= module.methods.size()) {

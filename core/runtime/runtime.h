@@ -28,6 +28,10 @@ absl::StatusOr<tsb_module*> ReadModule(const char* data, size_t size);
 void FreeModule(tsb_module* module) noexcept;
 size_t NumMethods(const tsb_module& module);
 absl::Status DescribeMethod(const tsb_module& module, size_t i, tsb_schema_info* out);
+// An annotation that may name the classes, NamedTuples and Enums the
+// module declares (tsb_module_parse_type).
+absl::StatusOr<const TypeInfo*> ParseModuleType(const tsb_module& module,
+                                                absl::string_view annotation);
 absl::Status CallMethod(const tsb_module& module, absl::string_view method,
                         const HostArgs& args, tsb_any* out);
 // Calls the method and gives the graph the executor optimized for those
@@ -53,9 +57,11 @@ absl::Status CallOperator(absl::string_view name, const HostArgs& args, tsb_any*
 // The qualified name of every JIT operator overload (names repeat).
 std::vector<std::string> OperatorNames();
 
-// Tracing a host function into a module with a `forward` (trace.cc).
+// Tracing a host function into a module whose one method, `forward` unless
+// named, replays it (trace.cc).
 absl::StatusOr<tsb_module*> Trace(tsb_trace_fn fn, void* user_data,
-                                  const tsb_any* inputs, size_t num_inputs, bool strict = true);
+                                  const tsb_any* inputs, size_t num_inputs, bool strict = true,
+                                  absl::string_view method_name = "forward");
 
 }  // namespace tsb::runtime
 

@@ -3,6 +3,9 @@
 // the traced inputs; the graph becomes the `forward` of a fresh module.
 #include <torch/csrc/jit/frontend/tracer.h>
 
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "core/errors/status.h"
 #include "core/runtime/module.h"
@@ -43,7 +46,17 @@ torch::jit::Stack CallHost(tsb_trace_fn fn, void* user_data, torch::jit::Stack i
 }  // namespace
 
 absl::StatusOr<tsb_module*> Trace(tsb_trace_fn fn, void* user_data, const tsb_any* inputs,
-                                  size_t num_inputs, bool strict) {
+                                  size_t num_inputs, bool strict, absl::string_view method_name) {
+  // A name TorchScript code could call: an identifier.
+  const bool identifier =
+      !method_name.empty() && !absl::ascii_isdigit(method_name[0]) &&
+      std::all_of(method_name.begin(), method_name.end(),
+                  [](char c) { return absl::ascii_isalnum(c) || c == '_'; });
+  if (!identifier) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected a method name (letters, digits and _, not starting with a digit), got \"",
+        method_name, "\""));
+  }
   torch::jit::Stack stack;
   for (size_t i = 0; i < num_inputs; ++i) {
     absl::StatusOr<c10::IValue> value = ToIValue(inputs[i]);
@@ -69,7 +82,7 @@ absl::StatusOr<tsb_module*> Trace(tsb_trace_fn fn, void* user_data, const tsb_an
     return TorchError(absl::StrCat("traced function(): ", e.what()));
   }
   torch::jit::Function* forward = module._ivalue()->compilation_unit()->create_function(
-      c10::QualifiedName(*module.type()->name(), "forward"), state->graph);
+      c10::QualifiedName(*module.type()->name(), std::string(method_name)), state->graph);
   module.type()->addMethod(forward);
   return MakeModule(std::move(module)).release();
 }

@@ -9,6 +9,7 @@
 #include <torch/csrc/jit/frontend/schema_type_parser.h>
 #include <torch/csrc/jit/frontend/script_type_parser.h>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -145,7 +146,10 @@ absl::StatusOr<c10::TypePtr> ParseType(absl::string_view text,
     // The annotation syntax is the documented one: report its reason.
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      "invalid TorchScript type \"", text, "\": ", script_error));
+      "invalid TorchScript type \"", text, "\": ", script_error,
+      extra == nullptr && absl::StrContains(text, "__torch__.")
+          ? " (a type a module declares is parsed with tsb_module_parse_type)"
+          : ""));
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/types/type_registry.h"
 #include "core/value/convert.h"
+#include "core/value/nesting.h"
 #include "core/value/object.h"
 
 namespace tsb {
@@ -194,7 +195,8 @@ absl::Status NewList(int32_t element_type, const tsb_any* items, size_t n, tsb_a
   list.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     absl::StatusOr<c10::IValue> item = ItemAs(items[i], *element);
-    if (!item.ok()) return WithPath(item.status(), IndexSegment(i));
+    absl::Status status = item.ok() ? CheckDepth(*item, kMaxValueDepth - 1) : item.status();
+    if (!status.ok()) return WithPath(std::move(status), IndexSegment(i));
     list.push_back(*std::move(item));
   }
   return list_type->codec->Encode(c10::IValue(std::move(list)), *list_type, out);
@@ -208,6 +210,7 @@ absl::Status NewTuple(const tsb_any* items, size_t n, tsb_any* out) {
   for (size_t i = 0; i < n; ++i) {
     BorrowedValue item;
     absl::Status status = Borrow(items[i], &item);
+    if (status.ok()) status = CheckDepth(*item.value, kMaxValueDepth - 1);
     if (!status.ok()) return WithPath(status, IndexSegment(i));
     elements.push_back(*item.value);
     types.push_back(item.type);
@@ -231,8 +234,9 @@ absl::Status NewTypedTuple(int32_t tuple_type, const tsb_any* items, size_t n, t
   elements.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     absl::StatusOr<c10::IValue> item = ItemAs(items[i], ContainedType(*type, i));
-    if (!item.ok()) {
-      return WithPath(item.status(), type->kind == TSB_KIND_NAMEDTUPLE
+    absl::Status status = item.ok() ? CheckDepth(*item, kMaxValueDepth - 1) : item.status();
+    if (!status.ok()) {
+      return WithPath(std::move(status), type->kind == TSB_KIND_NAMEDTUPLE
                                          ? FieldSegment(type->field_names[i])
                                          : IndexSegment(i));
     }
@@ -242,9 +246,67 @@ absl::Status NewTypedTuple(int32_t tuple_type, const tsb_any* items, size_t n, t
       c10::ivalue::Tuple::createNamed(std::move(elements), type->type), *type, out);
 }
 
+namespace {
+
+// The kinds LibTorch can hash as a dict key (c10::DictType::create's list).
+bool IsDictKeyKind(tsb_kind kind) {
+  switch (kind) {
+    case TSB_KIND_STR:
+    case TSB_KIND_INT:
+    case TSB_KIND_FLOAT:
+    case TSB_KIND_COMPLEX:
+    case TSB_KIND_BOOL:
+    case TSB_KIND_TENSOR:
+    case TSB_KIND_DEVICE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+constexpr absl::string_view kDictKeyKinds = "str, int, float, complex, bool, Tensor or Device";
+
+// The key type of a Dict built from `keys`: `key_type` itself, or with Any
+// the keys' own type, which every key must share. A type LibTorch cannot
+// hash is refused here, with the key's path, not by LibTorch's DictType.
+absl::StatusOr<const TypeInfo*> DictKeyType(int32_t key_type, const tsb_any* keys, size_t n) {
+  TSB_ASSIGN_OR_RETURN(const TypeInfo* key, FindType(key_type));
+  if (key->kind != TSB_KIND_ANY) {
+    if (IsDictKeyKind(key->kind)) return key;
+    return TypeError(absl::StrCat("expected a dict key type (", kDictKeyKinds, "), got ",
+                                  key->annotation));
+  }
+  const TypeInfo* first = nullptr;
+  for (size_t i = 0; i < n; ++i) {
+    BorrowedValue given;
+    absl::Status status = Borrow(keys[i], &given);
+    if (!status.ok()) return WithPath(status, absl::StrCat("keys[", i, "]"));
+    const TypeInfo* type = given.type;
+    if (type->kind == TSB_KIND_UINT) {  // an int above INT64_MAX is still an int
+      TSB_ASSIGN_OR_RETURN(type, FindType(TSB_TYPE_INT));
+    }
+    if (!IsDictKeyKind(type->kind)) {
+      return WithPath(TypeError(absl::StrCat("expected a dict key (", kDictKeyKinds, "), got ",
+                                             DescribeValue(*given.value))),
+                      absl::StrCat("keys[", i, "]"));
+    }
+    if (first == nullptr) {
+      first = type;
+    } else if (type != first) {
+      return WithPath(TypeError(absl::StrCat("expected a dict key of type ", first->annotation,
+                                             " (the type of keys[0]), got ",
+                                             DescribeValue(*given.value))),
+                      absl::StrCat("keys[", i, "]"));
+    }
+  }
+  return first != nullptr ? first : key;  // an empty Dict[Any, V] stays one
+}
+
+}  // namespace
+
 absl::Status NewDict(int32_t key_type, int32_t value_type, const tsb_any* keys,
                      const tsb_any* values, size_t n, tsb_any* out) {
-  TSB_ASSIGN_OR_RETURN(const TypeInfo* key, FindType(key_type));
+  TSB_ASSIGN_OR_RETURN(const TypeInfo* key, DictKeyType(key_type, keys, n));
   TSB_ASSIGN_OR_RETURN(const TypeInfo* value, FindType(value_type));
   // Interning first lets LibTorch reject an unsupported key type; a dict
   // type seen before is found by its parts' indices alone.
@@ -261,7 +323,8 @@ absl::Status NewDict(int32_t key_type, int32_t value_type, const tsb_any* keys,
                                                       : CoerceTo(*given.value, *key);
     if (!k.ok()) return WithPath(k.status(), KeySegmentOf(*given.value));
     absl::StatusOr<c10::IValue> v = ItemAs(values[i], *value);
-    if (!v.ok()) return WithPath(v.status(), KeySegmentOf(*k));
+    absl::Status depth = v.ok() ? CheckDepth(*v, kMaxValueDepth - 1) : v.status();
+    if (!depth.ok()) return WithPath(std::move(depth), KeySegmentOf(*k));
     dict.insert_or_assign(*std::move(k), *std::move(v));
   }
   return dict_type->codec->Encode(c10::IValue(std::move(dict)), *dict_type, out);

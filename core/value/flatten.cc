@@ -1,8 +1,10 @@
 #include "core/value/flatten.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "core/types/type_registry.h"
 #include "core/value/containers.h"
@@ -14,13 +16,17 @@
 namespace tsb {
 namespace {
 
-// The entries written so far; past the capacity it only counts, and what
-// it wrote is released on overflow or failure.
+// The entries written so far. Past the capacity it only counts; on
+// overflow or failure it releases what it wrote and puts back what the
+// caller's buffer held before (the header promises nothing is written then).
 class FlatWriter {
  public:
   FlatWriter(tsb_any* out, size_t capacity) : out_(out), capacity_(capacity) {}
   ~FlatWriter() {
-    if (!keep_ && fits()) ReleaseWritten();  // past the end, Put released them
+    if (keep_) return;
+    const size_t n = size_ < capacity_ ? size_ : capacity_;
+    for (size_t i = 0; i < n; ++i) Release(out_[i]);
+    std::copy(saved_.begin(), saved_.end(), out_);
   }
   size_t size() const { return size_; }
   bool fits() const { return size_ <= capacity_; }
@@ -30,10 +36,10 @@ class FlatWriter {
   // Takes the reference `v` holds.
   void Put(tsb_any v) {
     if (size_ < capacity_) {
+      Save();
       out_[size_] = v;
     } else {
       Release(v);
-      if (size_ == capacity_) ReleaseWritten();  // the first entry past the end
     }
     ++size_;
   }
@@ -46,6 +52,7 @@ class FlatWriter {
       Skip();
       return absl::OkStatus();
     }
+    Save();
     TSB_RETURN_IF_ERROR(encode(&out_[size_]));  // on failure nothing is kept
     ++size_;
     return absl::OkStatus();
@@ -55,6 +62,7 @@ class FlatWriter {
     if (full()) {
       Skip();
     } else {
+      Save();
       tsb_any& e = out_[size_++];
       e.type_index = type_index;
       e.flags = TSB_FLAG_CONTAINER;
@@ -68,14 +76,13 @@ class FlatWriter {
   void Keep() { keep_ = fits(); }
 
  private:
-  void ReleaseWritten() {
-    const size_t n = size_ < capacity_ ? size_ : capacity_;
-    for (size_t i = 0; i < n; ++i) Release(out_[i]);
-  }
+  // out_[size_] as the caller left it, before it is written.
+  void Save() { saved_.push_back(out_[size_]); }
   tsb_any* out_;
   size_t capacity_;
   size_t size_ = 0;
   bool keep_ = false;
+  absl::InlinedVector<tsb_any, 64> saved_;
 };
 
 absl::Status Flatten(const c10::IValue& value, const TypeInfo& static_type, FlatWriter& w,

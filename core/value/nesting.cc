@@ -11,7 +11,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "core/value/convert.h"
 #include "core/value/tensor_storage.h"
+#include "tsbridge/path.hpp"
+#include "tsbridge/plugin/errors.hpp"
 
 namespace tsb {
 namespace {
@@ -69,23 +72,20 @@ std::vector<Child> Children(const c10::IValue& v, bool tensors) {
   return out;
 }
 
-// The path step from `parent` to `child`, spelled as in every host's errors:
-// "[i]", "['key']", "[3]" (an int key), "values[i]" (another key),
-// "keys[i]", ".attribute". Only errors spell it.
+// The path segment from `parent` to `child`, in the one path syntax
+// (tsbridge/path.hpp): "[i]", key "a", key 3, field 'x'; "keys[i]" for a
+// key that is itself a container (the unpickler makes such keys). Only
+// errors spell it.
 std::string Step(const c10::IValue& parent, const Child& child) {
   if (child.is_key) return absl::StrCat("keys[", child.index, "]");
-  if (child.key.has_value()) {
-    if (child.key->isString()) return absl::StrCat("['", child.key->toStringRef(), "']");
-    if (child.key->isInt()) return absl::StrCat("[", child.key->toInt(), "]");
-    return absl::StrCat("values[", child.index, "]");
-  }
+  if (child.key.has_value()) return KeySegmentOf(*child.key);
   if (parent.isObject()) {
     const auto& type = parent.toObjectRef().type();
     if (child.index < type->numAttributes()) {
-      return absl::StrCat(".", type->getAttributeName(child.index));
+      return FieldSegment(type->getAttributeName(child.index));
     }
   }
-  return absl::StrCat("[", child.index, "]");
+  return IndexSegment(child.index);
 }
 
 // CheckNesting, and with `tensors` CheckLoaded.
@@ -105,10 +105,11 @@ absl::Status Walk(const c10::IValue& value, bool tensors) {
   auto path = [](const std::vector<Frame>& stack, size_t n) {
     std::string out;
     for (size_t i = 0; i < n && i < stack.size(); ++i) {
-      out += Step(stack[i].value, stack[i].children[stack[i].next - 1]);
+      out = JoinPath(out, Step(stack[i].value, stack[i].children[stack[i].next - 1]));
     }
-    return out.empty() ? std::string("the value itself") : out;
+    return out;
   };
+  auto spelled = [](std::string p) { return p.empty() ? std::string("the value itself") : p; };
   // Containers on the current path (their place on the stack) and those
   // finished (their subtree's height): a shared part is walked once, and
   // still measured wherever it hangs.
@@ -130,10 +131,7 @@ absl::Status Walk(const c10::IValue& value, bool tensors) {
     const c10::IValue& child = top.children[top.next++].value;
     if (child.isTensor()) {
       absl::Status s = CheckTensorStorage(child.toTensor());
-      if (!s.ok()) {
-        return absl::Status(s.code(),
-                            absl::StrCat(s.message(), " at ", path(stack, stack.size())));
-      }
+      if (!s.ok()) return WithPath(std::move(s), path(stack, stack.size()));
       continue;
     }
     const void* id = child.internalToPointer();
@@ -141,17 +139,16 @@ absl::Status Walk(const c10::IValue& value, bool tensors) {
     if (auto it = on_path.find(id); it != on_path.end()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "expected a value without cycles, found a ", KindName(child),
-          " that contains itself: ", path(stack, stack.size()), " is ",
-          path(stack, it->second)));
+          " that contains itself: ", ShortenPath(spelled(path(stack, stack.size()))), " is ",
+          ShortenPath(spelled(path(stack, it->second)))));
     }
     int height = 1;  // the child's, if it is a leaf container not yet walked
     if (auto it = done.find(id); it != done.end()) height = it->second;
     if (above + height > kMaxValueDepth) {
-      constexpr size_t kShown = 8;
-      return absl::InvalidArgumentError(absl::StrCat(
-          "expected a value nested at most ", kMaxValueDepth,
-          " containers deep, found a deeper one at ", path(stack, kShown),
-          stack.size() > kShown ? "..." : ""));
+      return WithPath(absl::InvalidArgumentError(absl::StrCat(
+                          "expected a value nested at most ", kMaxValueDepth,
+                          " containers deep, found a deeper one")),
+                      path(stack, stack.size()));
     }
     if (done.contains(id)) {
       top.height = std::max(top.height, height + 1);
@@ -163,7 +160,62 @@ absl::Status Walk(const c10::IValue& value, bool tensors) {
   return absl::OkStatus();
 }
 
+// Whether a value of type `t` may be or hold a List, Tuple or Dict.
+bool MayNest(const c10::Type& t) {
+  switch (t.kind()) {
+    case c10::TypeKind::ListType:
+    case c10::TypeKind::TupleType:
+    case c10::TypeKind::DictType:
+    case c10::TypeKind::AnyType:
+    case c10::TypeKind::AnyListType:
+    case c10::TypeKind::AnyTupleType:
+      return true;
+    case c10::TypeKind::OptionalType:
+    case c10::TypeKind::UnionType:
+      for (const auto& member : t.containedTypes()) {
+        if (MayNest(*member)) return true;
+      }
+      return false;
+    default:
+      return false;
+  }
+}
+
+absl::Status TooDeep() {
+  return absl::InvalidArgumentError(absl::StrCat("expected a value nested at most ",
+                                                 kMaxValueDepth,
+                                                 " containers deep, found a deeper one"));
+}
+
 }  // namespace
+
+absl::Status CheckDepth(const c10::IValue& value, int room) {
+  const bool list = value.isList(), tuple = value.isTuple(), dict = value.isGenericDict();
+  if (!list && !tuple && !dict) return absl::OkStatus();
+  if (room <= 0) return TooDeep();
+  if (list) {
+    const c10::List<c10::IValue> items = value.toList();
+    if (!MayNest(*items.elementType())) return absl::OkStatus();
+    for (size_t i = 0; i < items.size(); ++i) {
+      absl::Status s = CheckDepth(items.get(i), room - 1);
+      if (!s.ok()) return WithPath(std::move(s), IndexSegment(i));
+    }
+  } else if (tuple) {
+    const auto& items = value.toTupleRef().elements();
+    for (size_t i = 0; i < items.size(); ++i) {
+      absl::Status s = CheckDepth(items[i], room - 1);
+      if (!s.ok()) return WithPath(std::move(s), IndexSegment(i));
+    }
+  } else {
+    const c10::impl::GenericDict entries = value.toGenericDict();
+    if (!MayNest(*entries.valueType())) return absl::OkStatus();
+    for (const auto& entry : entries) {
+      absl::Status s = CheckDepth(entry.value(), room - 1);
+      if (!s.ok()) return WithPath(std::move(s), KeySegmentOf(entry.key()));
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::Status CheckNesting(const c10::IValue& value) { return Walk(value, false); }
 

@@ -26,6 +26,13 @@ inline constexpr int kMaxValueDepth = 512;
 // walked once. Iterative, so any value is safe to check.
 absl::Status CheckNesting(const c10::IValue& value);
 
+// OK unless a List, Tuple or Dict nests inside `value` (itself counted) more
+// than `room` deep; the error's path leads to the first one too deep. What
+// every builder asks of its items (room kMaxValueDepth - 1), so that no
+// value a host builds is one a walk refuses later. A container whose
+// element types hold no container is not walked.
+absl::Status CheckDepth(const c10::IValue& value, int room);
+
 // Empties every list and dict and resets every object attribute reachable
 // from `value`, which reference counting alone never frees when the value
 // contains itself. Only for a value no one else holds.

@@ -1,5 +1,7 @@
 // tsb_any_flatten: a whole value in one call, its containers opened in
 // pre-order, strs borrowed, other leaves as tsb_list_get_items gives them.
+#include <vector>
+
 #include <ATen/ATen.h>
 
 #include "tests/testing/abi_test.h"
@@ -76,7 +78,40 @@ TEST_F(FlattenTest, TooSmallABufferWritesNothing) {
   TSB_ASSERT_OK(tsb_any_flatten(&v, out, 2, &n));
   EXPECT_EQ(n, 3u);
   EXPECT_EQ(LiveHandles(), live);  // the references taken were released
+  for (const tsb_any& e : out) {   // and the caller's entries are as they were
+    EXPECT_EQ(e.type_index, TSB_TYPE_INT);
+    EXPECT_EQ(e.flags, 0u);
+    EXPECT_EQ(e.u.i, -1);
+  }
   tsb_any_release(&v);
+}
+
+TEST_F(FlattenTest, AFailedFlattenLeavesTheBufferAsItWas) {
+  // A list 600 deep made by TorchScript code (builders refuse one): the walk
+  // fails past TSB_MAX_DEPTH, after it wrote 512 container entries.
+  tsb_module* module = nullptr;
+  TSB_ASSERT_OK(tsb_module_compile(
+      "def deep(self, n: int) -> List[Any]:\n"
+      "    l: List[Any] = []\n"
+      "    for i in range(n):\n"
+      "        outer: List[Any] = [l]\n"
+      "        l = outer\n"
+      "    return l\n",
+      &module));
+  tsb_any n_arg = tsb_any_int(600);
+  const tsb_call_args args = tsb_call_args_make(&n_arg, 1);
+  Value deep;
+  TSB_ASSERT_OK(tsb_module_call(module, "deep", &args, deep.out()));
+  std::vector<tsb_any> out(1000, tsb_any_int(-1));
+  size_t n = 0;
+  Status s(tsb_any_flatten(&deep.get(), out.data(), out.size(), &n));
+  ASSERT_NE(s.get(), nullptr);
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(tsb_status_get_path(s.get())),
+            "[0] \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0] \u2192 "
+            "\u2026 (500 segments) \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0]");
+  for (const tsb_any& e : out) EXPECT_EQ(e.u.i, -1);
+  tsb_module_free(module);
 }
 
 TEST_F(FlattenTest, AContainerEntryIsNotAValue) {

@@ -123,5 +123,47 @@ TEST_F(NestingAbiTest, AValueTorchScriptMadeToContainItselfIsRefusedByEveryWalk)
   tsb_module_free(module);
 }
 
+// Builders keep the one limit too, so no value a host builds is one a walk
+// refuses later: a list 512 deep is built, one 513 deep is refused with a
+// short path to its deepest list.
+TEST_F(NestingAbiTest, BuildersRefuseAValueDeeperThanTheLimit) {
+  Value v;
+  TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, nullptr, 0, v.out()));
+  for (int depth = 2; depth <= TSB_MAX_DEPTH; ++depth) {
+    Value outer;
+    TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, &v.get(), 1, outer.out()));
+    v = std::move(outer);
+  }
+  char* text = nullptr;
+  TSB_ASSERT_OK(tsb_any_repr(&v.get(), &text));  // 512 deep: every walk takes it
+  tsb_string_free(text);
+  const std::string short_path =
+      "[0] \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0] \u2192 "
+      "\u2026 (500 segments) \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0]";
+  const std::string too_deep =
+      "expected a value nested at most 512 containers deep, found a deeper one";
+  tsb_any out{};
+  ExpectStatus(tsb_list_new(TSB_TYPE_ANY, &v.get(), 1, &out), TSB_ERR_INVALID_ARGUMENT,
+               short_path, too_deep);
+  ExpectStatus(tsb_tuple_new(&v.get(), 1, &out), TSB_ERR_INVALID_ARGUMENT, short_path,
+               too_deep);
+  tsb_any key = tsb_any_borrowed_str("k");
+  ExpectStatus(tsb_dict_new(TSB_TYPE_STR, TSB_TYPE_ANY, &key, &v.get(), 1, &out),
+               TSB_ERR_INVALID_ARGUMENT,
+               "key \"k\" \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0] "
+               "\u2192 \u2026 (500 segments) \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0]",
+               too_deep);
+}
+
+// A typed List[List[int]] is not walked item by item: its type says how deep
+// its items can be.
+TEST(NestingTest, CheckDepthStopsAtAContainerOfLeaves) {
+  c10::List<int64_t> ints({1, 2, 3});
+  EXPECT_TRUE(CheckDepth(c10::IValue(ints), 1).ok());
+  EXPECT_FALSE(CheckDepth(c10::IValue(ints), 0).ok());
+  EXPECT_FALSE(CheckDepth(Chain(3), 2).ok());
+  EXPECT_TRUE(CheckDepth(Chain(3), 3).ok());
+}
+
 }  // namespace
 }  // namespace tsb::testing

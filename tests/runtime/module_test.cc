@@ -320,5 +320,34 @@ TEST_F(ModuleTest, ReadRefusesBytesThatAreNoArchive) {
   EXPECT_EQ(m, nullptr);
 }
 
+// The types a module declares are named through it: each module's own, so
+// two loads of one archive (two "__torch__.Counter"s) stay apart.
+TEST_F(ModuleTest, ParseTypeKnowsTheModulesOwnTypes) {
+  int32_t counter = TSB_TYPE_INVALID;
+  TSB_ASSERT_OK(tsb_module_parse_type(module_.m, "__torch__.Counter", &counter));
+  Value attribute;
+  TSB_ASSERT_OK(tsb_module_get_attribute(module_.m, "counter", attribute.out()));
+  EXPECT_EQ(attribute.get().type_index, counter);
+  int32_t points = TSB_TYPE_INVALID;
+  TSB_ASSERT_OK(tsb_module_parse_type(module_.m, "List[__torch__.P]", &points));
+  tsb_type_info info{};
+  info.struct_size = sizeof info;
+  TSB_ASSERT_OK(tsb_type_get_info(points, &info));
+  EXPECT_EQ(info.kind, TSB_KIND_LIST);
+
+  Module other;
+  TSB_ASSERT_OK(tsb_module_load(Fixture("calls.pt").c_str(), other.out()));
+  int32_t other_counter = TSB_TYPE_INVALID;
+  TSB_ASSERT_OK(tsb_module_parse_type(other.m, "__torch__.Counter", &other_counter));
+  EXPECT_NE(other_counter, counter);
+
+  int32_t global = TSB_TYPE_INVALID;
+  Status s(tsb_type_parse("__torch__.Counter", &global));
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(MessageOf(s), HasSubstr("tsb_module_parse_type"));
+  Status missing(tsb_module_parse_type(module_.m, "__torch__.Nope", &global));
+  EXPECT_EQ(tsb_status_get_code(missing.get()), TSB_ERR_INVALID_ARGUMENT);
+}
+
 }  // namespace
 }  // namespace tsb::testing

@@ -110,5 +110,32 @@ TEST_F(TraceTest, HostFailureAbandonsTheTrace) {
   TSB_ASSERT_OK(tsb_module_trace(&MulAdd, &calls, inputs, 2, traced.out()));
 }
 
+TEST_F(TraceTest, TheCallerNamesTheMethod) {
+  Value x(Boundary(at::tensor({1.0})));
+  tsb_any inputs[2] = {x.get(), x.get()};
+  int calls = 0;
+  tsb_trace_options options{};
+  options.struct_size = sizeof options;
+  options.strict = true;
+  options.method_name = "mul_add";
+  Module traced;
+  TSB_ASSERT_OK(tsb_module_trace_with(&MulAdd, &calls, inputs, 2, &options, traced.out()));
+  tsb_schema_info info{};
+  info.struct_size = sizeof(info);
+  TSB_ASSERT_OK(tsb_module_get_method(traced.m, 0, &info));
+  EXPECT_STREQ(info.name, "mul_add");
+  Value out;
+  TSB_ASSERT_OK(CallModule(traced.m, "mul_add", {x.get(), x.get()}, {}, out.out()));
+
+  options.method_name = "2x";
+  tsb_module* bad = nullptr;
+  Status s(tsb_module_trace_with(&MulAdd, &calls, inputs, 2, &options, &bad));
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(MessageOf(s),
+            "expected a method name (letters, digits and _, not starting with a digit), "
+            "got \"2x\"");
+  EXPECT_EQ(bad, nullptr);
+}
+
 }  // namespace
 }  // namespace tsb::testing

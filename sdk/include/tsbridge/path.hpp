@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 namespace tsb {
 
@@ -70,6 +71,33 @@ inline std::string FloatKeySegment(double key) {
 inline std::string JoinPath(const std::string& where, const std::string& path) {
   if (where.empty()) return path;
   return path.empty() ? where : where + std::string(kPathArrow) + path;
+}
+
+// A path of more than kPathShownFirst + kPathShownLast + 4 segments, as a
+// value 600 lists deep gives, keeps its first and last segments with the
+// count of those left out between: "[0] → ... → [0] → … (588 segments) → [0]
+// → ...". A message stays a line long wherever the value nests.
+inline constexpr size_t kPathShownFirst = 8;
+inline constexpr size_t kPathShownLast = 4;
+inline std::string ShortenPath(std::string_view path) {
+  std::vector<std::string_view> segments;
+  for (size_t start = 0;;) {
+    const size_t arrow = path.find(kPathArrow, start);
+    segments.push_back(path.substr(start, arrow == std::string_view::npos ? arrow : arrow - start));
+    if (arrow == std::string_view::npos) break;
+    start = arrow + kPathArrow.size();
+  }
+  if (segments.size() <= kPathShownFirst + kPathShownLast + 4) return std::string(path);
+  std::string out;
+  auto add = [&out](std::string_view segment) {
+    if (!out.empty()) out += kPathArrow;
+    out += segment;
+  };
+  for (size_t i = 0; i < kPathShownFirst; ++i) add(segments[i]);
+  const size_t hidden = segments.size() - kPathShownFirst - kPathShownLast;
+  add("\u2026 (" + std::to_string(hidden) + " segments)");
+  for (size_t i = segments.size() - kPathShownLast; i < segments.size(); ++i) add(segments[i]);
+  return out;
 }
 
 }  // namespace tsb

@@ -295,10 +295,10 @@ TSB_API tsb_status* tsb_type_get_info(int32_t type_index, tsb_type_info* out);
 TSB_API tsb_status* tsb_type_get_kind(int32_t type_index, tsb_kind* out);
 /* Parses a TorchScript type with LibTorch's own parsers: Python annotation
  * syntax ("Dict[str, List[int]]") or schema syntax ("int[]", "Tensor?").
- * Builtin names only: a class, NamedTuple or Enum a module declares
- * ("__torch__.Point") is TSB_ERR_NOT_FOUND here; parse it with
- * tsb_module_parse_type, since two modules may declare different types of
- * one name. */
+ * Builtin and plugin names only: a class, NamedTuple or Enum a module
+ * declares ("__torch__.Point") is TSB_ERR_INVALID_ARGUMENT here ("Unknown
+ * type name", with a pointer to tsb_module_parse_type, which parses it:
+ * two modules may declare different types of one name). */
 TSB_API tsb_status* tsb_type_parse(const char* annotation, int32_t* out);
 /* Composes List[element] and Dict[key, value] from type indices. */
 TSB_API tsb_status* tsb_type_make_list(int32_t element, int32_t* out);

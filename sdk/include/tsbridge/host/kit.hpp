@@ -208,7 +208,7 @@ inline std::string TorchEnumName(int32_t type_index, int64_t code) {
 // (l.append(l) on a List[Any]). tsbridge's own walks stop at the same depth.
 class NestingGuard {
  public:
-  static constexpr int kMaxContainers = 512;
+  static constexpr int kMaxContainers = TSB_MAX_DEPTH;
   NestingGuard() {
     if (++depth() > kMaxContainers + 1) {
       --depth();
