@@ -21,6 +21,12 @@ pub struct Module {
 unsafe impl Send for Module {}
 unsafe impl Sync for Module {}
 
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Module({:p})", self.raw)
+    }
+}
+
 impl Drop for Module {
     fn drop(&mut self) {
         unsafe { sys::tsb_module_free(self.raw) }
