@@ -110,11 +110,12 @@ fn trace_a_closure_under_a_chosen_name() {
     // The closure's error abandons the trace and comes back as it was.
     let e = Module::trace(
         |_: &[Value]| Err(tsbridge::Error::new(Code::Type, "[0]", "expected a tensor, got nothing")),
-        &[Value::from(1.0)],
+        &[Tensor::from_vec(vec![1f32], &[1]).unwrap().into()],
         &TraceOptions::default(),
     )
     .unwrap_err();
-    assert_eq!(e.to_string(), "[0]: expected a tensor, got nothing");
+    assert_eq!(e.code, Code::Type);
+    assert_eq!(e.to_string(), "traced function(): [0]: expected a tensor, got nothing");
 }
 
 #[test]
