@@ -1,0 +1,164 @@
+//! Errors: a `tsb_status` read into an owned Rust value.
+use crate::sys;
+use std::ffi::CStr;
+use std::fmt;
+use std::os::raw::c_char;
+
+/// The code of a failure, tsbridge.h's `tsb_code`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Code {
+    InvalidArgument,
+    Type,
+    OutOfRange,
+    NotFound,
+    Unsupported,
+    Torch,
+    NoMemory,
+    AlreadyExists,
+    Internal,
+    /// A code this crate does not know (a newer library).
+    Other(i32),
+}
+
+impl Code {
+    pub fn from_raw(code: sys::tsb_code) -> Code {
+        match code {
+            sys::TSB_ERR_INVALID_ARGUMENT => Code::InvalidArgument,
+            sys::TSB_ERR_TYPE => Code::Type,
+            sys::TSB_ERR_OUT_OF_RANGE => Code::OutOfRange,
+            sys::TSB_ERR_NOT_FOUND => Code::NotFound,
+            sys::TSB_ERR_UNSUPPORTED => Code::Unsupported,
+            sys::TSB_ERR_TORCH => Code::Torch,
+            sys::TSB_ERR_NO_MEMORY => Code::NoMemory,
+            sys::TSB_ERR_ALREADY_EXISTS => Code::AlreadyExists,
+            sys::TSB_ERR_INTERNAL => Code::Internal,
+            other => Code::Other(other),
+        }
+    }
+    pub fn to_raw(self) -> sys::tsb_code {
+        match self {
+            Code::InvalidArgument => sys::TSB_ERR_INVALID_ARGUMENT,
+            Code::Type => sys::TSB_ERR_TYPE,
+            Code::OutOfRange => sys::TSB_ERR_OUT_OF_RANGE,
+            Code::NotFound => sys::TSB_ERR_NOT_FOUND,
+            Code::Unsupported => sys::TSB_ERR_UNSUPPORTED,
+            Code::Torch => sys::TSB_ERR_TORCH,
+            Code::NoMemory => sys::TSB_ERR_NO_MEMORY,
+            Code::AlreadyExists => sys::TSB_ERR_ALREADY_EXISTS,
+            Code::Internal => sys::TSB_ERR_INTERNAL,
+            Code::Other(c) => c,
+        }
+    }
+}
+
+/// A failure: its code, where in the value (`path`, "" when none) and what
+/// (`detail`). Displays as every host prints it: `path: detail`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    pub code: Code,
+    pub path: String,
+    pub detail: String,
+    /// LibTorch's C++ backtrace for `Code::Torch`, kept out of Display.
+    pub backtrace: String,
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+pub(crate) fn c_str(p: *const c_char) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+}
+
+impl Error {
+    pub fn new(code: Code, path: &str, detail: &str) -> Error {
+        Error { code, path: path.to_string(), detail: detail.to_string(), backtrace: String::new() }
+    }
+
+    /// The message a status carries (`tsb_status_get_message`): `path: detail`.
+    pub fn message(&self) -> String {
+        if self.path.is_empty() {
+            self.detail.clone()
+        } else {
+            format!("{}: {}", self.path, self.detail)
+        }
+    }
+
+    /// This error one level further out: `segment` goes before the path,
+    /// joined with the path syntax's arrow (docs/abi.md).
+    /// A path deeper than 16 segments stays short as the core keeps it:
+    /// its first 8 and last 4 segments, "… (N segments)" between.
+    pub fn within(mut self, segment: &str) -> Error {
+        self.path = prepend_segment(segment, &self.path);
+        self
+    }
+
+    /// Takes and frees a status; `None` for success (NULL).
+    pub(crate) unsafe fn from_status(s: *mut sys::tsb_status) -> Option<Error> {
+        if s.is_null() {
+            return None;
+        }
+        let e = Error {
+            code: Code::from_raw(sys::tsb_status_get_code(s)),
+            path: c_str(sys::tsb_status_get_path(s)),
+            detail: c_str(sys::tsb_status_get_detail(s)),
+            backtrace: c_str(sys::tsb_status_get_backtrace(s)),
+        };
+        sys::tsb_status_free(s);
+        Some(e)
+    }
+
+    /// A status owned by the caller, for callbacks that report to tsbridge.
+    pub(crate) fn into_status(self) -> *mut sys::tsb_status {
+        let path = std::ffi::CString::new(self.path.replace('\0', " ")).unwrap();
+        let detail = std::ffi::CString::new(self.detail.replace('\0', " ")).unwrap();
+        unsafe { sys::tsb_status_new_at(self.code.to_raw(), path.as_ptr(), detail.as_ptr()) }
+    }
+}
+
+/// `Ok(())` for a NULL status, else the error it carries (freed).
+pub(crate) fn check(s: *mut sys::tsb_status) -> Result<()> {
+    match unsafe { Error::from_status(s) } {
+        None => Ok(()),
+        Some(e) => Err(e),
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
+    }
+}
+
+impl std::error::Error for Error {}
+
+const ARROW: &str = " → ";
+const SHOWN_FIRST: usize = 8;
+const SHOWN_LAST: usize = 4;
+
+fn hidden_count(segment: &str) -> Option<usize> {
+    segment.strip_prefix("… (")?.strip_suffix(" segments)")?.parse().ok()
+}
+
+pub(crate) fn prepend_segment(segment: &str, path: &str) -> String {
+    if path.is_empty() {
+        return segment.to_string();
+    }
+    let mut segments: Vec<String> = Some(segment.to_string())
+        .into_iter()
+        .chain(path.split(ARROW).map(str::to_string))
+        .collect();
+    if let Some(n) = segments.get(SHOWN_FIRST + 1).and_then(|s| hidden_count(s)) {
+        // Already short: the 8th shown segment joins the hidden ones.
+        segments.remove(SHOWN_FIRST);
+        segments[SHOWN_FIRST] = format!("… ({} segments)", n + 1);
+    } else if segments.len() > SHOWN_FIRST + SHOWN_LAST + 4 {
+        let hidden = segments.len() - SHOWN_FIRST - SHOWN_LAST;
+        let tail = segments.split_off(segments.len() - SHOWN_LAST);
+        segments.truncate(SHOWN_FIRST);
+        segments.push(format!("… ({} segments)", hidden));
+        segments.extend(tail);
+    }
+    segments.join(ARROW)
+}

@@ -1,0 +1,80 @@
+//! TorchScript and `.pt2` values for Rust, over tsbridge's C ABI
+//! (`tsbridge.h`) alone: no C++, no LibTorch headers, no other crate.
+//!
+//! - [`Value`]: one owned value (Drop releases, Clone retains); `Send`,
+//!   not `Sync`.
+//! - [`Data`]: a value as Rust data, one variant per kind, to match on;
+//!   `From`/`TryFrom` for Rust values.
+//! - [`Module`]: load, call, trace, state; `Send + Sync`.
+//! - [`ops`], [`plugin`], [`Tensor`] (DLPack zero copy), autograd.
+//!
+//! docs/rust.md is the guide.
+pub mod autograd;
+mod builder;
+mod call;
+mod data;
+mod error;
+mod kind;
+pub mod module;
+mod object;
+pub mod ops;
+pub mod plugin;
+mod scalars;
+pub mod sys;
+mod tensor;
+mod trace;
+mod types;
+mod value;
+mod walk;
+
+pub use autograd::NoGrad;
+pub use call::{Argument, Kwargs, Schema};
+pub use data::{Data, FromData};
+pub use error::{Code, Error, Result};
+pub use kind::Kind;
+pub use module::Module;
+pub use object::Object;
+pub use scalars::{Device, Dtype, Layout, MemoryFormat};
+pub use tensor::{Element, Tensor, TensorInfo, TensorView};
+pub use trace::TraceOptions;
+pub use types::{Type, TypeInfo};
+pub use value::{handle_count, Value};
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+static INIT_OK: AtomicBool = AtomicBool::new(false);
+
+// None: not yet run; Some(result) after.
+static INIT: Mutex<Option<Option<Error>>> = Mutex::new(None);
+
+/// Checks the library's major version and offers the bundled plugins
+/// (Tuple, Optional, Union, ...: each loaded when first needed). Runs once;
+/// every constructor here calls it, so a program need not. Returns the
+/// error of that one run, if any.
+pub fn init() -> Option<Error> {
+    if INIT_OK.load(Ordering::Acquire) {
+        return None; // every call after a good first one: one load
+    }
+    let mut state = INIT.lock().unwrap_or_else(|e| e.into_inner());
+    if state.is_none() {
+        let version = unsafe { sys::tsb_version() };
+        *state = Some(if version / 10000 != sys::TSB_VERSION_MAJOR {
+            Some(Error::new(
+                Code::Unsupported,
+                "",
+                &format!("expected libtsbridge {}.x, got {}", sys::TSB_VERSION_MAJOR, version_string()),
+            ))
+        } else {
+            plugin::defer_bundled().err()
+        });
+    }
+    let result = state.clone().unwrap();
+    INIT_OK.store(result.is_none(), Ordering::Release);
+    result
+}
+
+/// "MAJOR.MINOR.PATCH" of the loaded library.
+pub fn version_string() -> String {
+    error::c_str(unsafe { sys::tsb_version_get_string() })
+}

@@ -1,0 +1,207 @@
+//! Modules: TorchScript archives, compiled source, traced closures and
+//! `.pt2` AOTInductor packages, all through `tsb_module`.
+use crate::call::{empty_schema_info, with_args, with_cstr, Kwargs, Schema};
+use crate::error::{c_str, check, Result};
+use crate::sys;
+use crate::tensor::Tensor;
+use crate::types::Type;
+use crate::value::{cstring, owned_bytes, owned_string, Value};
+use std::os::raw::c_char;
+use std::path::Path;
+
+/// A loaded module. `Send + Sync`, as the ABI promises: many threads may
+/// call one module at once (`call` takes `&self`); the setters change it
+/// in place and must not run beside any other use, so they take `&mut self`.
+pub struct Module {
+    raw: *mut sys::tsb_module,
+}
+
+// tsb_module's comment: calls and getters from many threads at once; freed
+// on any thread.
+unsafe impl Send for Module {}
+unsafe impl Sync for Module {}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Module({:p})", self.raw)
+    }
+}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        unsafe { sys::tsb_module_free(self.raw) }
+    }
+}
+
+fn path_cstring(path: &Path) -> std::ffi::CString {
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap_or_default()
+}
+
+pub(crate) fn fill_module(f: impl FnOnce(*mut *mut sys::tsb_module) -> *mut sys::tsb_status) -> Result<Module> {
+    let mut raw: *mut sys::tsb_module = std::ptr::null_mut();
+    check(f(&mut raw))?;
+    Ok(Module { raw })
+}
+
+impl Module {
+    /// Loads a file torch.jit.save wrote, or a `.pt2` AOTInductor package
+    /// (LibTorch 2.6 or newer; an older one refuses it as unsupported).
+    pub fn load<P: AsRef<Path>>(path: P) -> Result<Module> {
+        crate::init();
+        let path = path_cstring(path.as_ref());
+        fill_module(|o| unsafe { sys::tsb_module_load(path.as_ptr(), o) })
+    }
+    /// A module from the bytes of a TorchScript archive.
+    pub fn read(bytes: &[u8]) -> Result<Module> {
+        crate::init();
+        fill_module(|o| unsafe { sys::tsb_module_read(bytes.as_ptr() as *const c_char, bytes.len(), o) })
+    }
+    /// Compiles TorchScript source: defs taking `self` become methods of a
+    /// module, others free functions called by name.
+    pub fn compile(source: &str) -> Result<Module> {
+        crate::init();
+        let source = cstring(source);
+        fill_module(|o| unsafe { sys::tsb_module_compile(source.as_ptr(), o) })
+    }
+    pub fn save<P: AsRef<Path>>(&self, path: P) -> Result<()> {
+        let path = path_cstring(path.as_ref());
+        check(unsafe { sys::tsb_module_save(self.raw, path.as_ptr()) })
+    }
+    /// The bytes `save` would write.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        owned_bytes(|d, n| unsafe { sys::tsb_module_write(self.raw, d, n) })
+    }
+    pub fn as_raw(&self) -> *mut sys::tsb_module {
+        self.raw
+    }
+
+    /// Calls a method with positional arguments; defaults fill the rest.
+    pub fn call(&self, method: &str, args: &[Value]) -> Result<Value> {
+        self.call_with(method, args, &[])
+    }
+    /// Calls a method with positional and keyword arguments.
+    pub fn call_with(&self, method: &str, args: &[Value], kwargs: Kwargs) -> Result<Value> {
+        // The ABI's call takes a non-const module but is safe from many
+        // threads (tsb_module's comment).
+        with_cstr(method, |m| {
+            with_args(args, kwargs, |a| Value::fill(|o| unsafe { sys::tsb_module_call(self.raw, m, a, o) }))
+        })
+    }
+    pub fn forward(&self, args: &[Value]) -> Result<Value> {
+        self.call("forward", args)
+    }
+
+    pub fn methods(&self) -> Result<Vec<Schema>> {
+        let mut n = 0usize;
+        check(unsafe { sys::tsb_module_count_methods(self.raw, &mut n) })?;
+        (0..n)
+            .map(|i| {
+                let mut raw = empty_schema_info();
+                check(unsafe { sys::tsb_module_get_method(self.raw, i, &mut raw) })?;
+                Schema::from_raw(&raw)
+            })
+            .collect()
+    }
+    pub fn method(&self, name: &str) -> Result<Option<Schema>> {
+        Ok(self.methods()?.into_iter().find(|s| s.name == name))
+    }
+
+    /// A type annotation where the classes, NamedTuples and Enums this
+    /// module declares are known ("__torch__.Point", "List[__torch__.Color]").
+    pub fn parse_type(&self, annotation: &str) -> Result<Type> {
+        let text = cstring(annotation);
+        let mut index = 0i32;
+        check(unsafe { sys::tsb_module_parse_type(self.raw, text.as_ptr(), &mut index) })?;
+        Ok(Type::from_index(index))
+    }
+
+    pub fn training(&self) -> Result<bool> {
+        let mut out = false;
+        check(unsafe { sys::tsb_module_get_training(self.raw, &mut out) })?;
+        Ok(out)
+    }
+    /// Module.train(mode), recursively.
+    pub fn set_training(&mut self, training: bool) -> Result<()> {
+        check(unsafe { sys::tsb_module_set_training(self.raw, training) })
+    }
+    pub fn eval(&mut self) -> Result<()> {
+        self.set_training(false)
+    }
+
+    fn named(
+        &self,
+        count: unsafe extern "C" fn(*const sys::tsb_module, *mut usize) -> *mut sys::tsb_status,
+        get: unsafe extern "C" fn(*const sys::tsb_module, usize, *mut *const c_char, *mut sys::tsb_any) -> *mut sys::tsb_status,
+    ) -> Result<Vec<(String, Tensor)>> {
+        let mut n = 0usize;
+        check(unsafe { count(self.raw, &mut n) })?;
+        (0..n)
+            .map(|i| {
+                let mut name: *const c_char = std::ptr::null();
+                let v = Value::fill(|o| unsafe { get(self.raw, i, &mut name, o) })?;
+                Ok((c_str(name), Tensor::from_value(v)))
+            })
+            .collect()
+    }
+    /// named_parameters(): the module's own tensors, by dotted name.
+    pub fn parameters(&self) -> Result<Vec<(String, Tensor)>> {
+        self.named(sys::tsb_module_count_parameters, sys::tsb_module_get_parameter)
+    }
+    pub fn buffers(&self) -> Result<Vec<(String, Tensor)>> {
+        self.named(sys::tsb_module_count_buffers, sys::tsb_module_get_buffer)
+    }
+    /// named_children(): submodules sharing the parent's state.
+    pub fn children(&self) -> Result<Vec<(String, Module)>> {
+        let mut n = 0usize;
+        check(unsafe { sys::tsb_module_count_children(self.raw, &mut n) })?;
+        (0..n)
+            .map(|i| {
+                let mut name: *const c_char = std::ptr::null();
+                let child = fill_module(|o| unsafe { sys::tsb_module_get_child(self.raw, i, &mut name, o) })?;
+                Ok((c_str(name), child))
+            })
+            .collect()
+    }
+    /// state_dict(): a `Dict[str, Tensor]` of the module's own tensors.
+    pub fn state(&self) -> Result<Value> {
+        Value::fill(|o| unsafe { sys::tsb_module_get_state(self.raw, o) })
+    }
+    /// load_state_dict(), checked before anything is copied.
+    pub fn set_state(&mut self, state: &Value, strict: bool) -> Result<()> {
+        check(unsafe { sys::tsb_module_set_state(self.raw, state.as_raw(), strict) })
+    }
+    /// register_parameter() (or register_buffer() with `is_buffer`).
+    pub fn set_parameter(&mut self, name: &str, tensor: &Tensor, is_buffer: bool) -> Result<()> {
+        let name = cstring(name);
+        check(unsafe { sys::tsb_module_set_parameter(self.raw, name.as_ptr(), tensor.value().as_raw(), is_buffer) })
+    }
+    pub fn attribute_names(&self) -> Result<Vec<String>> {
+        let mut n = 0usize;
+        check(unsafe { sys::tsb_module_count_attributes(self.raw, &mut n) })?;
+        (0..n)
+            .map(|i| {
+                let mut name: *const c_char = std::ptr::null();
+                check(unsafe { sys::tsb_module_get_attribute_name(self.raw, i, &mut name) })?;
+                Ok(c_str(name))
+            })
+            .collect()
+    }
+    pub fn attribute(&self, name: &str) -> Result<Value> {
+        let name = cstring(name);
+        Value::fill(|o| unsafe { sys::tsb_module_get_attribute(self.raw, name.as_ptr(), o) })
+    }
+    /// Sets an attribute, converted to its declared type.
+    pub fn set_attribute(&mut self, name: &str, value: &Value) -> Result<()> {
+        let name = cstring(name);
+        check(unsafe { sys::tsb_module_set_attribute(self.raw, name.as_ptr(), value.as_raw()) })
+    }
+    /// The class's TorchScript source (Module.code).
+    pub fn code(&self) -> Result<String> {
+        owned_string(|o| unsafe { sys::tsb_module_get_code(self.raw, o) })
+    }
+    pub fn graph(&self, method: &str) -> Result<String> {
+        let method = cstring(method);
+        owned_string(|o| unsafe { sys::tsb_module_get_graph(self.raw, method.as_ptr(), o) })
+    }
+}

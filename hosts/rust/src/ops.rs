@@ -1,0 +1,66 @@
+//! Dispatcher operators by name (`aten::add`): the library chooses the
+//! overload by TorchScript's rules (exact types, then subtypes, then
+//! conversions; a tie to the first in TorchScript's order). Plugin
+//! functions (`torchsparse::relabel`) are called the same way.
+use crate::call::{empty_schema_info, with_args, with_cstr, Kwargs, Schema};
+use crate::error::{c_str, check, Result};
+use crate::sys;
+use crate::value::Value;
+use std::os::raw::c_char;
+
+/// Calls operator `name` with positional arguments.
+pub fn call(name: &str, args: &[Value]) -> Result<Value> {
+    call_with(name, args, &[])
+}
+
+/// Calls operator `name` with positional and keyword arguments. Several
+/// returns come back as one Tuple (a NamedTuple when the schema names them).
+pub fn call_with(name: &str, args: &[Value], kwargs: Kwargs) -> Result<Value> {
+    crate::init();
+    with_cstr(name, |n| with_args(args, kwargs, |a| Value::fill(|o| unsafe { sys::tsb_op_call(n, a, o) })))
+}
+
+/// The overloads of operator `name`, in TorchScript's order.
+pub fn overloads(name: &str) -> Result<Vec<Schema>> {
+    crate::init();
+    with_cstr(name, |n| {
+        let mut count = 0usize;
+        check(unsafe { sys::tsb_op_count_overloads(n, &mut count) })?;
+        (0..count)
+            .map(|i| {
+                let mut raw = empty_schema_info();
+                check(unsafe { sys::tsb_op_get_overload(n, i, &mut raw) })?;
+                Schema::from_raw(&raw)
+            })
+            .collect()
+    })
+}
+
+/// The operators and plugin functions there are now, sorted; only those
+/// of namespace `ns` ("aten") when given.
+pub fn names(ns: Option<&str>) -> Result<Vec<String>> {
+    crate::init();
+    let ns = ns.map(crate::value::cstring);
+    let mut names: *mut *const c_char = std::ptr::null_mut();
+    let mut n = 0usize;
+    check(unsafe { sys::tsb_op_get_names(ns.as_ref().map_or(std::ptr::null(), |s| s.as_ptr()), &mut names, &mut n) })?;
+    let out = (0..n).map(|i| c_str(unsafe { *names.add(i) })).collect();
+    unsafe { sys::tsb_string_free(names as *mut c_char) };
+    Ok(out)
+}
+
+/// Calls a function a plugin registered; arguments are converted to its
+/// declared types, defaults fill the rest.
+pub fn call_function(name: &str, args: &[Value], kwargs: Kwargs) -> Result<Value> {
+    crate::init();
+    with_cstr(name, |n| with_args(args, kwargs, |a| Value::fill(|o| unsafe { sys::tsb_function_call(n, a, o) })))
+}
+
+pub fn function_schema(name: &str) -> Result<Schema> {
+    crate::init();
+    with_cstr(name, |n| {
+        let mut raw = empty_schema_info();
+        check(unsafe { sys::tsb_function_get_schema(n, &mut raw) })?;
+        Schema::from_raw(&raw)
+    })
+}
