@@ -82,7 +82,9 @@ absl::Status CheckLoadedTensors(const torch::jit::Module& module) {
         absl::Status s = constant->isTensor() ? CheckTensorStorage(constant->toTensor())
                                               : CheckLoaded(*constant);
         if (!s.ok()) {
-          return absl::Status(s.code(), absl::StrCat(s.message(), ", in a constant of ",
+          const std::string where = PathOf(s);
+          return absl::Status(s.code(), absl::StrCat(s.message(), where.empty() ? "" : " at ",
+                                                     where, ", in a constant of ",
                                                      fn->qualname().qualifiedName()));
         }
       }
@@ -118,8 +120,11 @@ absl::StatusOr<tsb_module*> LoadArchive(const std::string& what, Scan scan, Impo
   try {
     torch::jit::Module module = import();
     if (absl::Status tensors = CheckLoadedTensors(module); !tensors.ok()) {
+      // The place inside the module is part of what is wrong with the file.
+      const std::string where = PathOf(tensors);
       return absl::Status(tensors.code(),
-                          absl::StrCat("cannot load ", what, ": ", tensors.message()));
+                          absl::StrCat("cannot load ", what, ": ", tensors.message(),
+                                       where.empty() ? "" : " at ", ShortenPath(where)));
     }
     return MakeModule(std::move(module)).release();
   } catch (const std::exception& e) {  // c10::Error, torch::jit::ErrorReport

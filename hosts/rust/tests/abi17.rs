@@ -72,7 +72,8 @@ fn a_sparse_tensor_is_described_but_not_exported() {
 fn types_a_module_declares_are_found_through_the_module() {
     let m = kinds();
     let e = Type::parse("__torch__.Point").unwrap_err();
-    assert_eq!(e.code, Code::NotFound, "{}", e);
+    assert_eq!(e.code, Code::InvalidArgument, "{}", e);
+    assert!(e.to_string().contains("tsb_module_parse_type"), "{}", e);
     let point = m.parse_type("__torch__.Point").unwrap();
     assert_eq!(point.info().unwrap().field_names, vec!["x".to_string(), "y".to_string()]);
     // Built typed from a plain tuple, then passed.

@@ -226,7 +226,7 @@ TEST(HostileModuleTest, TensorsPastTheirStorageAreRefused) {
   ExpectPastStorage("buffer_past_storage.pt",
                     "expected a tensor whose elements lie inside its storage, found sizes "
                     "[9], strides [1] and offset 0 that need 36 bytes of a 12-byte "
-                    "storage at .w",
+                    "storage at field 'w'",
                     "12");
   ExpectPastStorage("constant_past_storage.pt",
                     "need 36 bytes of a 16-byte storage, in a constant of "
