@@ -25,9 +25,9 @@ def deposit(account, amount):
     return account.deposit(amount)
 
 
-def run(module, chunk):
+def run(module, *chunks):
     # Dask ships torch.Tensor chunks and results by its own serializer.
-    return module(chunk)
+    return module(*chunks)
 
 
 _packages = {}
@@ -46,3 +46,9 @@ def grad_here(t):
     # backward here fills its own .grad.
     tsbridge.ops.aten.sum(tsbridge.ops.aten.mul(t, 3.0)).backward()
     return t.grad.torch()
+
+
+def load_library(name):
+    # Run on each worker (client.run) before a module that calls the
+    # library's operators arrives there.
+    tsbridge.load_library(name)

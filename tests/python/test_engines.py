@@ -25,6 +25,8 @@ from test_bytes import _archive, linear
 from test_export import AOTI, FIXTURES
 
 TIMEOUT = 60  # seconds, for the cluster to start, for each result, to close
+# Dask 2022.12's client on tornado 6.2 (Debian 12) warns about its own use.
+pytestmark = pytest.mark.filterwarnings("ignore:make_current is deprecated:DeprecationWarning")
 
 
 @pytest.fixture(scope="module")
@@ -137,3 +139,23 @@ def test_what_a_worker_does_not_see(client):
     grad = client.submit(pool_worker.grad_here, y, pure=False).result(TIMEOUT)
     assert torch.equal(grad, torch.full((3,), 3.0))
     assert x.grad is None and y.requires_grad
+
+
+def test_an_operator_library_is_loaded_in_the_worker_first(client):
+    try:
+        tsbridge.load_library("torchvision")
+    except tsbridge.NotFoundError as e:
+        pytest.skip(f"python3-torchvision is not installed: {e}")
+    m = tsbridge.compile("def forward(self, boxes: Tensor, scores: Tensor) -> Tensor:\n"
+                         "    return ops.torchvision.nms(boxes, scores, 0.5)\n")
+    boxes = torch.tensor([[0.0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30]])
+    scores = torch.tensor([0.9, 0.8, 0.7])
+    # The workers have not loaded it: the module cannot be read there.
+    future = client.submit(pool_worker.run, m, boxes, scores, pure=False)
+    with pytest.raises(tsbridge.Error, match="calls the operator torchvision::nms, which is "
+                       "not registered: load the operator library 'torchvision' first"):
+        future.result(TIMEOUT)
+    client.run(pool_worker.load_library, "torchvision")
+    got = client.submit(pool_worker.run, m, boxes, scores, pure=False).result(TIMEOUT)
+    assert torch.equal(got, m(boxes, scores))
+    assert torch.equal(got, torch.tensor([0, 2]))  # torchvision.ops.nms's answer
