@@ -128,8 +128,8 @@ def test_what_a_worker_does_not_see(client):
     # A scattered module is the state it had then.
     old = gather(client, client.map(pool_worker.run, [shipped] * 2, chunks))
     assert torch.equal(torch.cat(old), before)
-    # Shipped again (pure=False: a new task, not the result of an earlier
-    # one with the same arguments), it carries the new state.
+    # Passed again, it is pickled again, with the new state (pure=False: a
+    # new task, whatever Dask's hash of the arguments).
     new = gather(client, client.map(pool_worker.run, [m] * 2, chunks, pure=False))
     assert torch.equal(torch.cat(new), after)
     # A tensor that requires grad arrives as a leaf: the graph stays here,
