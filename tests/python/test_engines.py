@@ -96,8 +96,7 @@ def test_a_package_is_loaded_by_each_worker_from_its_path(client):
     parts = gather(client, client.map(pool_worker.run_package, [path] * len(chunks),
                                       ["twice"] * len(chunks), chunks))
     assert torch.equal(torch.cat(parts), torch.cat([m.twice(c) for c in chunks]))
-    theirs = torch._inductor.aoti_load_package(path, model_name="twice")
-    assert torch.equal(torch.cat(parts), torch.cat([theirs(c) for c in chunks]))
+    assert torch.equal(torch.cat(parts), batch * 2)  # Twice.forward in PyTorch
 
 
 def test_a_script_object_travels_with_its_class_as_a_copy(client, modules):
