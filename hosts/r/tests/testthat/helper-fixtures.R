@@ -38,3 +38,20 @@ python_out <- function(code) {
   out <- system2(tsb_python3, c("-c", shQuote(code)), stdout = TRUE)
   paste(out, collapse = "\n")
 }
+
+# A scripted Linear(3, 2) saved by PyTorch, and its output for `x` as PyTorch
+# computes it.
+linear_fixture <- function() {
+  path <- file.path(tsb_work, "serialize_linear.pt")
+  want <- python_out(sprintf(paste0(
+    "import torch; torch.manual_seed(0); m = torch.jit.script(torch.nn.Linear(3, 2).double()); ",
+    "torch.jit.save(m, %s); x = torch.arange(12.0, dtype=torch.float64).reshape(4, 3); ",
+    "print(' '.join(repr(v) for v in m(x).flatten().tolist()))"), shQuote(path, type = "sh")))
+  list(path = path, x = matrix(as.double(0:11), nrow = 4, byrow = TRUE),
+       want = matrix(as.double(strsplit(want, " ")[[1]]), nrow = 4, byrow = TRUE))
+}
+
+# The .pt2 packages tests/export/make_pt2_fixtures.py compiled into
+# TSB_EXPORT_FIXTURES (set by ctest), where LibTorch is 2.6 or newer.
+export_fixture <- function(name) file.path(Sys.getenv("TSB_EXPORT_FIXTURES"), name)
+has_aoti <- function() file.exists(export_fixture("nested.pt2"))

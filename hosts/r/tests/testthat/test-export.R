@@ -1,9 +1,7 @@
 # AOTInductor packages (docs/export.md) from R: the package
 # tests/export/make_pt2_fixtures.py compiled, called with the same inputs as
 # PyTorch's own caller (torch._inductor.aoti_load_package), must return the
-# same values. ctest sets TSB_EXPORT_FIXTURES.
-export_fixture <- function(name) file.path(Sys.getenv("TSB_EXPORT_FIXTURES"), name)
-has_aoti <- function() file.exists(export_fixture("nested.pt2"))
+# same values. ctest sets TSB_EXPORT_FIXTURES (helper-fixtures.R, export_fixture()).
 
 f32 <- function(x) tsb_tensor(x, dtype = "float32")
 

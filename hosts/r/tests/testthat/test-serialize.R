@@ -2,18 +2,6 @@
 # R torch's jit_compile compiles them, modules to and from raw vectors,
 # saveRDS()/readRDS(), and a parallel socket cluster (docs/r.md).
 
-# A scripted Linear(3, 2) saved by PyTorch, and its output for `x` as PyTorch
-# computes it.
-linear_fixture <- function() {
-  path <- file.path(tsb_work, "serialize_linear.pt")
-  want <- python_out(sprintf(paste0(
-    "import torch; torch.manual_seed(0); m = torch.jit.script(torch.nn.Linear(3, 2).double()); ",
-    "torch.jit.save(m, %s); x = torch.arange(12.0, dtype=torch.float64).reshape(4, 3); ",
-    "print(' '.join(repr(v) for v in m(x).flatten().tolist()))"), shQuote(path, type = "sh")))
-  list(path = path, x = matrix(as.double(0:11), nrow = 4, byrow = TRUE),
-       want = matrix(as.double(strsplit(want, " ")[[1]]), nrow = 4, byrow = TRUE))
-}
-
 test_that("tsb_compile compiles free functions, as jit_compile does", {
   f <- tsb_compile(paste0("def fn(x: Tensor):\n    return torch.relu(x)\n",
                           "def shifted(x: Tensor, by: int = 1) -> Tensor:\n",
