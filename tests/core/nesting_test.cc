@@ -4,6 +4,7 @@
 #include <ATen/core/List.h>
 
 #include "core/value/nesting.h"
+#include "tsbridge/plugin/errors.hpp"
 #include "tests/testing/abi_test.h"
 
 namespace tsb::testing {

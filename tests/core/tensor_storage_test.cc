@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/value/nesting.h"
+#include "tsbridge/plugin/errors.hpp"
 #include "core/value/tensor_storage.h"
 
 namespace tsb {

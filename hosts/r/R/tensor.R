@@ -34,11 +34,16 @@ as.matrix.tsb_tensor <- function(x, ...) {
 
 format.tsb_tensor <- function(x, ...) {
   info <- .tensor_info(x)
-  paste0("tsb_tensor ", unclass(info$dtype), " [", paste(info$shape, collapse = ", "), "]")
+  paste0("tsb_tensor ", unclass(info$dtype), " [", paste(info$shape, collapse = ", "), "]",
+         if (is.na(info$address)) paste0(" ", unclass(info$layout)) else "")
 }
 
 print.tsb_tensor <- function(x, n = 6L, ...) {
   cat(format(x), "\n")
+  if (is.na(.tensor_info(x)$address)) {  # sparse: no values without a conversion
+    cat("  (tsb_ops$aten$to_dense(x) gives its values)\n")
+    return(invisible(x))
+  }
   v <- as.vector(x)
   shown <- utils::head(v, n)
   cat(" ", paste(format(shown), collapse = " "), if (length(v) > n) " ...", "\n", sep = "")

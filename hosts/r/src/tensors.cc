@@ -300,22 +300,31 @@ void TensorFromArray(SEXP x, int32_t dtype, tsb_any* out) {
   Call("aten::to", args, 2, out);
 }
 
+// What a tensor is, from tsb_tensor_get_info (no export: a sparse tensor has
+// a dim() too); its data's address and DLPack device only for a strided one.
 SEXP TensorInfo(const tsb_any& t) {
-  Exported e;
-  Export(t, false, &e);
-  const DLTensor& d = e.managed->dl_tensor;
-  cpp11::writable::doubles shape(d.ndim), strides(d.ndim);
-  int64_t stride = 1;
-  for (int i = d.ndim - 1; i >= 0; --i) {
-    shape[i] = static_cast<double>(d.shape[i]);
-    strides[i] = static_cast<double>(d.strides != nullptr ? d.strides[i] : stride);
-    stride *= d.shape[i];
+  tsb_tensor_info info{};
+  info.struct_size = sizeof info;
+  CheckStatus(tsb_tensor_get_info(&t, &info));
+  const auto nd = static_cast<R_xlen_t>(info.ndim);
+  cpp11::writable::doubles shape(nd), strides(nd);
+  for (R_xlen_t i = 0; i < nd; ++i) {
+    shape[i] = static_cast<double>(info.sizes[i]);
+    strides[i] = info.strides != nullptr ? static_cast<double>(info.strides[i]) : NA_REAL;
   }
-  NamedList out({"dtype", "shape", "strides", "address", "dl_device"});
-  out.Set(0, TorchEnumToR(TSB_TYPE_DTYPE, e.dtype)).Set(1, shape).Set(2, strides);
-  out.Set(3, cpp11::as_sexp(static_cast<double>(reinterpret_cast<uintptr_t>(d.data) +
-                                                d.byte_offset)));
-  out.Set(4, cpp11::as_sexp(static_cast<int>(d.device.device_type)));
+  double address = NA_REAL;
+  int dl_device = NA_INTEGER;
+  if (info.layout == TSB_LAYOUT_STRIDED) {
+    Exported e;
+    Export(t, false, &e);
+    const DLTensor& d = e.managed->dl_tensor;
+    address = static_cast<double>(reinterpret_cast<uintptr_t>(d.data) + d.byte_offset);
+    dl_device = static_cast<int>(d.device.device_type);
+  }
+  NamedList out({"dtype", "shape", "strides", "address", "dl_device", "layout"});
+  out.Set(0, TorchEnumToR(TSB_TYPE_DTYPE, info.dtype)).Set(1, shape).Set(2, strides);
+  out.Set(3, cpp11::as_sexp(address)).Set(4, cpp11::as_sexp(dl_device));
+  out.Set(5, TorchEnumToR(TSB_TYPE_LAYOUT, info.layout));
   return out;
 }
 

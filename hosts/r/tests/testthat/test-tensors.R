@@ -90,3 +90,12 @@ test_that("the R vector stays alive while the tensor lives", {
   expect_identical(as.vector(t)[c(1, 1000)], c(1, 1000))
   expect_identical(sum(as.vector(tsb_ops$aten$mul(t, 2))), 2 * sum(seq_len(1000)))
 })
+
+test_that("a sparse tensor has a dim() and prints; its values leave as dense", {
+  s <- tsb_ops$aten$to_sparse(tsb_tensor(diag(3)))
+  expect_identical(dim(s), c(3L, 3L))
+  expect_match(format(s), "^tsb_tensor .*\\[3, 3\\] .*sparse", ignore.case = TRUE)
+  expect_output(print(s), "to_dense")
+  expect_error(as.array(s), "expected a strided tensor .* got a sparse COO tensor")
+  expect_identical(as.array(tsb_ops$aten$to_dense(s)), diag(3))
+})
