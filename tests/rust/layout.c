@@ -8,8 +8,10 @@
 
 #include "tsbridge/tsbridge.h"
 
-#define SIZE(t) printf("%s size %zu align %zu\n", #t, sizeof(t), alignof(t))
-#define FIELD(t, f) printf("%s.%s %zu\n", #t, #f, offsetof(t, f))
+#define SIZE_AS(t, name) printf("%s size %zu align %zu\n", name, sizeof(t), alignof(t))
+#define FIELD_AS(t, name, f) printf("%s.%s %zu\n", name, #f, offsetof(t, f))
+#define SIZE(t) SIZE_AS(t, #t)
+#define FIELD(t, f) FIELD_AS(t, #t, f)
 
 int main(void) {
   SIZE(tsb_any); FIELD(tsb_any, type_index); FIELD(tsb_any, flags); FIELD(tsb_any, u);
@@ -49,9 +51,14 @@ int main(void) {
   FIELD(DLManagedTensor, deleter);
 #ifdef DLPACK_FLAG_BITMASK_READ_ONLY /* DLPack 1.x: the versioned struct */
   SIZE(DLPackVersion); FIELD(DLPackVersion, major); FIELD(DLPackVersion, minor);
-  SIZE(DLManagedTensorVersioned); FIELD(DLManagedTensorVersioned, version);
-  FIELD(DLManagedTensorVersioned, manager_ctx); FIELD(DLManagedTensorVersioned, deleter);
-  FIELD(DLManagedTensorVersioned, flags); FIELD(DLManagedTensorVersioned, dl_tensor);
+  /* DLPack 1.0 declares the struct without a typedef; 1.3 adds one. */
+  typedef struct DLManagedTensorVersioned Versioned;
+  SIZE_AS(Versioned, "DLManagedTensorVersioned");
+  FIELD_AS(Versioned, "DLManagedTensorVersioned", version);
+  FIELD_AS(Versioned, "DLManagedTensorVersioned", manager_ctx);
+  FIELD_AS(Versioned, "DLManagedTensorVersioned", deleter);
+  FIELD_AS(Versioned, "DLManagedTensorVersioned", flags);
+  FIELD_AS(Versioned, "DLManagedTensorVersioned", dl_tensor);
 #endif
   return 0;
 }
