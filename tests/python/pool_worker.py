@@ -1,6 +1,7 @@
 """Run by the workers of test_bytes.py (multiprocessing) and test_engines.py
 (Dask): a module arrives pickled (as the bytes of its TorchScript archive)
 with each chunk; importable by the workers, which get the parent's sys.path."""
+import pickle
 
 
 import torch
@@ -28,6 +29,12 @@ def deposit(account, amount):
 def run(module, *chunks):
     # Dask ships torch.Tensor chunks and results by its own serializer.
     return module(*chunks)
+
+
+def run_pickled(data, *chunks):
+    # The module read inside the task: a failure to read it is the task's
+    # error (Dask 2024 retries an argument that fails to unpickle instead).
+    return pickle.loads(data)(*chunks)
 
 
 _packages = {}

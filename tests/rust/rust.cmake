@@ -10,6 +10,13 @@ if(NOT TSB_CARGO)
   message(STATUS "tsbridge: cargo not found, the Rust host's tests are skipped")
   return()
 endif()
+# A sanitized libtsbridge needs the sanitizer runtimes linked into the test
+# programs, which stable rustc does not do: the Rust host is tested in the
+# main stage of every release, not in the sanitizer stage.
+if(TSB_SANITIZE)
+  message(STATUS "tsbridge: the Rust host's tests run in the main stage, not under TSB_SANITIZE")
+  return()
+endif()
 get_filename_component(tsb_cargo_dir ${TSB_CARGO} DIRECTORY)
 find_program(TSB_RUSTC rustc HINTS ${tsb_cargo_dir} NO_DEFAULT_PATH)
 find_program(TSB_RUSTC rustc)

@@ -66,9 +66,14 @@ test_that("an AOTInductor package is loaded by each worker from its path", {
   expect_error(serialize(m, NULL), "an AOTInductor package is saved by the Python")
   x <- c(0.5, -1, 2, 3.25, -4, 8, 0, 1.5)
   chunks <- split(x, rep(1:4, each = 2))  # "twice" was exported for shape [2]
-  got <- future.apply::future_lapply(unname(chunks), function(v, path) {
+  load_and_call <- function(v, path) {
     as.vector(tsbridge::tsb_load(path)$twice(tsbridge::tsb_tensor(v, dtype = "float32")))
-  }, path = path)
+  }
+  # Not this test's environment, which holds the package `m`: future ships a
+  # function's environment with it (newer future does), and a package does
+  # not serialize.
+  environment(load_and_call) <- globalenv()
+  got <- future.apply::future_lapply(unname(chunks), load_and_call, path = path)
   single <- lapply(unname(chunks), function(v) as.vector(m$twice(tsb_tensor(v, dtype = "float32"))))
   expect_identical(got, single)
   expect_identical(unlist(got), x * 2)  # exact in float32
