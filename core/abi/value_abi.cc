@@ -230,6 +230,9 @@ tsb_status* tsb_any_coerce(const tsb_any* value, int32_t expected, tsb_any* out)
     TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::abi::ValueArg(value, "value"));
     TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* type, tsb::FindType(expected));
     TSB_ASSIGN_OR_RETURN(c10::IValue converted, tsb::CoerceTo(iv, *type));
+    // The one nesting limit, as the builders keep it: a value TorchScript
+    // code made deeper (or cyclic) is refused here, not by a later walk.
+    TSB_RETURN_IF_ERROR(tsb::CheckDepth(converted, tsb::kMaxValueDepth));
     return tsb::ToBoundary(std::move(converted), *type, out);
   });
 }

@@ -111,6 +111,13 @@ TEST_F(FlattenTest, AFailedFlattenLeavesTheBufferAsItWas) {
             "[0] \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0] \u2192 "
             "\u2026 (500 segments) \u2192 [0] \u2192 [0] \u2192 [0] \u2192 [0]");
   for (const tsb_any& e : out) EXPECT_EQ(e.u.i, -1);
+  // tsb_any_coerce keeps the same limit, even to Any (which shares the value).
+  tsb_any coerced{};
+  Status c(tsb_any_coerce(&deep.get(), TSB_TYPE_ANY, &coerced));
+  ASSERT_NE(c.get(), nullptr);
+  EXPECT_EQ(tsb_status_get_code(c.get()), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(tsb_status_get_detail(c.get())),
+            "expected a value nested at most 512 containers deep, found a deeper one");
   tsb_module_free(module);
 }
 
