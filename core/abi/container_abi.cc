@@ -23,33 +23,43 @@ using tsb::abi::ValueArg;
 
 namespace {
 
+// Each of the n items of a List whose element type is `element`, n ==
+// length, handed to visit(i, item) (the list borrowed: a visitor may hand
+// out pointers into its items). The bulk reads below share it.
+template <typename Visit>
+absl::Status VisitList(const tsb_any* list, int32_t element, size_t n, Visit visit) {
+  BorrowedValue arg;
+  TSB_RETURN_IF_ERROR(BorrowContainerArg(list, TSB_KIND_LIST, "list", &arg));
+  if (arg.type->contained[0] != element) {
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* want, tsb::FindType(element));
+    return tsb::TypeError(absl::StrCat("expected List[", want->annotation, "], got ",
+                                       tsb::DescribeValue(*arg.value)));
+  }
+  c10::ArrayRef<c10::IValue> items = arg.value->toListRef();
+  if (n != items.size()) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "buffer holds ", n, " elements but the list has ", items.size()));
+  }
+  for (size_t i = 0; i < n; ++i) TSB_RETURN_IF_ERROR(visit(i, items[i]));
+  return absl::OkStatus();
+}
+
 // Bulk copy of a List[T] whose element type is `element`.
 template <typename T, typename Extract>
 tsb_status* CopyList(const tsb_any* list, int32_t element, T* out, size_t n,
                      Extract extract) {
   return Guard([&]() -> absl::Status {
-    TSB_ASSIGN_OR_RETURN(TypedValue typed, ContainerArg(list, TSB_KIND_LIST, "list"));
-    if (typed.type->contained[0] != element) {
-      TSB_ASSIGN_OR_RETURN(const TypeInfo* want, tsb::FindType(element));
-      return tsb::TypeError(absl::StrCat("expected List[", want->annotation, "], got ",
-                                         tsb::DescribeValue(typed.value)));
-    }
-    c10::ArrayRef<c10::IValue> items = typed.value.toListRef();
-    if (n != items.size()) {
-      return absl::OutOfRangeError(absl::StrCat(
-          "buffer holds ", n, " elements but the list has ", items.size()));
-    }
     if (n > 0) TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    for (size_t i = 0; i < n; ++i) {
+    return VisitList(list, element, n, [&](size_t i, const c10::IValue& item) {
       if constexpr (std::is_same_v<T, int64_t>) {  // a UInt item fits no int64_t
-        if (tsb::compat::IsUInt(items[i])) {
-          return tsb::WithPath(tsb::abi::NotInt64(tsb::compat::ToUInt(items[i])),
+        if (tsb::compat::IsUInt(item)) {
+          return tsb::WithPath(tsb::abi::NotInt64(tsb::compat::ToUInt(item)),
                                tsb::IndexSegment(i));
         }
       }
-      out[i] = extract(items[i]);
-    }
-    return absl::OkStatus();
+      out[i] = extract(item);
+      return absl::OkStatus();
+    });
   });
 }
 
@@ -177,27 +187,17 @@ tsb_status* tsb_list_copy_bool(const tsb_any* list, size_t n, bool* out) {
 tsb_status* tsb_list_get_strs(const tsb_any* list, size_t n, const char** data,
                               size_t* lens) {
   return Guard([&]() -> absl::Status {
+    if (n > 0) {
+      TSB_RETURN_IF_ERROR(CheckArg(data, "data"));
+      TSB_RETURN_IF_ERROR(CheckArg(lens, "lens"));
+    }
     // Borrowed: the pointers handed out are the list's own strings.
-    BorrowedValue arg;
-    TSB_RETURN_IF_ERROR(BorrowContainerArg(list, TSB_KIND_LIST, "list", &arg));
-    if (arg.type->contained[0] != TSB_TYPE_STR) {
-      return tsb::TypeError(
-          absl::StrCat("expected List[str], got ", tsb::DescribeValue(*arg.value)));
-    }
-    c10::ArrayRef<c10::IValue> items = arg.value->toListRef();
-    if (n != items.size()) {
-      return absl::OutOfRangeError(absl::StrCat(
-          "buffer holds ", n, " elements but the list has ", items.size()));
-    }
-    if (n == 0) return absl::OkStatus();
-    TSB_RETURN_IF_ERROR(CheckArg(data, "data"));
-    TSB_RETURN_IF_ERROR(CheckArg(lens, "lens"));
-    for (size_t i = 0; i < n; ++i) {
-      const std::string& s = items[i].toStringRef();
+    return VisitList(list, TSB_TYPE_STR, n, [&](size_t i, const c10::IValue& item) {
+      const std::string& s = item.toStringRef();
       data[i] = s.c_str();
       lens[i] = s.size();
-    }
-    return absl::OkStatus();
+      return absl::OkStatus();
+    });
   });
 }
 

@@ -11,6 +11,7 @@
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
 #include "core/compat/torch_compat.h"
+#include "core/text/json_codec.h"
 #include "tsbridge/plugin/kind_codec.hpp"
 #include "core/value/object.h"
 
@@ -90,19 +91,6 @@ absl::Status CheckExportable(const at::Tensor& t) {
   }
 }
 
-const char* LayoutName(at::Layout layout) {
-  switch (layout) {
-    case at::kStrided: return "strided";
-    case at::kSparse: return "sparse COO";
-    case at::kSparseCsr: return "sparse CSR";
-    case at::kSparseCsc: return "sparse CSC";
-    case at::kSparseBsr: return "sparse BSR";
-    case at::kSparseBsc: return "sparse BSC";
-    case at::kMkldnn: return "MKL-DNN";
-    default: return "non-strided";
-  }
-}
-
 // The tensor a to_dlpack call exports: defined, strided, `out` not NULL.
 absl::StatusOr<at::Tensor> TensorToExport(const tsb_any* tensor, const void* out) {
   TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
@@ -113,7 +101,7 @@ absl::StatusOr<at::Tensor> TensorToExport(const tsb_any* tensor, const void* out
   if (iv.toTensor().layout() != at::kStrided) {
     return absl::UnimplementedError(absl::StrCat(
         "expected a strided tensor (DLPack holds no other layout), got a ",
-        LayoutName(iv.toTensor().layout()),
+        tsb::json::LayoutName(static_cast<int64_t>(iv.toTensor().layout())).value_or("?"),
         " tensor: export its parts (aten::_indices and aten::_values for COO; "
         "aten::crow_indices, aten::col_indices and aten::values for CSR) or aten::to_dense"));
   }

@@ -45,7 +45,7 @@ TEST_F(TensorInfoTest, ASparseTensorIsDescribedAndRefusedByDLPack) {
   EXPECT_EQ(info.numel, 9);
   DLManagedTensor* out = nullptr;
   ExpectStatus(tsb_tensor_to_dlpack(&t.get(), &out), TSB_ERR_UNSUPPORTED, "",
-               "expected a strided tensor (DLPack holds no other layout), got a sparse COO "
+               "expected a strided tensor (DLPack holds no other layout), got a sparse_coo "
                "tensor: export its parts (aten::_indices and aten::_values for COO; "
                "aten::crow_indices, aten::col_indices and aten::values for CSR) or "
                "aten::to_dense");

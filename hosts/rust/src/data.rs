@@ -159,22 +159,20 @@ try_from_data!(Tensor);
 try_from_data!(Vec<T>; T);
 try_from_data!((A, B); A, B);
 
-impl FromData for bool {
-    fn from_data(d: Data) -> Result<bool> {
-        match d {
-            Data::Bool(b) => Ok(b),
-            other => Err(other.mismatch("bool")),
+// The Rust types one variant of Data holds as it is.
+macro_rules! from_variant {
+    ($($ty:ty, $variant:ident, $name:expr);* $(;)?) => {$(
+        impl FromData for $ty {
+            fn from_data(d: Data) -> Result<$ty> {
+                match d {
+                    Data::$variant(x) => Ok(x),
+                    other => Err(other.mismatch($name)),
+                }
+            }
         }
-    }
+    )*};
 }
-impl FromData for i64 {
-    fn from_data(d: Data) -> Result<i64> {
-        match d {
-            Data::Int(i) => Ok(i),
-            other => Err(other.mismatch("int")),
-        }
-    }
-}
+from_variant!(bool, Bool, "bool"; i64, Int, "int"; String, Str, "str"; Tensor, Tensor, "Tensor");
 impl FromData for u64 {
     fn from_data(d: Data) -> Result<u64> {
         match d {
@@ -190,22 +188,6 @@ impl FromData for f64 {
             Data::Float(x) => Ok(x),
             Data::Int(i) => Ok(i as f64),
             other => Err(other.mismatch("float")),
-        }
-    }
-}
-impl FromData for String {
-    fn from_data(d: Data) -> Result<String> {
-        match d {
-            Data::Str(s) => Ok(s),
-            other => Err(other.mismatch("str")),
-        }
-    }
-}
-impl FromData for Tensor {
-    fn from_data(d: Data) -> Result<Tensor> {
-        match d {
-            Data::Tensor(t) => Ok(t),
-            other => Err(other.mismatch("Tensor")),
         }
     }
 }

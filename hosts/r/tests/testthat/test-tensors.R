@@ -96,6 +96,6 @@ test_that("a sparse tensor has a dim() and prints; its values leave as dense", {
   expect_identical(dim(s), c(3L, 3L))
   expect_match(format(s), "^tsb_tensor .*\\[3, 3\\] .*sparse", ignore.case = TRUE)
   expect_output(print(s), "to_dense")
-  expect_error(as.array(s), "expected a strided tensor .* got a sparse COO tensor")
+  expect_error(as.array(s), "expected a strided tensor .* got a sparse_coo tensor")
   expect_identical(as.array(tsb_ops$aten$to_dense(s)), diag(3))
 })
