@@ -111,7 +111,7 @@
 #include "bench_functions.h"  // the plugin functions, called directly as the baseline
 #include "paired_harness.h"  // the rows, --paired and Google Benchmark timing
 #include "core/value/convert.h"
-#include "core/value/object.h"  // tsb::MakeHandle, tsb_object: the handles both sides make
+#include "core/object/object.h"  // tsb::MakeHandle, tsb_object: the handles both sides make
 #include "tests/testing/build_paths.h"
 #include "tsbridge/plugin/codecs/all.hpp"
 #include "tsbridge/host/kit.hpp"

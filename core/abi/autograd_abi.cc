@@ -8,7 +8,7 @@
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
 #include "core/runtime/autograd.h"
-#include "core/value/object.h"
+#include "core/object/object.h"
 #include "tsbridge/plugin/kind_codec.hpp"
 
 using tsb::abi::CheckArg;

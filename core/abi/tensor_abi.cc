@@ -13,7 +13,7 @@
 #include "core/compat/torch_compat.h"
 #include "core/text/json_codec.h"
 #include "tsbridge/plugin/kind_codec.hpp"
-#include "core/value/object.h"
+#include "core/object/object.h"
 
 using tsb::abi::CheckArg;
 using tsb::abi::Guard;

@@ -8,7 +8,7 @@
 #include "core/abi/guard.h"
 #include "tsbridge/plugin/kind_codec.hpp"
 #include "core/value/nesting.h"
-#include "core/value/object.h"
+#include "core/object/object.h"
 
 using tsb::abi::CheckArg;
 using tsb::abi::Guard;

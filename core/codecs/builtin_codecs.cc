@@ -36,20 +36,6 @@ void RegisterBuiltinCodecs(TypeRegistry& registry) {
   if (!uint.ok()) throw std::logic_error(uint.status().ToString());
 }
 
-namespace {
-
-// The process registry gets its builtins while the library loads, not on
-// first use: the layers below (type parsing, the value conversions the SDK
-// exports as FindType and TypeOfValue) read TypeRegistry::Global() and
-// cannot call up here, and every call into the library, from a host, a
-// plugin or a test, comes after its load. So no caller ever sees the
-// registry without its builtins. LibTorch's types, which this builds, are
-// ready: a library's dependencies are initialised before it.
-[[maybe_unused]] const bool kBuiltinsRegistered =
-    (RegisterBuiltinCodecs(TypeRegistry::Global()), true);
-
-}  // namespace
-
 std::string NamedTypeIdentity(const c10::Type& type) {
   const auto* named = type.castRaw<c10::NamedType>();
   std::string name = named != nullptr && named->name().has_value()

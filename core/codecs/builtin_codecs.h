@@ -51,8 +51,9 @@ absl::Status SameName(const TypeInfo& expected, const c10::IValue& found);
 
 // Registers every codec above as provider "core" and interns the leaf
 // types at their fixed indices (uint's as a value form of int). Throws
-// std::logic_error if that fails, which only a broken build can cause. Done for TypeRegistry::Global() when
-// the library loads (builtin_codecs.cc).
+// std::logic_error if that fails, which only a broken build can cause.
+// Called for TypeRegistry::Global() by the library's start
+// (core/abi/library_start.cc).
 void RegisterBuiltinCodecs(TypeRegistry& registry);
 
 }  // namespace tsb

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/binary/pickle.h"
+#include "core/object/object.h"
 #include "core/plugins/deferred_plugins.h"
 #include "core/runtime/aoti_package.h"
 #include "core/runtime/library_loader.h"
@@ -330,7 +331,7 @@ absl::StatusOr<std::string> GraphFor(const tsb_module& module, absl::string_view
   }
   tsb_any result{};
   TSB_RETURN_IF_ERROR(CallMethod(module, method, args, &result));
-  tsb_any_release(&result);
+  Release(result);
   // What PyTorch's graph_for falls back to: the graph this thread's executor
   // ran last, optimized for these arguments (the method's, run outermost).
   std::shared_ptr<torch::jit::Graph> graph = torch::jit::lastExecutedOptimizedGraph();

@@ -11,7 +11,7 @@
 #include "core/runtime/module.h"
 #include "core/value/convert.h"
 #include "core/runtime/runtime.h"
-#include "core/value/object.h"
+#include "core/object/object.h"
 
 namespace tsb::runtime {
 namespace {

@@ -14,7 +14,7 @@
 #include "core/types/type_parser.h"  // QualifiedName
 #include "core/types/type_registry.h"
 #include "core/value/convert.h"
-#include "core/value/object.h"
+#include "core/object/object.h"
 
 namespace tsb::json {
 namespace {

@@ -16,6 +16,7 @@
 #include "core/compat/torch_compat.h"
 #include "core/types/lock_free_map.h"
 #include "core/types/type_registry.h"
+#include "tsbridge/plugin/errors.hpp"
 
 namespace tsb {
 namespace {

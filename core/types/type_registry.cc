@@ -3,7 +3,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "tsbridge/plugin/kind_codec.hpp"
+#include "tsbridge/plugin/errors.hpp"
+#include "tsbridge/plugin/type_info.hpp"
 
 namespace tsb {
 

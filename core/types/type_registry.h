@@ -20,7 +20,7 @@
 #include "absl/types/span.h"
 #include "core/types/lock_free_map.h"
 #include "absl/status/statusor.h"
-#include "tsbridge/plugin/kind_codec.hpp"
+#include "tsbridge/plugin/type_info.hpp"
 
 namespace tsb {
 

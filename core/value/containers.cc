@@ -10,7 +10,7 @@
 #include "core/types/type_registry.h"
 #include "core/value/convert.h"
 #include "core/value/nesting.h"
-#include "core/value/object.h"
+#include "core/object/object.h"
 
 namespace tsb {
 

@@ -9,18 +9,10 @@
 #include "absl/strings/str_join.h"
 #include "core/compat/torch_compat.h"
 #include "core/types/type_registry.h"
-#include "core/value/object.h"
+#include "core/object/object.h"
 #include "core/value/untyped.h"
 
 namespace tsb {
-
-absl::StatusOr<const TypeInfo*> FindType(int32_t index) {
-  const TypeInfo* info = TypeRegistry::Global().Find(index);
-  if (info == nullptr) {
-    return absl::NotFoundError(absl::StrCat("unknown type index ", index));
-  }
-  return info;
-}
 
 int32_t LeafTypeIndex(const c10::IValue& value) {
   return value.isNone()            ? TSB_TYPE_NONE

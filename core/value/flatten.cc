@@ -10,7 +10,7 @@
 #include "core/value/containers.h"
 #include "core/value/convert.h"
 #include "core/value/nesting.h"
-#include "core/value/object.h"
+#include "core/object/object.h"
 #include "tsbridge/plugin/errors.hpp"
 
 namespace tsb {

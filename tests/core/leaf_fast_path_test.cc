@@ -8,7 +8,7 @@
 
 #include "core/compat/torch_compat.h"
 #include "core/value/convert.h"
-#include "core/value/object.h"
+#include "core/object/object.h"
 #include "tests/testing/abi_test.h"
 
 namespace tsb::testing {

@@ -12,6 +12,7 @@
 #include <torch/script.h>
 
 #include "core/types/type_registry.h"
+#include "tsbridge/plugin/kind_codec.hpp"
 #include "tests/runtime/runtime_testing.h"
 
 namespace {

@@ -1,10 +1,22 @@
-#include "tsbridge/plugin/kind_codec.hpp"
+// The KindCodec defaults and FindType: the interface of tsbridge/plugin/
+// type_info.hpp, at the layer that holds the codecs.
+#include "tsbridge/plugin/type_info.hpp"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/value/object.h"
+#include "core/object/object.h"
+#include "core/types/type_registry.h"
+#include "tsbridge/plugin/errors.hpp"
 
 namespace tsb {
+
+absl::StatusOr<const TypeInfo*> FindType(int32_t index) {
+  const TypeInfo* info = TypeRegistry::Global().Find(index);
+  if (info == nullptr) {
+    return absl::NotFoundError(absl::StrCat("unknown type index ", index));
+  }
+  return info;
+}
 
 std::string KindCodec::InternName(const c10::Type& type) const {
   if (const auto* named = type.castRaw<c10::NamedType>()) {

@@ -1,4 +1,4 @@
-#include "core/value/object.h"
+#include "core/object/object.h"
 
 #include <mutex>
 #include <new>

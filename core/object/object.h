@@ -1,6 +1,6 @@
 // The refcounted handle behind every non-inline boundary value.
-#ifndef TSBRIDGE_CORE_VALUE_OBJECT_H_
-#define TSBRIDGE_CORE_VALUE_OBJECT_H_
+#ifndef TSBRIDGE_CORE_OBJECT_OBJECT_H_
+#define TSBRIDGE_CORE_OBJECT_OBJECT_H_
 
 #include <atomic>
 #include <cstdint>
@@ -48,4 +48,4 @@ class ReleaseOnError {
 
 }  // namespace tsb
 
-#endif  // TSBRIDGE_CORE_VALUE_OBJECT_H_
+#endif  // TSBRIDGE_CORE_OBJECT_OBJECT_H_
