@@ -170,58 +170,41 @@ PyObject* GetTraining(PyObject*, PyObject* capsule) {
   });
 }
 
+// [(name, value)] of what a listing gives (parameters, children), each
+// value made by make(value) as a new reference.
+template <typename T, typename Make>
+PyObject* NamedPairs(std::vector<tsb::kit::Named<T>> items, Make&& make) {
+  Ref list(Check(PyList_New(static_cast<Py_ssize_t>(items.size()))));
+  for (size_t i = 0; i < items.size(); ++i) {
+    Ref made(make(items[i].value));
+    PyList_SET_ITEM(list.p, i, Check(Py_BuildValue("(NO)", Text(items[i].name), made.p)));
+  }
+  return list.release();
+}
+
 // [(name, tsbridge.Tensor)] of the parameters (buffers=False) or buffers.
 PyObject* NamedTensors(PyObject*, PyObject* args) {
   PyObject* capsule;
   int buffers;
   if (!PyArg_ParseTuple(args, "Op", &capsule, &buffers)) return nullptr;
   return Entry([&]() -> PyObject* {
-    tsb_module* m = ModuleArg(capsule);
-    size_t n = 0;
-    Raise(buffers ? tsb_module_count_buffers(m, &n) : tsb_module_count_parameters(m, &n));
-    Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
-    for (size_t i = 0; i < n; ++i) {
-      const char* name = nullptr;
-      tsb::Value t;
-      Raise(buffers ? tsb_module_get_buffer(m, i, &name, t.out())
-                    : tsb_module_get_parameter(m, i, &name, t.out()));
-      Ref wrapped(Wrap(t.release()));
-      PyList_SET_ITEM(list.p, i, Check(Py_BuildValue("(NO)", Text(name), wrapped.p)));
-    }
-    return list.release();
+    return NamedPairs(tsb::kit::NamedTensors(ModuleArg(capsule), buffers != 0),
+                      [](tsb::Value& t) { return Wrap(t.release()); });
   });
 }
 
 // [(name, module capsule)] of the direct submodules.
 PyObject* Children(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
-    tsb_module* m = ModuleArg(capsule);
-    size_t n = 0;
-    Raise(tsb_module_count_children(m, &n));
-    Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
-    for (size_t i = 0; i < n; ++i) {
-      const char* name = nullptr;
-      tsb_module* child = nullptr;
-      Raise(tsb_module_get_child(m, i, &name, &child));
-      Ref wrapped(ModuleCapsule(child));
-      PyList_SET_ITEM(list.p, i, Check(Py_BuildValue("(NO)", Text(name), wrapped.p)));
-    }
-    return list.release();
+    return NamedPairs(tsb::kit::Children(ModuleArg(capsule)),
+                      [](tsb::Module& child) { return ModuleCapsule(child.release()); });
   });
 }
 
 PyObject* AttributeNames(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
-    tsb_module* m = ModuleArg(capsule);
-    size_t n = 0;
-    Raise(tsb_module_count_attributes(m, &n));
-    Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
-    for (size_t i = 0; i < n; ++i) {
-      const char* name = nullptr;
-      Raise(tsb_module_get_attribute_name(m, i, &name));
-      PyList_SET_ITEM(list.p, i, Text(name));
-    }
-    return list.release();
+    const std::vector<const char*> names = tsb::kit::AttributeNames(ModuleArg(capsule));
+    return StringList(names.data(), names.size());
   });
 }
 

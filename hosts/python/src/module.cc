@@ -1,6 +1,7 @@
 // tsbridge._native: the extension module. The Python package (tsbridge/)
 // builds the public API on these functions; conversion lives in
 // to_python.cc and from_python.cc, calls in calls.cc.
+#include <optional>
 #include <string>
 
 #include "calls.h"
@@ -156,16 +157,16 @@ PyObject* OpNames(PyObject*, PyObject* args) {
   });
 }
 
+// [schema dict] of what a listing gives (methods, overloads).
+PyObject* SchemaDicts(const std::vector<tsb_schema_info>& schemas) {
+  Ref list(Check(PyList_New(static_cast<Py_ssize_t>(schemas.size()))));
+  for (size_t i = 0; i < schemas.size(); ++i) PyList_SET_ITEM(list.p, i, SchemaDict(schemas[i]));
+  return list.release();
+}
+
 PyObject* Methods(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
-    std::vector<tsb_schema_info> all;
-    FindMethod(ModuleFromCapsule(capsule), nullptr, &all);
-    Ref list(Check(PyList_New(0)));
-    for (const auto& info : all) {
-      Ref d(SchemaDict(info));
-      if (PyList_Append(list.p, d.p) < 0) throw PyErrorSet{};
-    }
-    return list.release();
+    return SchemaDicts(tsb::kit::Methods(ModuleFromCapsule(capsule)));
   });
 }
 
@@ -183,16 +184,7 @@ PyObject* OpOverloads(PyObject*, PyObject* args) {
   const char* name;
   if (!PyArg_ParseTuple(args, "s", &name)) return nullptr;
   return Entry([&]() -> PyObject* {
-    size_t n = 0;
-    Raise(tsb_op_count_overloads(name, &n));
-    Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
-    for (size_t i = 0; i < n; ++i) {
-      tsb_schema_info info{};
-      info.struct_size = sizeof(info);
-      Raise(tsb_op_get_overload(name, i, &info));
-      PyList_SET_ITEM(list.p, i, SchemaDict(info));
-    }
-    return list.release();
+    return SchemaDicts(tsb::kit::Overloads(name));
   });
 }
 
@@ -286,12 +278,6 @@ PyObject* LoadPlugin(PyObject*, PyObject* args) {
   });
 }
 
-PyObject* StringList(const char* const* items, size_t n) {
-  Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
-  for (size_t i = 0; i < n; ++i) PyList_SET_ITEM(list.p, i, Text(items[i]));
-  return list.release();
-}
-
 PyObject* PluginInfo(PyObject*, PyObject* args) {
   int id;
   if (!PyArg_ParseTuple(args, "i", &id)) return nullptr;
@@ -381,36 +367,33 @@ PyObject* TypeInfo(PyObject*, PyObject* args) {
   });
 }
 
-// A Python object built as a value of type `index` and coerced to it: what
-// convert, to_json and to_pickle each start from.
-void BuildTyped(PyObject* obj, int index, tsb::Value* out) {
-  tsb::Value built;
-  FromPython(obj, index, built.out());
-  CheckStatus(tsb_any_coerce(&built.get(), index, out->out()));
+// The entries taking (obj, type_index): obj built as a value of that type
+// and coerced to it, then given to body. Convert keeps Python identities
+// (an object given twice comes back as one).
+template <typename Body>
+PyObject* OnTyped(PyObject* args, bool identities, Body&& body) {
+  PyObject* obj;
+  int index;
+  if (!PyArg_ParseTuple(args, "Oi", &obj, &index)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    std::optional<IdentityScope> scope;
+    if (identities) scope.emplace();
+    tsb::Value built, coerced;
+    FromPython(obj, index, built.out());
+    CheckStatus(tsb_any_coerce(&built.get(), index, coerced.out()));
+    return body(coerced.get());
+  });
 }
 
 // convert(obj, type_index): Python → boundary (coerced) → Python.
 PyObject* Convert(PyObject*, PyObject* args) {
-  PyObject* obj;
-  int index;
-  if (!PyArg_ParseTuple(args, "Oi", &obj, &index)) return nullptr;
-  return Entry([&]() -> PyObject* {
-    IdentityScope scope;
-    tsb::Value coerced;
-    BuildTyped(obj, index, &coerced);
-    return ToPython(coerced.get());
-  });
+  return OnTyped(args, true, [](const tsb_any& v) { return ToPython(v); });
 }
 
 PyObject* ToJson(PyObject*, PyObject* args) {
-  PyObject* obj;
-  int index;
-  if (!PyArg_ParseTuple(args, "Oi", &obj, &index)) return nullptr;
-  return Entry([&]() -> PyObject* {
-    tsb::Value coerced;
-    BuildTyped(obj, index, &coerced);
+  return OnTyped(args, false, [](const tsb_any& v) -> PyObject* {
     char* text = nullptr;
-    Raise(tsb_json_write(&coerced.get(), &text));
+    Raise(tsb_json_write(&v, &text));
     Ref s(Text(text));
     tsb_string_free(text);
     return s.release();
@@ -430,15 +413,8 @@ PyObject* FromJson(PyObject*, PyObject* args) {
 
 // to_pickle(obj, type_index) -> bytes torch.load reads (tsb_pickle_write).
 PyObject* ToPickle(PyObject*, PyObject* args) {
-  PyObject* obj;
-  int index;
-  if (!PyArg_ParseTuple(args, "Oi", &obj, &index)) return nullptr;
-  return Entry([&]() -> PyObject* {
-    tsb::Value coerced;
-    BuildTyped(obj, index, &coerced);
-    return BytesOf([&](char** data, size_t* size) {
-      return tsb_pickle_write(&coerced.get(), data, size);
-    });
+  return OnTyped(args, false, [](const tsb_any& v) {
+    return BytesOf([&](char** data, size_t* size) { return tsb_pickle_write(&v, data, size); });
   });
 }
 

@@ -4,6 +4,7 @@
 // state sections of tsbridge.h (docs/autograd.md). R/autograd.R and
 // R/module.R give them their public names.
 #include <string>
+#include <vector>
 
 #include "calls.h"
 #include "entry.h"
@@ -49,22 +50,24 @@ void TensorsFromList(SEXP list, const char* what, bool none_ok, OwnedVec* out) {
   }
 }
 
-// A named list of the module's parameters or buffers (dotted names).
-template <typename Count, typename Get>
-SEXP NamedTensors(tsb_module* m, Count count, Get get) {
-  size_t n = 0;
-  CheckStatus(count(m, &n));
-  cpp11::writable::list out(static_cast<R_xlen_t>(n));
-  cpp11::writable::strings names(static_cast<R_xlen_t>(n));
-  for (size_t i = 0; i < n; ++i) {
-    const char* name = nullptr;
-    tsb::Value t;
-    CheckStatus(get(m, i, &name, t.out()));
-    names[static_cast<R_xlen_t>(i)] = name ? name : "";
-    out[static_cast<R_xlen_t>(i)] = ToR(t.get());
+// A named list of what a listing gives (children, parameters), each value
+// made by make(value).
+template <typename T, typename Make>
+SEXP NamedListOf(std::vector<tsb::kit::Named<T>> items, Make&& make) {
+  cpp11::writable::list out(static_cast<R_xlen_t>(items.size()));
+  cpp11::writable::strings names(static_cast<R_xlen_t>(items.size()));
+  for (size_t i = 0; i < items.size(); ++i) {
+    names[static_cast<R_xlen_t>(i)] = items[i].name ? items[i].name : "";
+    out[static_cast<R_xlen_t>(i)] = make(items[i].value);
   }
   out.names() = names;
   return out;
+}
+
+// The module's parameters or buffers (dotted names) as a named list.
+SEXP NamedTensors(SEXP module, bool buffers) {
+  return NamedListOf(tsb::kit::NamedTensors(ModuleOf(module), buffers),
+                     [](const tsb::Value& t) { return ToR(t.get()); });
 }
 
 }  // namespace
@@ -165,48 +168,28 @@ SEXP tsbr_module_training_get(SEXP module) {
 
 SEXP tsbr_module_parameters(SEXP module) {
   TSB_BEGIN
-  return NamedTensors(ModuleOf(module), tsb_module_count_parameters, tsb_module_get_parameter);
+  return NamedTensors(module, false);
   TSB_END
 }
 
 SEXP tsbr_module_buffers(SEXP module) {
   TSB_BEGIN
-  return NamedTensors(ModuleOf(module), tsb_module_count_buffers, tsb_module_get_buffer);
+  return NamedTensors(module, true);
   TSB_END
 }
 
 // The direct submodules as a named list of module pointers (R wraps each).
 SEXP tsbr_module_children(SEXP module) {
   TSB_BEGIN
-  tsb_module* m = ModuleOf(module);
-  size_t n = 0;
-  CheckStatus(tsb_module_count_children(m, &n));
-  cpp11::writable::list out(static_cast<R_xlen_t>(n));
-  cpp11::writable::strings names(static_cast<R_xlen_t>(n));
-  for (size_t i = 0; i < n; ++i) {
-    const char* name = nullptr;
-    tsb_module* child = nullptr;
-    CheckStatus(tsb_module_get_child(m, i, &name, &child));
-    names[static_cast<R_xlen_t>(i)] = name ? name : "";
-    out[static_cast<R_xlen_t>(i)] = WrapModule(child);
-  }
-  out.names() = names;
-  return out;
+  return NamedListOf(tsb::kit::Children(ModuleOf(module)),
+                     [](tsb::Module& child) { return WrapModule(child.release()); });
   TSB_END
 }
 
 SEXP tsbr_module_attribute_names(SEXP module) {
   TSB_BEGIN
-  tsb_module* m = ModuleOf(module);
-  size_t n = 0;
-  CheckStatus(tsb_module_count_attributes(m, &n));
-  cpp11::writable::strings out(static_cast<R_xlen_t>(n));
-  for (size_t i = 0; i < n; ++i) {
-    const char* name = nullptr;
-    CheckStatus(tsb_module_get_attribute_name(m, i, &name));
-    out[static_cast<R_xlen_t>(i)] = name ? name : "";
-  }
-  return out;
+  const std::vector<const char*> names = tsb::kit::AttributeNames(ModuleOf(module));
+  return StringList(names.data(), names.size());
   TSB_END
 }
 

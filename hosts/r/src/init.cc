@@ -42,12 +42,9 @@ SEXP tsbr_object_call(SEXP, SEXP, SEXP);
 SEXP tsbr_object_field(SEXP, SEXP);
 SEXP tsbr_object_type(SEXP);
 SEXP tsbr_trace(SEXP, SEXP, SEXP, SEXP);
-SEXP tsbr_plugin_load(SEXP);
-SEXP tsbr_plugin_count();
-SEXP tsbr_plugin_info(SEXP);
-SEXP tsbr_library_load(SEXP);
-SEXP tsbr_library_count();
-SEXP tsbr_library_info(SEXP);
+SEXP tsbr_loaded_load(SEXP, SEXP);
+SEXP tsbr_loaded_count(SEXP);
+SEXP tsbr_loaded_info(SEXP, SEXP);
 SEXP tsbr_requires_grad_get(SEXP);
 SEXP tsbr_requires_grad_set(SEXP, SEXP);
 SEXP tsbr_grad(SEXP);
@@ -86,10 +83,8 @@ static const R_CallMethodDef kCallEntries[] = {
     TSB_ENTRY(tsbr_call_list, 2),
     TSB_ENTRY(tsbr_object_call, 3),    TSB_ENTRY(tsbr_object_field, 2),
     TSB_ENTRY(tsbr_object_type, 1),
-    TSB_ENTRY(tsbr_trace, 4),          TSB_ENTRY(tsbr_plugin_load, 1),
-    TSB_ENTRY(tsbr_plugin_count, 0),   TSB_ENTRY(tsbr_plugin_info, 1),
-    TSB_ENTRY(tsbr_library_load, 1),   TSB_ENTRY(tsbr_library_count, 0),
-    TSB_ENTRY(tsbr_library_info, 1),
+    TSB_ENTRY(tsbr_trace, 4),          TSB_ENTRY(tsbr_loaded_load, 2),
+    TSB_ENTRY(tsbr_loaded_count, 1),   TSB_ENTRY(tsbr_loaded_info, 2),
     // autograd.cc
     TSB_ENTRY(tsbr_requires_grad_get, 1), TSB_ENTRY(tsbr_requires_grad_set, 2),
     TSB_ENTRY(tsbr_grad, 1),               TSB_ENTRY(tsbr_zero_grad, 1),
