@@ -10,9 +10,7 @@ extern "C" {
 
 tsb_status* tsb_library_load(const char* path_or_name, int32_t* out) {
   return Guard([&]() -> absl::Status {
-    return tsb::abi::LoadInto(path_or_name, "path_or_name", out, [](const std::string& path) {
-      return LibraryLoader::Global().Load(path);
-    });
+    return tsb::abi::LoadInto(LibraryLoader::Global(), path_or_name, "path_or_name", out);
   });
 }
 

@@ -14,11 +14,11 @@
 
 namespace tsb::abi {
 
-// tsb_*_load: the id load(path) gives, stored in *out when out is set.
-template <typename Load>
-absl::Status LoadInto(const char* path, const char* name, int32_t* out, Load&& load) {
+// tsb_*_load: the id loader.Load(path) gives, stored in *out when out is set.
+template <typename Loader>
+absl::Status LoadInto(Loader& loader, const char* path, const char* name, int32_t* out) {
   TSB_RETURN_IF_ERROR(CheckArg(path, name));
-  TSB_ASSIGN_OR_RETURN(int32_t id, load(std::string(path)));
+  TSB_ASSIGN_OR_RETURN(int32_t id, loader.Load(std::string(path)));
   if (out != nullptr) *out = id;
   return absl::OkStatus();
 }

@@ -45,9 +45,7 @@ extern "C" {
 
 tsb_status* tsb_plugin_load(const char* path, int32_t* out) {
   return Guard([&]() -> absl::Status {
-    return tsb::abi::LoadInto(path, "path", out, [](const std::string& file) {
-      return PluginLoader::Global().Load(file);
-    });
+    return tsb::abi::LoadInto(PluginLoader::Global(), path, "path", out);
   });
 }
 

@@ -212,31 +212,37 @@ PyObject* NewOpCaller(PyObject*, PyObject* args) {
   });
 }
 
-// graph_for(module, method, *args, **kwargs) -> str
-PyObject* GraphForMethod(PyObject*, PyObject* const* args, Py_ssize_t nargsf,
-                         PyObject* kwnames) {
+// f(first, method, *args, **kwargs) by vectorcall: call(first, method,
+// the rest, their count, kwnames) once the first two are there.
+template <typename Call>
+PyObject* WithMethod(const char* usage, PyObject* const* args, Py_ssize_t nargsf,
+                     PyObject* kwnames, Call&& call) {
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (nargs < 2 || !PyUnicode_Check(args[1])) {
-    PyErr_SetString(PyExc_TypeError, "graph_for(module, method, *args, **kwargs)");
+    PyErr_SetString(PyExc_TypeError, usage);
     return nullptr;
   }
   return Entry([&]() -> PyObject* {
-    return GraphFor(ModuleFromCapsule(args[0]), PyUnicode_AsUTF8(args[1]), args + 2,
-                    static_cast<size_t>(nargs - 2), kwnames);
+    return call(args[0], PyUnicode_AsUTF8(args[1]), args + 2, static_cast<size_t>(nargs - 2),
+                kwnames);
   });
+}
+
+// graph_for(module, method, *args, **kwargs) -> str
+PyObject* GraphForMethod(PyObject*, PyObject* const* args, Py_ssize_t nargsf,
+                         PyObject* kwnames) {
+  return WithMethod("graph_for(module, method, *args, **kwargs)", args, nargsf, kwnames,
+                    [](PyObject* module, auto&&... rest) {
+                      return GraphFor(ModuleFromCapsule(module), rest...);
+                    });
 }
 
 // object_call(value, method, *args, **kwargs)
 PyObject* ObjectCall(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
-  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-  if (nargs < 2 || !PyUnicode_Check(args[1])) {
-    PyErr_SetString(PyExc_TypeError, "object_call(value, method, *args, **kwargs)");
-    return nullptr;
-  }
-  return Entry([&]() -> PyObject* {
-    return CallObject(HeldValue(args[0]), PyUnicode_AsUTF8(args[1]), args + 2,
-                      static_cast<size_t>(nargs - 2), kwnames);
-  });
+  return WithMethod("object_call(value, method, *args, **kwargs)", args, nargsf, kwnames,
+                    [](PyObject* value, auto&&... rest) {
+                      return CallObject(HeldValue(value), rest...);
+                    });
 }
 
 PyObject* GetField(PyObject*, PyObject* args) {
@@ -268,63 +274,54 @@ PyObject* ValueId(PyObject*, PyObject* capsule) {
   });
 }
 
-PyObject* LoadPlugin(PyObject*, PyObject* args) {
+// Plugins and operator libraries are loaded, counted and described alike
+// (tsb_plugin_*, tsb_library_*): one entry each, told which by its ABI calls.
+template <tsb_status* (*Load)(const char*, int32_t*)>
+PyObject* LoadById(PyObject*, PyObject* args) {
   const char* path;
   if (!PyArg_ParseTuple(args, "s", &path)) return nullptr;
   return Entry([&]() -> PyObject* {
     int32_t id = -1;
-    Raise(tsb_plugin_load(path, &id));
+    Raise(Load(path, &id));
     return PyLong_FromLong(id);
   });
 }
 
-PyObject* PluginInfo(PyObject*, PyObject* args) {
-  int id;
-  if (!PyArg_ParseTuple(args, "i", &id)) return nullptr;
-  return Entry([&]() -> PyObject* {
-    tsb_plugin_info info{};
-    info.struct_size = sizeof(info);
-    Raise(tsb_plugin_get_info(id, &info));
-    return Check(Py_BuildValue(
-        "{s:i,s:N,s:N,s:N,s:N,s:N,s:N,s:N}", "id", id, "name", Text(info.name), "version",
-        Text(info.version), "path", Text(info.path), "platform_tag", Text(info.platform_tag),
-        "kinds", StringList(info.kinds, info.num_kinds), "types",
-        StringList(info.types, info.num_types), "functions",
-        StringList(info.functions, info.num_functions)));
-  });
-}
-
-PyObject* PluginCount(PyObject*, PyObject*) { return PyLong_FromLong(::tsb::PluginCount()); }
-
-PyObject* LoadLibrary(PyObject*, PyObject* args) {
-  const char* path_or_name;
-  if (!PyArg_ParseTuple(args, "s", &path_or_name)) return nullptr;
-  return Entry([&]() -> PyObject* {
-    int32_t id = -1;
-    Raise(tsb_library_load(path_or_name, &id));
-    return PyLong_FromLong(id);
-  });
-}
-
-PyObject* LibraryInfo(PyObject*, PyObject* args) {
-  int id;
-  if (!PyArg_ParseTuple(args, "i", &id)) return nullptr;
-  return Entry([&]() -> PyObject* {
-    tsb_library_info info{};
-    info.struct_size = sizeof(info);
-    Raise(tsb_library_get_info(id, &info));
-    return Check(Py_BuildValue("{s:i,s:N,s:N,s:N}", "id", id, "name", Text(info.name), "path",
-                               Text(info.path), "operators",
-                               StringList(info.operators, info.num_operators)));
-  });
-}
-
-PyObject* LibraryCount(PyObject*, PyObject*) {
+template <tsb_status* (*Count)(size_t*)>
+PyObject* CountLoaded(PyObject*, PyObject*) {
   return Entry([&]() -> PyObject* {
     size_t count = 0;
-    Raise(tsb_library_count(&count));
+    Raise(Count(&count));
     return PyLong_FromSize_t(count);
   });
+}
+
+// info(id) -> dict: Get fills the versioned struct, Make reads it.
+template <typename Info, tsb_status* (*Get)(int32_t, Info*), PyObject* (*Make)(int, const Info&)>
+PyObject* DescribeLoaded(PyObject*, PyObject* args) {
+  int id;
+  if (!PyArg_ParseTuple(args, "i", &id)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    Info info{};
+    info.struct_size = sizeof(info);
+    Raise(Get(id, &info));
+    return Make(id, info);
+  });
+}
+
+PyObject* PluginDict(int id, const tsb_plugin_info& info) {
+  return Check(Py_BuildValue(
+      "{s:i,s:N,s:N,s:N,s:N,s:N,s:N,s:N}", "id", id, "name", Text(info.name), "version",
+      Text(info.version), "path", Text(info.path), "platform_tag", Text(info.platform_tag),
+      "kinds", StringList(info.kinds, info.num_kinds), "types",
+      StringList(info.types, info.num_types), "functions",
+      StringList(info.functions, info.num_functions)));
+}
+
+PyObject* LibraryDict(int id, const tsb_library_info& info) {
+  return Check(Py_BuildValue("{s:i,s:N,s:N,s:N}", "id", id, "name", Text(info.name), "path",
+                             Text(info.path), "operators",
+                             StringList(info.operators, info.num_operators)));
 }
 
 PyObject* TraceFn(PyObject*, PyObject* args) {
@@ -496,12 +493,15 @@ PyMethodDef g_functions[] = {
     {"get_field", GetField, METH_VARARGS, "get_field(value, name)"},
     {"value_repr", ValueRepr, METH_O, "value_repr(value) -> str"},
     {"value_id", ValueId, METH_O, "value_id(value) -> int"},
-    {"load_plugin", LoadPlugin, METH_VARARGS, "load_plugin(path) -> id"},
-    {"plugin_info", PluginInfo, METH_VARARGS, "plugin_info(id) -> dict"},
-    {"plugin_count", PluginCount, METH_NOARGS, "plugin_count() -> int"},
-    {"load_library", LoadLibrary, METH_VARARGS, "load_library(path_or_name) -> id"},
-    {"library_info", LibraryInfo, METH_VARARGS, "library_info(id) -> dict"},
-    {"library_count", LibraryCount, METH_NOARGS, "library_count() -> int"},
+    {"load_plugin", LoadById<tsb_plugin_load>, METH_VARARGS, "load_plugin(path) -> id"},
+    {"plugin_info", DescribeLoaded<tsb_plugin_info, tsb_plugin_get_info, PluginDict>,
+     METH_VARARGS, "plugin_info(id) -> dict"},
+    {"plugin_count", CountLoaded<tsb_plugin_count>, METH_NOARGS, "plugin_count() -> int"},
+    {"load_library", LoadById<tsb_library_load>, METH_VARARGS,
+     "load_library(path_or_name) -> id"},
+    {"library_info", DescribeLoaded<tsb_library_info, tsb_library_get_info, LibraryDict>,
+     METH_VARARGS, "library_info(id) -> dict"},
+    {"library_count", CountLoaded<tsb_library_count>, METH_NOARGS, "library_count() -> int"},
     {"trace", TraceFn, METH_VARARGS,
      "trace(fn, example_inputs, strict=True, name='forward') -> module capsule"},
     {"parse_type", ParseType, METH_VARARGS, "parse_type(annotation, module=None) -> type index"},

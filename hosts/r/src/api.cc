@@ -76,12 +76,31 @@ const Loaded& LoadedOf(SEXP what) {
   Fail(TSB_ERR_INVALID_ARGUMENT, "what must be \"plugin\" or \"library\", got \"" + name + "\"");
 }
 
+// x built as a value of the type index and coerced to it: what
+// convert and to_json each start from.
+void BuildTyped(SEXP x, SEXP index, tsb::Value* coerced) {
+  const int32_t type = IntArg(index, "a type index");
+  tsb::Value built;
+  FromR(x, type, built.out());
+  CheckStatus(tsb_any_coerce(&built.get(), type, coerced->out()));
+}
+
 // The external pointer of a tsb_object (an environment) or the pointer itself.
 SEXP HandlePointer(SEXP x) {
   return TYPEOF(x) == ENVSXP ? HandleBinding(x) : x;
 }
 
 }  // namespace
+
+// tsb_load(path), tsb_compile(source): a module from one string.
+template <tsb_status* (*Make)(const char*, tsb_module**)>
+SEXP NewModule(SEXP text, const char* what) {
+  TSB_BEGIN
+  tsb_module* m = nullptr;
+  CheckStatus(Make(StringArg(text, what).c_str(), &m));
+  return WrapModule(m);
+  TSB_END
+}
 
 // $save(path), $save_for_mobile(path).
 template <tsb_status* (*Save)(const tsb_module*, const char*)>
@@ -147,20 +166,16 @@ SEXP tsbr_type_info(SEXP index) {
 // R → boundary (coerced to the type) → R: what a callee expecting the type receives.
 SEXP tsbr_convert(SEXP x, SEXP index) {
   TSB_BEGIN
-  const int32_t type = IntArg(index, "a type index");
-  tsb::Value built, coerced;
-  FromR(x, type, built.out());
-  CheckStatus(tsb_any_coerce(&built.get(), type, coerced.out()));
+  tsb::Value coerced;
+  BuildTyped(x, index, &coerced);
   return ToR(coerced.get());
   TSB_END
 }
 
 SEXP tsbr_to_json(SEXP x, SEXP index) {
   TSB_BEGIN
-  const int32_t type = IntArg(index, "a type index");
-  tsb::Value built, coerced;
-  FromR(x, type, built.out());
-  CheckStatus(tsb_any_coerce(&built.get(), type, coerced.out()));
+  tsb::Value coerced;
+  BuildTyped(x, index, &coerced);
   char* text = nullptr;
   CheckStatus(tsb_json_write(&coerced.get(), &text));
   std::string s(text);
@@ -261,21 +276,9 @@ SEXP tsbr_dlpack_stats() {
 
 // ---------------------------------------------------------------- modules
 
-SEXP tsbr_module_load(SEXP path) {
-  TSB_BEGIN
-  tsb_module* m = nullptr;
-  CheckStatus(tsb_module_load(StringArg(path, "path").c_str(), &m));
-  return WrapModule(m);
-  TSB_END
-}
+SEXP tsbr_module_load(SEXP path) { return NewModule<tsb_module_load>(path, "path"); }
 
-SEXP tsbr_module_compile(SEXP source) {
-  TSB_BEGIN
-  tsb_module* m = nullptr;
-  CheckStatus(tsb_module_compile(StringArg(source, "source").c_str(), &m));
-  return WrapModule(m);
-  TSB_END
-}
+SEXP tsbr_module_compile(SEXP source) { return NewModule<tsb_module_compile>(source, "source"); }
 
 SEXP tsbr_module_save(SEXP module, SEXP path) { return SaveModule<tsb_module_save>(module, path); }
 

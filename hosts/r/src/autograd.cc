@@ -70,6 +70,16 @@ SEXP NamedTensors(SEXP module, bool buffers) {
                      [](const tsb::Value& t) { return ToR(t.get()); });
 }
 
+// t$grad, t$detach(): the tensor one ABI call gives for a tensor.
+template <tsb_status* (*Get)(const tsb_any*, tsb_any*)>
+SEXP TensorOf(SEXP t) {
+  TSB_BEGIN
+  tsb::Value v;
+  CheckStatus(Get(&HandleOf(t, "tensor"), v.out()));
+  return ToR(v.get());
+  TSB_END
+}
+
 }  // namespace
 
 extern "C" {
@@ -91,13 +101,8 @@ SEXP tsbr_requires_grad_set(SEXP t, SEXP on) {
   TSB_END
 }
 
-SEXP tsbr_grad(SEXP t) {
-  TSB_BEGIN
-  tsb::Value g;
-  CheckStatus(tsb_tensor_get_grad(&HandleOf(t, "tensor"), g.out()));
-  return ToR(g.get());  // NULL before any backward
-  TSB_END
-}
+// NULL before any backward.
+SEXP tsbr_grad(SEXP t) { return TensorOf<tsb_tensor_get_grad>(t); }
 
 SEXP tsbr_zero_grad(SEXP t) {
   TSB_BEGIN
@@ -106,13 +111,7 @@ SEXP tsbr_zero_grad(SEXP t) {
   TSB_END
 }
 
-SEXP tsbr_detach(SEXP t) {
-  TSB_BEGIN
-  tsb::Value d;
-  CheckStatus(tsb_tensor_detach(&HandleOf(t, "tensor"), d.out()));
-  return ToR(d.get());
-  TSB_END
-}
+SEXP tsbr_detach(SEXP t) { return TensorOf<tsb_tensor_detach>(t); }
 
 SEXP tsbr_backward(SEXP outputs, SEXP grad_outputs, SEXP retain_graph) {
   TSB_BEGIN
