@@ -268,9 +268,7 @@ PyObject* Code(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
     char* text = nullptr;
     Raise(tsb_module_get_code(ModuleArg(capsule), &text));
-    Ref s(Text(text));
-    tsb_string_free(text);
-    return s.release();
+    return TakeText(text);
   });
 }
 
@@ -281,9 +279,7 @@ PyObject* Graph(PyObject*, PyObject* args) {
   return Entry([&]() -> PyObject* {
     char* text = nullptr;
     Raise(tsb_module_get_graph(ModuleArg(capsule), method, &text));
-    Ref s(Text(text));
-    tsb_string_free(text);
-    return s.release();
+    return TakeText(text);
   });
 }
 

@@ -70,6 +70,8 @@ PyObject* Check(PyObject* result);
 void Raise(tsb_status* status);
 // A C string (NULL: "") as a Python str, invalid UTF-8 replaced.
 PyObject* Text(const char* s);
+// A string the ABI made (the caller frees it) as a str; frees it.
+PyObject* TakeText(char* text);
 // A list of n C strings as str (NULL reads as "").
 PyObject* StringList(const char* const* items, size_t n);
 // The path segment of a dict key, spelled as in every host (docs/abi.md):

@@ -260,9 +260,7 @@ PyObject* ValueRepr(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
     char* text = nullptr;
     Raise(tsb_any_repr(&HeldValue(capsule), &text));
-    Ref s(Text(text));
-    tsb_string_free(text);
-    return s.release();
+    return TakeText(text);
   });
 }
 
@@ -391,9 +389,7 @@ PyObject* ToJson(PyObject*, PyObject* args) {
   return OnTyped(args, false, [](const tsb_any& v) -> PyObject* {
     char* text = nullptr;
     Raise(tsb_json_write(&v, &text));
-    Ref s(Text(text));
-    tsb_string_free(text);
-    return s.release();
+    return TakeText(text);
   });
 }
 

@@ -178,9 +178,7 @@ SEXP tsbr_to_json(SEXP x, SEXP index) {
   BuildTyped(x, index, &coerced);
   char* text = nullptr;
   CheckStatus(tsb_json_write(&coerced.get(), &text));
-  std::string s(text);
-  tsb_string_free(text);
-  return Utf8(s);
+  return TakeString(text);
   TSB_END
 }
 
@@ -215,9 +213,7 @@ SEXP tsbr_value_repr(SEXP x) {
   FromR(x, TSB_TYPE_ANY, v.out());
   char* text = nullptr;
   CheckStatus(tsb_any_repr(&v.get(), &text));
-  std::string s(text);
-  tsb_string_free(text);
-  return Utf8(s);
+  return TakeString(text);
   TSB_END
 }
 

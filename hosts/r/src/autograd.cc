@@ -27,12 +27,6 @@ std::string NameArg(SEXP x, const char* what) {
   return Rf_translateCharUTF8(STRING_ELT(x, 0));
 }
 
-SEXP TakeString(char* text) {
-  std::string s(text);
-  tsb_string_free(text);
-  return Utf8(s);
-}
-
 // Tensors in an R list (tsb_tensor or arrays) as boundary values; `what`
 // names the argument in errors ("outputs[1]").
 void TensorsFromList(SEXP list, const char* what, bool none_ok, OwnedVec* out) {

@@ -131,6 +131,8 @@ void DrainDeleters();
 inline size_t Len(SEXP x) { return static_cast<size_t>(Rf_xlength(x)); }
 SEXP Utf8(const char* s, size_t len);
 SEXP Utf8(const std::string& s);
+// A string the ABI made (the caller frees it) as one R string; frees it.
+SEXP TakeString(char* text);
 // A character vector of n C strings (NULL reads as "").
 SEXP StringList(const char* const* items, size_t n);
 
