@@ -266,9 +266,7 @@ PyObject* SetState(PyObject*, PyObject* args) {
 
 PyObject* Code(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
-    char* text = nullptr;
-    Raise(tsb_module_get_code(ModuleArg(capsule), &text));
-    return TakeText(text);
+    return TextOf([&](char** text) { return tsb_module_get_code(ModuleArg(capsule), text); });
   });
 }
 
@@ -277,9 +275,7 @@ PyObject* Graph(PyObject*, PyObject* args) {
   const char* method;
   if (!PyArg_ParseTuple(args, "Os", &capsule, &method)) return nullptr;
   return Entry([&]() -> PyObject* {
-    char* text = nullptr;
-    Raise(tsb_module_get_graph(ModuleArg(capsule), method, &text));
-    return TakeText(text);
+    return TextOf([&](char** text) { return tsb_module_get_graph(ModuleArg(capsule), method, text); });
   });
 }
 

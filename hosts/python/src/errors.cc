@@ -1,6 +1,5 @@
 // Statuses and host-side conversion failures as Python exceptions.
 #include <cstring>
-#include <memory>
 #include <string>
 
 #include "host.h"
@@ -46,11 +45,6 @@ void Raise(tsb_status* status) {
 PyObject* Text(const char* s) {
   return Check(PyUnicode_DecodeUTF8(s ? s : "", static_cast<Py_ssize_t>(s ? std::strlen(s) : 0),
                                     "replace"));
-}
-
-PyObject* TakeText(char* text) {
-  std::unique_ptr<char, decltype(&tsb_string_free)> owned(text, &tsb_string_free);
-  return Text(text);
 }
 
 PyObject* StringList(const char* const* items, size_t n) {

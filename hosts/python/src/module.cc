@@ -258,9 +258,7 @@ PyObject* GetField(PyObject*, PyObject* args) {
 
 PyObject* ValueRepr(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
-    char* text = nullptr;
-    Raise(tsb_any_repr(&HeldValue(capsule), &text));
-    return TakeText(text);
+    return TextOf([&](char** text) { return tsb_any_repr(&HeldValue(capsule), text); });
   });
 }
 
@@ -386,10 +384,8 @@ PyObject* Convert(PyObject*, PyObject* args) {
 }
 
 PyObject* ToJson(PyObject*, PyObject* args) {
-  return OnTyped(args, false, [](const tsb_any& v) -> PyObject* {
-    char* text = nullptr;
-    Raise(tsb_json_write(&v, &text));
-    return TakeText(text);
+  return OnTyped(args, false, [](const tsb_any& v) {
+    return TextOf([&](char** text) { return tsb_json_write(&v, text); });
   });
 }
 

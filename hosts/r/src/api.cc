@@ -176,9 +176,7 @@ SEXP tsbr_to_json(SEXP x, SEXP index) {
   TSB_BEGIN
   tsb::Value coerced;
   BuildTyped(x, index, &coerced);
-  char* text = nullptr;
-  CheckStatus(tsb_json_write(&coerced.get(), &text));
-  return TakeString(text);
+  return StringOf([&](char** text) { return tsb_json_write(&coerced.get(), text); });
   TSB_END
 }
 
@@ -211,9 +209,7 @@ SEXP tsbr_value_repr(SEXP x) {
   TSB_BEGIN
   tsb::Value v;
   FromR(x, TSB_TYPE_ANY, v.out());
-  char* text = nullptr;
-  CheckStatus(tsb_any_repr(&v.get(), &text));
-  return TakeString(text);
+  return StringOf([&](char** text) { return tsb_any_repr(&v.get(), text); });
   TSB_END
 }
 

@@ -249,17 +249,15 @@ SEXP tsbr_module_attribute_set(SEXP module, SEXP name, SEXP value) {
 
 SEXP tsbr_module_code(SEXP module) {
   TSB_BEGIN
-  char* text = nullptr;
-  CheckStatus(tsb_module_get_code(ModuleOf(module), &text));
-  return TakeString(text);
+  return StringOf([&](char** text) { return tsb_module_get_code(ModuleOf(module), text); });
   TSB_END
 }
 
 SEXP tsbr_module_graph(SEXP module, SEXP method) {
   TSB_BEGIN
-  char* text = nullptr;
-  CheckStatus(tsb_module_get_graph(ModuleOf(module), NameArg(method, "method").c_str(), &text));
-  return TakeString(text);
+  const std::string name = NameArg(method, "method");
+  return StringOf(
+      [&](char** text) { return tsb_module_get_graph(ModuleOf(module), name.c_str(), text); });
   TSB_END
 }
 

@@ -52,12 +52,6 @@ SEXP Utf8(const char* s, size_t len) {
 }
 SEXP Utf8(const std::string& s) { return Utf8(s.data(), s.size()); }
 
-SEXP TakeString(char* text) {
-  std::string s(text);
-  tsb_string_free(text);
-  return Utf8(s);
-}
-
 SEXP StringList(const char* const* items, size_t n) {
   cpp11::writable::strings out(static_cast<R_xlen_t>(n));
   for (size_t i = 0; i < n; ++i) {
