@@ -78,6 +78,17 @@ absl::Status CheckItems(size_t n, const tsb_any* items, const char* name) {
   return n > 0 ? CheckArg(items, name) : absl::OkStatus();
 }
 
+// tsb_list_new, tsb_tuple_new, tsb_tuple_new_typed: out and the items
+// checked, then make() builds the container into out.
+template <typename Make>
+tsb_status* NewOfItems(const tsb_any* items, size_t n, tsb_any* out, Make&& make) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_RETURN_IF_ERROR(CheckItems(n, items, "items"));
+    return make();
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -215,28 +226,17 @@ tsb_status* tsb_list_new_bool(const bool* data, size_t n, tsb_any* out) {
 
 tsb_status* tsb_list_new(int32_t element_type, const tsb_any* items, size_t n,
                          tsb_any* out) {
-  return Guard([&]() -> absl::Status {
-    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_RETURN_IF_ERROR(CheckItems(n, items, "items"));
-    return tsb::NewList(element_type, items, n, out);
-  });
+  return NewOfItems(items, n, out, [&] { return tsb::NewList(element_type, items, n, out); });
 }
 
 tsb_status* tsb_tuple_new(const tsb_any* items, size_t n, tsb_any* out) {
-  return Guard([&]() -> absl::Status {
-    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_RETURN_IF_ERROR(CheckItems(n, items, "items"));
-    return tsb::NewTuple(items, n, out);
-  });
+  return NewOfItems(items, n, out, [&] { return tsb::NewTuple(items, n, out); });
 }
 
 tsb_status* tsb_tuple_new_typed(int32_t tuple_type, const tsb_any* items, size_t n,
                                 tsb_any* out) {
-  return Guard([&]() -> absl::Status {
-    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_RETURN_IF_ERROR(CheckItems(n, items, "items"));
-    return tsb::NewTypedTuple(tuple_type, items, n, out);
-  });
+  return NewOfItems(items, n, out,
+                    [&] { return tsb::NewTypedTuple(tuple_type, items, n, out); });
 }
 
 tsb_status* tsb_dict_new(int32_t key_type, int32_t value_type, const tsb_any* keys,

@@ -7,14 +7,15 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "core/abi/arguments.h"
 #include "core/abi/guard.h"
+#include "core/abi/loaded.h"
 #include "core/plugins/deferred_plugins.h"
 #include "core/plugins/function_registry.h"
 #include "core/plugins/plugin_loader.h"
 #include "core/runtime/runtime.h"
 
+using tsb::PluginLoader;
 using tsb::abi::CheckArg;
 using tsb::abi::Guard;
 
@@ -44,27 +45,20 @@ extern "C" {
 
 tsb_status* tsb_plugin_load(const char* path, int32_t* out) {
   return Guard([&]() -> absl::Status {
-    TSB_RETURN_IF_ERROR(CheckArg(path, "path"));
-    TSB_ASSIGN_OR_RETURN(int32_t id, tsb::PluginLoader::Global().Load(path));
-    if (out != nullptr) *out = id;
-    return absl::OkStatus();
+    return tsb::abi::LoadInto(PluginLoader::Global(), path, "path", out);
   });
 }
 
+// An entry is a plugin file or a directory of them.
 tsb_status* tsb_plugin_load_from_env(void) {
   return Guard([&]() -> absl::Status {
-    const char* value = std::getenv("TSB_PLUGIN_PATH");
-    if (value == nullptr) return absl::OkStatus();
-    for (absl::string_view entry : absl::StrSplit(value, ':', absl::SkipEmpty())) {
-      std::string path(entry);
+    return tsb::abi::LoadEachIn("TSB_PLUGIN_PATH", [](const std::string& entry) {
       std::error_code error;
-      if (std::filesystem::is_directory(path, error)) {
-        TSB_RETURN_IF_ERROR(tsb::PluginLoader::Global().LoadDirectory(path));
-      } else {
-        TSB_RETURN_IF_ERROR(tsb::PluginLoader::Global().Load(path).status());
+      if (std::filesystem::is_directory(entry, error)) {
+        return PluginLoader::Global().LoadDirectory(entry);
       }
-    }
-    return absl::OkStatus();
+      return PluginLoader::Global().Load(entry).status();
+    });
   });
 }
 
@@ -90,33 +84,25 @@ tsb_status* tsb_plugin_get_bundled_dir(const char** out) {
 }
 
 tsb_status* tsb_plugin_count(size_t* out) {
-  return Guard([&]() -> absl::Status {
-    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    *out = static_cast<size_t>(tsb::PluginLoader::Global().Count());
-    return absl::OkStatus();
-  });
+  return Guard([&]() -> absl::Status { return tsb::abi::CountInto(PluginLoader::Global(), out); });
 }
 
 tsb_status* tsb_plugin_get_info(int32_t id, tsb_plugin_info* out) {
   return Guard([&]() -> absl::Status {
-    return tsb::abi::VersionedOut(out, "tsb_plugin_info", [&](tsb_plugin_info* info) -> absl::Status {
-      const tsb::LoadedPlugin* plugin = tsb::PluginLoader::Global().Get(id);
-      if (plugin == nullptr) {
-        return absl::NotFoundError(absl::StrCat("no plugin with id ", id, " (",
-                                                tsb::PluginLoader::Global().Count(), " loaded)"));
-      }
-      info->name = plugin->name.c_str();
-      info->version = plugin->version.c_str();
-      info->path = plugin->path.c_str();
-      info->platform_tag = plugin->platform_tag.c_str();
-      info->num_kinds = plugin->kind_ptrs.size();
-      info->kinds = plugin->kind_ptrs.data();
-      info->num_types = plugin->type_ptrs.size();
-      info->types = plugin->type_ptrs.data();
-      info->num_functions = plugin->function_ptrs.size();
-      info->functions = plugin->function_ptrs.data();
-      return absl::OkStatus();
-    });
+    return tsb::abi::DescribeInto(
+        PluginLoader::Global(), id, "plugin", out, "tsb_plugin_info",
+        [](const tsb::LoadedPlugin& plugin, tsb_plugin_info* info) {
+          info->name = plugin.name.c_str();
+          info->version = plugin.version.c_str();
+          info->path = plugin.path.c_str();
+          info->platform_tag = plugin.platform_tag.c_str();
+          info->num_kinds = plugin.kind_ptrs.size();
+          info->kinds = plugin.kind_ptrs.data();
+          info->num_types = plugin.type_ptrs.size();
+          info->types = plugin.type_ptrs.data();
+          info->num_functions = plugin.function_ptrs.size();
+          info->functions = plugin.function_ptrs.data();
+        });
   });
 }
 

@@ -23,6 +23,27 @@ bool IsInlineOf(const tsb_any* v, int32_t type_index) {
   return v != nullptr && v->type_index == type_index && v->flags == 0;
 }
 
+// tsb_bool_get, tsb_int_get, tsb_float_get: an inline scalar of the type
+// read at once, anything else (a handle, the wrong type) through its IValue.
+template <typename T, typename FromInline, typename FromIValue>
+tsb_status* ScalarGet(const tsb_any* v, int32_t type_index, T* out, FromInline&& from_inline,
+                      FromIValue&& from_ivalue) {
+  if (out != nullptr && IsInlineOf(v, type_index)) {
+    *out = from_inline(*v);
+    return nullptr;
+  }
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    // A uint is an int past INT64_MAX: say so rather than "expected int".
+    if (type_index == TSB_TYPE_INT && v != nullptr && v->type_index == TSB_TYPE_UINT) {
+      return tsb::abi::NotInt64(v->u.u);
+    }
+    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArgOfType(v, type_index, "v"));
+    *out = from_ivalue(iv);
+    return absl::OkStatus();
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -70,43 +91,18 @@ tsb_status* tsb_complex_new(double re, double im, tsb_any* out) {
 }
 
 tsb_status* tsb_bool_get(const tsb_any* v, bool* out) {
-  if (out != nullptr && IsInlineOf(v, TSB_TYPE_BOOL)) {
-    *out = v->u.i != 0;
-    return nullptr;
-  }
-  return Guard([&]() -> absl::Status {
-    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArgOfType(v, TSB_TYPE_BOOL, "v"));
-    *out = iv.toBool();
-    return absl::OkStatus();
-  });
+  return ScalarGet(v, TSB_TYPE_BOOL, out, [](const tsb_any& a) { return a.u.i != 0; },
+                   [](const c10::IValue& iv) { return iv.toBool(); });
 }
 
 tsb_status* tsb_int_get(const tsb_any* v, int64_t* out) {
-  if (out != nullptr && IsInlineOf(v, TSB_TYPE_INT)) {
-    *out = v->u.i;
-    return nullptr;
-  }
-  return Guard([&]() -> absl::Status {
-    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    if (v != nullptr && v->type_index == TSB_TYPE_UINT) return tsb::abi::NotInt64(v->u.u);
-    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArgOfType(v, TSB_TYPE_INT, "v"));
-    *out = iv.toInt();
-    return absl::OkStatus();
-  });
+  return ScalarGet(v, TSB_TYPE_INT, out, [](const tsb_any& a) { return a.u.i; },
+                   [](const c10::IValue& iv) { return iv.toInt(); });
 }
 
 tsb_status* tsb_float_get(const tsb_any* v, double* out) {
-  if (out != nullptr && IsInlineOf(v, TSB_TYPE_FLOAT)) {
-    *out = v->u.d;
-    return nullptr;
-  }
-  return Guard([&]() -> absl::Status {
-    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    TSB_ASSIGN_OR_RETURN(c10::IValue iv, ValueArgOfType(v, TSB_TYPE_FLOAT, "v"));
-    *out = iv.toDouble();
-    return absl::OkStatus();
-  });
+  return ScalarGet(v, TSB_TYPE_FLOAT, out, [](const tsb_any& a) { return a.u.d; },
+                   [](const c10::IValue& iv) { return iv.toDouble(); });
 }
 
 tsb_status* tsb_complex_get(const tsb_any* v, double* re, double* im) {

@@ -62,11 +62,6 @@ PluginLoader& PluginLoader::Global() {
   return *loader;
 }
 
-const LoadedPlugin* PluginLoader::Get(int32_t id) const noexcept {
-  if (id < 0 || id >= Count()) return nullptr;
-  return plugins_[id].load(std::memory_order_acquire);
-}
-
 absl::StatusOr<int32_t> PluginLoader::Load(const std::string& path) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   return LoadLocked(path);
@@ -74,7 +69,7 @@ absl::StatusOr<int32_t> PluginLoader::Load(const std::string& path) {
 
 int32_t PluginLoader::LoadedId(const std::string& canonical) const noexcept {
   for (int32_t id = 0; id < Count(); ++id) {
-    if (plugins_[id].load()->path == canonical) return id;
+    if (plugins_.Get(id)->path == canonical) return id;
   }
   return -1;
 }
@@ -95,7 +90,7 @@ absl::StatusOr<int32_t> PluginLoader::LoadLocked(const std::string& path) {
   std::string canonical = resolved;
   int32_t count = Count();
   if (int32_t id = LoadedId(canonical); id >= 0) return id;  // loading twice is a no-op
-  if (count == kMaxPlugins) return absl::ResourceExhaustedError("too many plugins");
+  if (plugins_.Full()) return absl::ResourceExhaustedError("too many plugins");
   // A plugin whose registration needs itself (through a deferred-plugin
   // lookup on this thread) must not register twice.
   if (std::find(loading_.begin(), loading_.end(), canonical) != loading_.end()) {
@@ -128,7 +123,7 @@ absl::StatusOr<int32_t> PluginLoader::LoadLocked(const std::string& path) {
   TSB_RETURN_IF_ERROR(CheckDescriptor(path, descriptor));
   std::string name = descriptor->name;
   for (int32_t id = 0; id < count; ++id) {
-    const LoadedPlugin* loaded = plugins_[id].load();
+    const LoadedPlugin* loaded = plugins_.Get(id);
     if (loaded->name == name) {
       return absl::AlreadyExistsError(absl::StrCat("cannot load plugin '", path,
                                                    "': a plugin named '", name,
@@ -161,10 +156,8 @@ absl::StatusOr<int32_t> PluginLoader::LoadLocked(const std::string& path) {
   for (const auto& s : record->types) record->type_ptrs.push_back(s.c_str());
   for (const auto& s : record->functions) record->function_ptrs.push_back(s.c_str());
   // Read again: a deferred plugin this one needed may have taken a slot.
-  const int32_t id = Count();
-  if (id == kMaxPlugins) return absl::ResourceExhaustedError("too many plugins");
-  plugins_[id].store(record.release(), std::memory_order_release);
-  count_.store(id + 1, std::memory_order_release);
+  const int32_t id = plugins_.Append(std::move(record));
+  if (id < 0) return absl::ResourceExhaustedError("too many plugins");
   return id;
 }
 

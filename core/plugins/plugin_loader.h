@@ -6,13 +6,12 @@
 #ifndef TSBRIDGE_CORE_PLUGINS_PLUGIN_LOADER_H_
 #define TSBRIDGE_CORE_PLUGINS_PLUGIN_LOADER_H_
 
-#include <array>
-#include <atomic>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/types/lock_free_list.h"
 #include "tsbridge/tsbridge.h"
 
 namespace tsb {
@@ -34,8 +33,8 @@ class PluginLoader {
   // Loads every *.so in `dir`, in name order.
   absl::Status LoadDirectory(const std::string& dir);
 
-  int32_t Count() const noexcept { return count_.load(std::memory_order_acquire); }
-  const LoadedPlugin* Get(int32_t id) const noexcept;
+  int32_t Count() const noexcept { return plugins_.Count(); }
+  const LoadedPlugin* Get(int32_t id) const noexcept { return plugins_.Get(id); }
 
   // Whether the plugin file at `path` is loaded or being loaded (a caller
   // holds Lock()).
@@ -55,8 +54,7 @@ class PluginLoader {
 
   std::recursive_mutex mutex_;
   std::vector<std::string> loading_;  // canonical paths, outermost first
-  std::array<std::atomic<const LoadedPlugin*>, kMaxPlugins> plugins_{};
-  std::atomic<int32_t> count_{0};
+  LockFreeList<LoadedPlugin, kMaxPlugins> plugins_;
 };
 
 // The directory of bundled plugins: <dir of libtsbridge.so>/tsbridge/plugins.

@@ -239,11 +239,6 @@ LibraryLoader& LibraryLoader::Global() {
   return *loader;
 }
 
-const LoadedLibrary* LibraryLoader::Get(int32_t id) const noexcept {
-  if (id < 0 || id >= Count()) return nullptr;
-  return libraries_[id].load(std::memory_order_acquire);
-}
-
 absl::StatusOr<int32_t> LibraryLoader::Load(const std::string& path_or_name) {
   if (path_or_name.empty()) {
     return absl::InvalidArgumentError("an operator library's path or name is empty");
@@ -278,9 +273,9 @@ absl::StatusOr<int32_t> LibraryLoader::LoadFileLocked(const std::string& path,
   std::string canonical = resolved;
   int32_t count = Count();
   for (int32_t id = 0; id < count; ++id) {
-    if (libraries_[id].load()->path == canonical) return id;  // loading twice is a no-op
+    if (libraries_.Get(id)->path == canonical) return id;  // loading twice is a no-op
   }
-  if (count == kMaxLibraries) return absl::ResourceExhaustedError("too many operator libraries");
+  if (libraries_.Full()) return absl::ResourceExhaustedError("too many operator libraries");
 
   // A truncated file would fault inside dlopen (SIGBUS): checked first.
   absl::StatusOr<SharedObjectInfo> object = CheckSharedObject(canonical);
@@ -294,7 +289,7 @@ absl::StatusOr<int32_t> LibraryLoader::LoadFileLocked(const std::string& path,
   // loader: the process would abort. A different library reusing a loaded
   // namespace still does (docs/reliability.md).
   for (int32_t id = 0; id < count && !object->build_id.empty(); ++id) {
-    if (libraries_[id].load()->build_id == object->build_id) return id;
+    if (libraries_.Get(id)->build_id == object->build_id) return id;
   }
   std::set<std::string> before = RegisteredOperatorNames();
   absl::StatusOr<void*> opened = OpenLibrary(canonical, path);
@@ -317,9 +312,9 @@ absl::StatusOr<int32_t> LibraryLoader::LoadFileLocked(const std::string& path,
     if (before.count(op) == 0) record->operators.push_back(op);
   }
   for (const std::string& op : record->operators) record->operator_ptrs.push_back(op.c_str());
-  libraries_[count].store(record.release(), std::memory_order_release);
-  count_.store(count + 1, std::memory_order_release);
-  return count;
+  const int32_t id = libraries_.Append(std::move(record));
+  if (id < 0) return absl::ResourceExhaustedError("too many operator libraries");
+  return id;
 }
 
 }  // namespace tsb

@@ -8,8 +8,6 @@
 #ifndef TSBRIDGE_CORE_RUNTIME_LIBRARY_LOADER_H_
 #define TSBRIDGE_CORE_RUNTIME_LIBRARY_LOADER_H_
 
-#include <array>
-#include <atomic>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -18,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/types/lock_free_list.h"
 
 namespace tsb {
 
@@ -38,16 +37,15 @@ class LibraryLoader {
   // keeps its id (loading twice is a no-op).
   absl::StatusOr<int32_t> Load(const std::string& path_or_name);
 
-  int32_t Count() const noexcept { return count_.load(std::memory_order_acquire); }
-  const LoadedLibrary* Get(int32_t id) const noexcept;
+  int32_t Count() const noexcept { return libraries_.Count(); }
+  const LoadedLibrary* Get(int32_t id) const noexcept { return libraries_.Get(id); }
 
  private:
   static constexpr int32_t kMaxLibraries = 256;
   absl::StatusOr<int32_t> LoadFileLocked(const std::string& path, const std::string& name);
 
   std::mutex mutex_;
-  std::array<std::atomic<const LoadedLibrary*>, kMaxLibraries> libraries_{};
-  std::atomic<int32_t> count_{0};
+  LockFreeList<LoadedLibrary, kMaxLibraries> libraries_;
 };
 
 // The files a known library name stands for, found in the places

@@ -51,29 +51,45 @@ PyObject* TensorTorch(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* { return TensorToPython(HeldValue(capsule)); });
 }
 
-PyObject* RequiresGrad(PyObject*, PyObject* capsule) {
+// A flag (requires_grad, training, grad mode) read by get(&on): True or False.
+template <typename Get>
+PyObject* GetFlag(Get&& get) {
   return Entry([&]() -> PyObject* {
     bool on = false;
-    Raise(tsb_tensor_get_requires_grad(&HeldValue(capsule), &on));
+    Raise(get(&on));
     return Py_NewRef(on ? Py_True : Py_False);
   });
 }
 
-PyObject* SetRequiresGrad(PyObject*, PyObject* args) {
+// f(x, on): set(x, on) for the flag of a tensor or a module.
+template <typename Set>
+PyObject* SetFlag(PyObject* args, Set&& set) {
   PyObject* capsule;
   int on;
   if (!PyArg_ParseTuple(args, "Op", &capsule, &on)) return nullptr;
   return Entry([&]() -> PyObject* {
-    Raise(tsb_tensor_set_requires_grad(&HeldValue(capsule), on != 0));
+    Raise(set(capsule, on != 0));
     return Py_NewRef(Py_None);
   });
 }
 
-PyObject* Grad(PyObject*, PyObject* capsule) {
+PyObject* RequiresGrad(PyObject*, PyObject* capsule) {
+  return GetFlag([&](bool* on) { return tsb_tensor_get_requires_grad(&HeldValue(capsule), on); });
+}
+
+PyObject* SetRequiresGrad(PyObject*, PyObject* args) {
+  return SetFlag(args, [](PyObject* capsule, bool on) {
+    return tsb_tensor_set_requires_grad(&HeldValue(capsule), on);
+  });
+}
+
+// grad(t), detach(t): the tensor one ABI call gives for a tensor.
+template <tsb_status* (*Get)(const tsb_any*, tsb_any*)>
+PyObject* TensorOf(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
-    tsb::Value g;
-    Raise(tsb_tensor_get_grad(&HeldValue(capsule), g.out()));
-    return Wrap(g.release());
+    tsb::Value v;
+    Raise(Get(&HeldValue(capsule), v.out()));
+    return Wrap(v.release());
   });
 }
 
@@ -81,14 +97,6 @@ PyObject* ZeroGrad(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
     Raise(tsb_tensor_zero_grad(&HeldValue(capsule)));
     return Py_NewRef(Py_None);
-  });
-}
-
-PyObject* Detach(PyObject*, PyObject* capsule) {
-  return Entry([&]() -> PyObject* {
-    tsb::Value d;
-    Raise(tsb_tensor_detach(&HeldValue(capsule), d.out()));
-    return Wrap(d.release());
   });
 }
 
@@ -142,32 +150,30 @@ PyObject* GradModeSet(PyObject*, PyObject* arg) {
   });
 }
 
-PyObject* GradModeGet(PyObject*, PyObject*) {
-  return Entry([&]() -> PyObject* {
-    bool on = true;
-    Raise(tsb_grad_mode_get(&on));
-    return Py_NewRef(on ? Py_True : Py_False);
-  });
-}
+PyObject* GradModeGet(PyObject*, PyObject*) { return GetFlag(tsb_grad_mode_get); }
 
 // ---------------------------------------------------------------- modules
 
 PyObject* SetTraining(PyObject*, PyObject* args) {
-  PyObject* capsule;
-  int on;
-  if (!PyArg_ParseTuple(args, "Op", &capsule, &on)) return nullptr;
-  return Entry([&]() -> PyObject* {
-    Raise(tsb_module_set_training(ModuleArg(capsule), on != 0));
-    return Py_NewRef(Py_None);
+  return SetFlag(args, [](PyObject* capsule, bool on) {
+    return tsb_module_set_training(ModuleArg(capsule), on);
   });
 }
 
 PyObject* GetTraining(PyObject*, PyObject* capsule) {
-  return Entry([&]() -> PyObject* {
-    bool on = false;
-    Raise(tsb_module_get_training(ModuleArg(capsule), &on));
-    return Py_NewRef(on ? Py_True : Py_False);
-  });
+  return GetFlag([&](bool* on) { return tsb_module_get_training(ModuleArg(capsule), on); });
+}
+
+// [(name, value)] of what a listing gives (parameters, children), each
+// value made by make(value) as a new reference.
+template <typename T, typename Make>
+PyObject* NamedPairs(std::vector<tsb::kit::Named<T>> items, Make&& make) {
+  Ref list(Check(PyList_New(static_cast<Py_ssize_t>(items.size()))));
+  for (size_t i = 0; i < items.size(); ++i) {
+    Ref made(make(items[i].value));
+    PyList_SET_ITEM(list.p, i, Check(Py_BuildValue("(NO)", Text(items[i].name), made.p)));
+  }
+  return list.release();
 }
 
 // [(name, tsbridge.Tensor)] of the parameters (buffers=False) or buffers.
@@ -176,52 +182,23 @@ PyObject* NamedTensors(PyObject*, PyObject* args) {
   int buffers;
   if (!PyArg_ParseTuple(args, "Op", &capsule, &buffers)) return nullptr;
   return Entry([&]() -> PyObject* {
-    tsb_module* m = ModuleArg(capsule);
-    size_t n = 0;
-    Raise(buffers ? tsb_module_count_buffers(m, &n) : tsb_module_count_parameters(m, &n));
-    Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
-    for (size_t i = 0; i < n; ++i) {
-      const char* name = nullptr;
-      tsb::Value t;
-      Raise(buffers ? tsb_module_get_buffer(m, i, &name, t.out())
-                    : tsb_module_get_parameter(m, i, &name, t.out()));
-      Ref wrapped(Wrap(t.release()));
-      PyList_SET_ITEM(list.p, i, Check(Py_BuildValue("(NO)", Text(name), wrapped.p)));
-    }
-    return list.release();
+    return NamedPairs(tsb::kit::NamedTensors(ModuleArg(capsule), buffers != 0),
+                      [](tsb::Value& t) { return Wrap(t.release()); });
   });
 }
 
 // [(name, module capsule)] of the direct submodules.
 PyObject* Children(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
-    tsb_module* m = ModuleArg(capsule);
-    size_t n = 0;
-    Raise(tsb_module_count_children(m, &n));
-    Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
-    for (size_t i = 0; i < n; ++i) {
-      const char* name = nullptr;
-      tsb_module* child = nullptr;
-      Raise(tsb_module_get_child(m, i, &name, &child));
-      Ref wrapped(ModuleCapsule(child));
-      PyList_SET_ITEM(list.p, i, Check(Py_BuildValue("(NO)", Text(name), wrapped.p)));
-    }
-    return list.release();
+    return NamedPairs(tsb::kit::Children(ModuleArg(capsule)),
+                      [](tsb::Module& child) { return ModuleCapsule(child.release()); });
   });
 }
 
 PyObject* AttributeNames(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
-    tsb_module* m = ModuleArg(capsule);
-    size_t n = 0;
-    Raise(tsb_module_count_attributes(m, &n));
-    Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
-    for (size_t i = 0; i < n; ++i) {
-      const char* name = nullptr;
-      Raise(tsb_module_get_attribute_name(m, i, &name));
-      PyList_SET_ITEM(list.p, i, Text(name));
-    }
-    return list.release();
+    const std::vector<const char*> names = tsb::kit::AttributeNames(ModuleArg(capsule));
+    return StringList(names.data(), names.size());
   });
 }
 
@@ -289,11 +266,7 @@ PyObject* SetState(PyObject*, PyObject* args) {
 
 PyObject* Code(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
-    char* text = nullptr;
-    Raise(tsb_module_get_code(ModuleArg(capsule), &text));
-    Ref s(Text(text));
-    tsb_string_free(text);
-    return s.release();
+    return TextOf([&](char** text) { return tsb_module_get_code(ModuleArg(capsule), text); });
   });
 }
 
@@ -302,11 +275,7 @@ PyObject* Graph(PyObject*, PyObject* args) {
   const char* method;
   if (!PyArg_ParseTuple(args, "Os", &capsule, &method)) return nullptr;
   return Entry([&]() -> PyObject* {
-    char* text = nullptr;
-    Raise(tsb_module_get_graph(ModuleArg(capsule), method, &text));
-    Ref s(Text(text));
-    tsb_string_free(text);
-    return s.release();
+    return TextOf([&](char** text) { return tsb_module_get_graph(ModuleArg(capsule), method, text); });
   });
 }
 
@@ -333,9 +302,9 @@ PyMethodDef kAutogradFunctions[] = {
     {"tensor_torch", TensorTorch, METH_O, "tensor_torch(value) -> torch.Tensor"},
     {"requires_grad", RequiresGrad, METH_O, "requires_grad(value) -> bool"},
     {"set_requires_grad", SetRequiresGrad, METH_VARARGS, "set_requires_grad(value, bool)"},
-    {"grad", Grad, METH_O, "grad(value) -> tsbridge.Tensor or None"},
+    {"grad", TensorOf<tsb_tensor_get_grad>, METH_O, "grad(value) -> tsbridge.Tensor or None"},
     {"zero_grad", ZeroGrad, METH_O, "zero_grad(value)"},
-    {"detach", Detach, METH_O, "detach(value) -> tsbridge.Tensor"},
+    {"detach", TensorOf<tsb_tensor_detach>, METH_O, "detach(value) -> tsbridge.Tensor"},
     {"backward", Backward, METH_VARARGS, "backward(outputs, grad_outputs, retain_graph)"},
     {"grad_mode_set", GradModeSet, METH_O, "grad_mode_set(enabled) -> previous"},
     {"grad_mode_get", GradModeGet, METH_NOARGS, "grad_mode_get() -> bool"},

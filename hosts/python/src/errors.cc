@@ -47,6 +47,12 @@ PyObject* Text(const char* s) {
                                     "replace"));
 }
 
+PyObject* StringList(const char* const* items, size_t n) {
+  Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
+  for (size_t i = 0; i < n; ++i) PyList_SET_ITEM(list.p, i, Text(items[i]));
+  return list.release();
+}
+
 std::string KeySegment(PyObject* key) {
   if (PyUnicode_Check(key)) {
     Py_ssize_t len = 0;

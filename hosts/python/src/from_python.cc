@@ -48,38 +48,43 @@ void IntFromPython(PyObject* obj, tsb_any* out) {
   *out = tsb_any_int(x);
 }
 
+// One bulk copy of n items, each read(item, &slot) or none when one is not
+// exactly of the kind (read says false).
+template <typename T, typename Read>
+bool BulkOf(PyObject* const* src, size_t n, Read&& read,
+            tsb_status* (*make)(const T*, size_t, tsb_any*), tsb_any* out) {
+  T* buf = tsb::kit::Scratch<T>(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!read(src[i], &buf[i])) return false;
+  }
+  CheckStatus(make(buf, n, out));
+  return true;
+}
+
 // List[int], List[float], List[bool] in one bulk copy; false when some
 // item is not exactly of the kind (then the list is built item by item).
 bool BulkList(PyObject* const* src, size_t n, int32_t element, tsb_any* out) {
   if (element == TSB_TYPE_INT) {
-    int64_t* buf = tsb::kit::Scratch<int64_t>(n);
-    for (size_t i = 0; i < n; ++i) {
-      if (!PyLong_CheckExact(src[i])) return false;
+    return BulkOf<int64_t>(src, n, [](PyObject* item, int64_t* v) {
+      if (!PyLong_CheckExact(item)) return false;
       int overflow = 0;
-      buf[i] = PyLong_AsLongLongAndOverflow(src[i], &overflow);
-      if (overflow != 0) return false;
-    }
-    CheckStatus(tsb_list_new_int(buf, n, out));
-    return true;
+      *v = PyLong_AsLongLongAndOverflow(item, &overflow);
+      return overflow == 0;
+    }, tsb_list_new_int, out);
   }
   if (element == TSB_TYPE_FLOAT) {
-    double* buf = tsb::kit::Scratch<double>(n);
-    for (size_t i = 0; i < n; ++i) {
-      // ints too go item by item: the callee widens them, as coercion says
-      if (!PyFloat_CheckExact(src[i])) return false;
-      buf[i] = PyFloat_AS_DOUBLE(src[i]);
-    }
-    CheckStatus(tsb_list_new_float(buf, n, out));
-    return true;
+    // ints too go item by item: the callee widens them, as coercion says
+    return BulkOf<double>(src, n, [](PyObject* item, double* v) {
+      if (!PyFloat_CheckExact(item)) return false;
+      *v = PyFloat_AS_DOUBLE(item);
+      return true;
+    }, tsb_list_new_float, out);
   }
   if (element == TSB_TYPE_BOOL) {
-    bool* buf = tsb::kit::Scratch<bool>(n);
-    for (size_t i = 0; i < n; ++i) {
-      if (!PyBool_Check(src[i])) return false;
-      buf[i] = src[i] == Py_True;
-    }
-    CheckStatus(tsb_list_new_bool(buf, n, out));
-    return true;
+    return BulkOf<bool>(src, n, [](PyObject* item, bool* v) {
+      *v = item == Py_True;
+      return PyBool_Check(item);
+    }, tsb_list_new_bool, out);
   }
   return false;
 }

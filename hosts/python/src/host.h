@@ -9,6 +9,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -70,6 +71,16 @@ PyObject* Check(PyObject* result);
 void Raise(tsb_status* status);
 // A C string (NULL: "") as a Python str, invalid UTF-8 replaced.
 PyObject* Text(const char* s);
+// The string write(&text) makes (the ABI's, freed here) as a str.
+template <typename Write>
+PyObject* TextOf(Write&& write) {
+  char* text = nullptr;
+  Raise(write(&text));
+  std::unique_ptr<char, decltype(&tsb_string_free)> owned(text, &tsb_string_free);
+  return Text(text);
+}
+// A list of n C strings as str (NULL reads as "").
+PyObject* StringList(const char* const* items, size_t n);
 // The path segment of a dict key, spelled as in every host (docs/abi.md):
 // key "a" for a str, key 3 for an int, key <repr> otherwise.
 std::string KeySegment(PyObject* key);

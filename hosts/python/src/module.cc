@@ -1,6 +1,7 @@
 // tsbridge._native: the extension module. The Python package (tsbridge/)
 // builds the public API on these functions; conversion lives in
 // to_python.cc and from_python.cc, calls in calls.cc.
+#include <optional>
 #include <string>
 
 #include "calls.h"
@@ -156,16 +157,16 @@ PyObject* OpNames(PyObject*, PyObject* args) {
   });
 }
 
+// [schema dict] of what a listing gives (methods, overloads).
+PyObject* SchemaDicts(const std::vector<tsb_schema_info>& schemas) {
+  Ref list(Check(PyList_New(static_cast<Py_ssize_t>(schemas.size()))));
+  for (size_t i = 0; i < schemas.size(); ++i) PyList_SET_ITEM(list.p, i, SchemaDict(schemas[i]));
+  return list.release();
+}
+
 PyObject* Methods(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
-    std::vector<tsb_schema_info> all;
-    FindMethod(ModuleFromCapsule(capsule), nullptr, &all);
-    Ref list(Check(PyList_New(0)));
-    for (const auto& info : all) {
-      Ref d(SchemaDict(info));
-      if (PyList_Append(list.p, d.p) < 0) throw PyErrorSet{};
-    }
-    return list.release();
+    return SchemaDicts(tsb::kit::Methods(ModuleFromCapsule(capsule)));
   });
 }
 
@@ -183,16 +184,7 @@ PyObject* OpOverloads(PyObject*, PyObject* args) {
   const char* name;
   if (!PyArg_ParseTuple(args, "s", &name)) return nullptr;
   return Entry([&]() -> PyObject* {
-    size_t n = 0;
-    Raise(tsb_op_count_overloads(name, &n));
-    Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
-    for (size_t i = 0; i < n; ++i) {
-      tsb_schema_info info{};
-      info.struct_size = sizeof(info);
-      Raise(tsb_op_get_overload(name, i, &info));
-      PyList_SET_ITEM(list.p, i, SchemaDict(info));
-    }
-    return list.release();
+    return SchemaDicts(tsb::kit::Overloads(name));
   });
 }
 
@@ -220,31 +212,37 @@ PyObject* NewOpCaller(PyObject*, PyObject* args) {
   });
 }
 
-// graph_for(module, method, *args, **kwargs) -> str
-PyObject* GraphForMethod(PyObject*, PyObject* const* args, Py_ssize_t nargsf,
-                         PyObject* kwnames) {
+// f(first, method, *args, **kwargs) by vectorcall: call(first, method,
+// the rest, their count, kwnames) once the first two are there.
+template <typename Call>
+PyObject* WithMethod(const char* usage, PyObject* const* args, Py_ssize_t nargsf,
+                     PyObject* kwnames, Call&& call) {
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (nargs < 2 || !PyUnicode_Check(args[1])) {
-    PyErr_SetString(PyExc_TypeError, "graph_for(module, method, *args, **kwargs)");
+    PyErr_SetString(PyExc_TypeError, usage);
     return nullptr;
   }
   return Entry([&]() -> PyObject* {
-    return GraphFor(ModuleFromCapsule(args[0]), PyUnicode_AsUTF8(args[1]), args + 2,
-                    static_cast<size_t>(nargs - 2), kwnames);
+    return call(args[0], PyUnicode_AsUTF8(args[1]), args + 2, static_cast<size_t>(nargs - 2),
+                kwnames);
   });
+}
+
+// graph_for(module, method, *args, **kwargs) -> str
+PyObject* GraphForMethod(PyObject*, PyObject* const* args, Py_ssize_t nargsf,
+                         PyObject* kwnames) {
+  return WithMethod("graph_for(module, method, *args, **kwargs)", args, nargsf, kwnames,
+                    [](PyObject* module, auto&&... rest) {
+                      return GraphFor(ModuleFromCapsule(module), rest...);
+                    });
 }
 
 // object_call(value, method, *args, **kwargs)
 PyObject* ObjectCall(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
-  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-  if (nargs < 2 || !PyUnicode_Check(args[1])) {
-    PyErr_SetString(PyExc_TypeError, "object_call(value, method, *args, **kwargs)");
-    return nullptr;
-  }
-  return Entry([&]() -> PyObject* {
-    return CallObject(HeldValue(args[0]), PyUnicode_AsUTF8(args[1]), args + 2,
-                      static_cast<size_t>(nargs - 2), kwnames);
-  });
+  return WithMethod("object_call(value, method, *args, **kwargs)", args, nargsf, kwnames,
+                    [](PyObject* value, auto&&... rest) {
+                      return CallObject(HeldValue(value), rest...);
+                    });
 }
 
 PyObject* GetField(PyObject*, PyObject* args) {
@@ -260,11 +258,7 @@ PyObject* GetField(PyObject*, PyObject* args) {
 
 PyObject* ValueRepr(PyObject*, PyObject* capsule) {
   return Entry([&]() -> PyObject* {
-    char* text = nullptr;
-    Raise(tsb_any_repr(&HeldValue(capsule), &text));
-    Ref s(Text(text));
-    tsb_string_free(text);
-    return s.release();
+    return TextOf([&](char** text) { return tsb_any_repr(&HeldValue(capsule), text); });
   });
 }
 
@@ -276,69 +270,54 @@ PyObject* ValueId(PyObject*, PyObject* capsule) {
   });
 }
 
-PyObject* LoadPlugin(PyObject*, PyObject* args) {
+// Plugins and operator libraries are loaded, counted and described alike
+// (tsb_plugin_*, tsb_library_*): one entry each, told which by its ABI calls.
+template <tsb_status* (*Load)(const char*, int32_t*)>
+PyObject* LoadById(PyObject*, PyObject* args) {
   const char* path;
   if (!PyArg_ParseTuple(args, "s", &path)) return nullptr;
   return Entry([&]() -> PyObject* {
     int32_t id = -1;
-    Raise(tsb_plugin_load(path, &id));
+    Raise(Load(path, &id));
     return PyLong_FromLong(id);
   });
 }
 
-PyObject* StringList(const char* const* items, size_t n) {
-  Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
-  for (size_t i = 0; i < n; ++i) PyList_SET_ITEM(list.p, i, Text(items[i]));
-  return list.release();
-}
-
-PyObject* PluginInfo(PyObject*, PyObject* args) {
-  int id;
-  if (!PyArg_ParseTuple(args, "i", &id)) return nullptr;
-  return Entry([&]() -> PyObject* {
-    tsb_plugin_info info{};
-    info.struct_size = sizeof(info);
-    Raise(tsb_plugin_get_info(id, &info));
-    return Check(Py_BuildValue(
-        "{s:i,s:N,s:N,s:N,s:N,s:N,s:N,s:N}", "id", id, "name", Text(info.name), "version",
-        Text(info.version), "path", Text(info.path), "platform_tag", Text(info.platform_tag),
-        "kinds", StringList(info.kinds, info.num_kinds), "types",
-        StringList(info.types, info.num_types), "functions",
-        StringList(info.functions, info.num_functions)));
-  });
-}
-
-PyObject* PluginCount(PyObject*, PyObject*) { return PyLong_FromLong(::tsb::PluginCount()); }
-
-PyObject* LoadLibrary(PyObject*, PyObject* args) {
-  const char* path_or_name;
-  if (!PyArg_ParseTuple(args, "s", &path_or_name)) return nullptr;
-  return Entry([&]() -> PyObject* {
-    int32_t id = -1;
-    Raise(tsb_library_load(path_or_name, &id));
-    return PyLong_FromLong(id);
-  });
-}
-
-PyObject* LibraryInfo(PyObject*, PyObject* args) {
-  int id;
-  if (!PyArg_ParseTuple(args, "i", &id)) return nullptr;
-  return Entry([&]() -> PyObject* {
-    tsb_library_info info{};
-    info.struct_size = sizeof(info);
-    Raise(tsb_library_get_info(id, &info));
-    return Check(Py_BuildValue("{s:i,s:N,s:N,s:N}", "id", id, "name", Text(info.name), "path",
-                               Text(info.path), "operators",
-                               StringList(info.operators, info.num_operators)));
-  });
-}
-
-PyObject* LibraryCount(PyObject*, PyObject*) {
+template <tsb_status* (*Count)(size_t*)>
+PyObject* CountLoaded(PyObject*, PyObject*) {
   return Entry([&]() -> PyObject* {
     size_t count = 0;
-    Raise(tsb_library_count(&count));
+    Raise(Count(&count));
     return PyLong_FromSize_t(count);
   });
+}
+
+// info(id) -> dict: Get fills the versioned struct, Make reads it.
+template <typename Info, tsb_status* (*Get)(int32_t, Info*), PyObject* (*Make)(int, const Info&)>
+PyObject* DescribeLoaded(PyObject*, PyObject* args) {
+  int id;
+  if (!PyArg_ParseTuple(args, "i", &id)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    Info info{};
+    info.struct_size = sizeof(info);
+    Raise(Get(id, &info));
+    return Make(id, info);
+  });
+}
+
+PyObject* PluginDict(int id, const tsb_plugin_info& info) {
+  return Check(Py_BuildValue(
+      "{s:i,s:N,s:N,s:N,s:N,s:N,s:N,s:N}", "id", id, "name", Text(info.name), "version",
+      Text(info.version), "path", Text(info.path), "platform_tag", Text(info.platform_tag),
+      "kinds", StringList(info.kinds, info.num_kinds), "types",
+      StringList(info.types, info.num_types), "functions",
+      StringList(info.functions, info.num_functions)));
+}
+
+PyObject* LibraryDict(int id, const tsb_library_info& info) {
+  return Check(Py_BuildValue("{s:i,s:N,s:N,s:N}", "id", id, "name", Text(info.name), "path",
+                             Text(info.path), "operators",
+                             StringList(info.operators, info.num_operators)));
 }
 
 PyObject* TraceFn(PyObject*, PyObject* args) {
@@ -381,39 +360,32 @@ PyObject* TypeInfo(PyObject*, PyObject* args) {
   });
 }
 
-// A Python object built as a value of type `index` and coerced to it: what
-// convert, to_json and to_pickle each start from.
-void BuildTyped(PyObject* obj, int index, tsb::Value* out) {
-  tsb::Value built;
-  FromPython(obj, index, built.out());
-  CheckStatus(tsb_any_coerce(&built.get(), index, out->out()));
+// The entries taking (obj, type_index): obj built as a value of that type
+// and coerced to it, then given to body. Convert keeps Python identities
+// (an object given twice comes back as one).
+template <typename Body>
+PyObject* OnTyped(PyObject* args, bool identities, Body&& body) {
+  PyObject* obj;
+  int index;
+  if (!PyArg_ParseTuple(args, "Oi", &obj, &index)) return nullptr;
+  return Entry([&]() -> PyObject* {
+    std::optional<IdentityScope> scope;
+    if (identities) scope.emplace();
+    tsb::Value built, coerced;
+    FromPython(obj, index, built.out());
+    CheckStatus(tsb_any_coerce(&built.get(), index, coerced.out()));
+    return body(coerced.get());
+  });
 }
 
 // convert(obj, type_index): Python → boundary (coerced) → Python.
 PyObject* Convert(PyObject*, PyObject* args) {
-  PyObject* obj;
-  int index;
-  if (!PyArg_ParseTuple(args, "Oi", &obj, &index)) return nullptr;
-  return Entry([&]() -> PyObject* {
-    IdentityScope scope;
-    tsb::Value coerced;
-    BuildTyped(obj, index, &coerced);
-    return ToPython(coerced.get());
-  });
+  return OnTyped(args, true, [](const tsb_any& v) { return ToPython(v); });
 }
 
 PyObject* ToJson(PyObject*, PyObject* args) {
-  PyObject* obj;
-  int index;
-  if (!PyArg_ParseTuple(args, "Oi", &obj, &index)) return nullptr;
-  return Entry([&]() -> PyObject* {
-    tsb::Value coerced;
-    BuildTyped(obj, index, &coerced);
-    char* text = nullptr;
-    Raise(tsb_json_write(&coerced.get(), &text));
-    Ref s(Text(text));
-    tsb_string_free(text);
-    return s.release();
+  return OnTyped(args, false, [](const tsb_any& v) {
+    return TextOf([&](char** text) { return tsb_json_write(&v, text); });
   });
 }
 
@@ -430,15 +402,8 @@ PyObject* FromJson(PyObject*, PyObject* args) {
 
 // to_pickle(obj, type_index) -> bytes torch.load reads (tsb_pickle_write).
 PyObject* ToPickle(PyObject*, PyObject* args) {
-  PyObject* obj;
-  int index;
-  if (!PyArg_ParseTuple(args, "Oi", &obj, &index)) return nullptr;
-  return Entry([&]() -> PyObject* {
-    tsb::Value coerced;
-    BuildTyped(obj, index, &coerced);
-    return BytesOf([&](char** data, size_t* size) {
-      return tsb_pickle_write(&coerced.get(), data, size);
-    });
+  return OnTyped(args, false, [](const tsb_any& v) {
+    return BytesOf([&](char** data, size_t* size) { return tsb_pickle_write(&v, data, size); });
   });
 }
 
@@ -520,12 +485,15 @@ PyMethodDef g_functions[] = {
     {"get_field", GetField, METH_VARARGS, "get_field(value, name)"},
     {"value_repr", ValueRepr, METH_O, "value_repr(value) -> str"},
     {"value_id", ValueId, METH_O, "value_id(value) -> int"},
-    {"load_plugin", LoadPlugin, METH_VARARGS, "load_plugin(path) -> id"},
-    {"plugin_info", PluginInfo, METH_VARARGS, "plugin_info(id) -> dict"},
-    {"plugin_count", PluginCount, METH_NOARGS, "plugin_count() -> int"},
-    {"load_library", LoadLibrary, METH_VARARGS, "load_library(path_or_name) -> id"},
-    {"library_info", LibraryInfo, METH_VARARGS, "library_info(id) -> dict"},
-    {"library_count", LibraryCount, METH_NOARGS, "library_count() -> int"},
+    {"load_plugin", LoadById<tsb_plugin_load>, METH_VARARGS, "load_plugin(path) -> id"},
+    {"plugin_info", DescribeLoaded<tsb_plugin_info, tsb_plugin_get_info, PluginDict>,
+     METH_VARARGS, "plugin_info(id) -> dict"},
+    {"plugin_count", CountLoaded<tsb_plugin_count>, METH_NOARGS, "plugin_count() -> int"},
+    {"load_library", LoadById<tsb_library_load>, METH_VARARGS,
+     "load_library(path_or_name) -> id"},
+    {"library_info", DescribeLoaded<tsb_library_info, tsb_library_get_info, LibraryDict>,
+     METH_VARARGS, "library_info(id) -> dict"},
+    {"library_count", CountLoaded<tsb_library_count>, METH_NOARGS, "library_count() -> int"},
     {"trace", TraceFn, METH_VARARGS,
      "trace(fn, example_inputs, strict=True, name='forward') -> module capsule"},
     {"parse_type", ParseType, METH_VARARGS, "parse_type(annotation, module=None) -> type index"},

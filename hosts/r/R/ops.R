@@ -71,29 +71,32 @@ print.tsb_ops_namespace <- function(x, ...) {
 
 tsb_ops <- structure(new.env(parent = emptyenv()), class = "tsb_ops_root")
 
-tsb_load_plugin <- function(path) {
-  id <- .Call(tsbr_plugin_load, path.expand(path))
-  structure(.Call(tsbr_plugin_info, id), class = "tsb_plugin")
+# Plugins and operator libraries are loaded, listed and described alike:
+# `what` is "plugin" or "library", the class "tsb_plugin" or "tsb_library".
+loaded_info <- function(what, id) {
+  structure(.Call(tsbr_loaded_info, what, id), class = paste0("tsb_", what))
 }
 
-tsb_plugins <- function() {
-  lapply(seq_len(.Call(tsbr_plugin_count)) - 1L,
-         function(i) structure(.Call(tsbr_plugin_info, i), class = "tsb_plugin"))
+loaded_all <- function(what) {
+  lapply(seq_len(.Call(tsbr_loaded_count, what)) - 1L, function(i) loaded_info(what, i))
 }
+
+tsb_load_plugin <- function(path) {
+  loaded_info("plugin", .Call(tsbr_loaded_load, "plugin", path.expand(path)))
+}
+
+tsb_plugins <- function() loaded_all("plugin")
 
 tsb_load_library <- function(path_or_name) {
   if (!grepl("/", path_or_name, fixed = TRUE)) {
-    id <- .Call(tsbr_library_load, path_or_name)  # a known name: "torchvision"
+    id <- .Call(tsbr_loaded_load, "library", path_or_name)  # a known name: "torchvision"
   } else {
-    id <- .Call(tsbr_library_load, path.expand(path_or_name))
+    id <- .Call(tsbr_loaded_load, "library", path.expand(path_or_name))
   }
-  structure(.Call(tsbr_library_info, id), class = "tsb_library")
+  loaded_info("library", id)
 }
 
-tsb_libraries <- function() {
-  lapply(seq_len(.Call(tsbr_library_count)) - 1L,
-         function(i) structure(.Call(tsbr_library_info, i), class = "tsb_library"))
-}
+tsb_libraries <- function() loaded_all("library")
 
 print.tsb_library <- function(x, ...) {
   cat("<tsb_library ", x$name, " from ", x$path, ": ", length(x$operators),

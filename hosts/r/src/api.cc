@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "calls.h"
 #include "entry.h"
@@ -28,13 +29,60 @@ int32_t IntArg(SEXP x, const char* what) {
   return static_cast<int32_t>(d);
 }
 
-SEXP StringList(const char* const* items, size_t n) {
-  cpp11::writable::strings out(static_cast<R_xlen_t>(n));
-  for (size_t i = 0; i < n; ++i) {
-    SET_STRING_ELT(out, static_cast<R_xlen_t>(i),
-                   cpp11::safe[Rf_mkCharCE](items[i] ? items[i] : "", CE_UTF8));
-  }
+// The schemas a listing gives, as a list of R schema lists.
+SEXP SchemasToR(const std::vector<tsb_schema_info>& schemas) {
+  cpp11::writable::list out(static_cast<R_xlen_t>(schemas.size()));
+  for (size_t i = 0; i < schemas.size(); ++i) out[static_cast<R_xlen_t>(i)] = SchemaToR(schemas[i]);
   return out;
+}
+
+// What R shows of a loaded plugin or operator library, by id.
+SEXP PluginInfo(int32_t id) {
+  tsb_plugin_info info{};
+  info.struct_size = sizeof info;
+  CheckStatus(tsb_plugin_get_info(id, &info));
+  NamedList out({"id", "name", "version", "path", "platform_tag", "kinds", "types", "functions"});
+  out.Set(0, cpp11::as_sexp(id)).Set(1, Utf8(info.name)).Set(2, Utf8(info.version));
+  out.Set(3, Utf8(info.path)).Set(4, Utf8(info.platform_tag));
+  out.Set(5, StringList(info.kinds, info.num_kinds)).Set(6, StringList(info.types, info.num_types));
+  out.Set(7, StringList(info.functions, info.num_functions));
+  return out;
+}
+
+SEXP LibraryInfo(int32_t id) {
+  tsb_library_info info{};
+  info.struct_size = sizeof info;
+  CheckStatus(tsb_library_get_info(id, &info));
+  NamedList out({"id", "name", "path", "operators"});
+  out.Set(0, cpp11::as_sexp(id)).Set(1, Utf8(info.name)).Set(2, Utf8(info.path));
+  out.Set(3, StringList(info.operators, info.num_operators));
+  return out;
+}
+
+// The ABI's functions for one of the two things loaded by path.
+struct Loaded {
+  const char* path_name;  // what the path argument is called in messages
+  tsb_status* (*load)(const char* path, int32_t* id);
+  tsb_status* (*count)(size_t* n);
+  SEXP (*info)(int32_t id);
+};
+
+const Loaded& LoadedOf(SEXP what) {
+  static const Loaded kPlugin{"path", tsb_plugin_load, tsb_plugin_count, PluginInfo};
+  static const Loaded kLibrary{"path_or_name", tsb_library_load, tsb_library_count, LibraryInfo};
+  const std::string name = StringArg(what, "what");
+  if (name == "plugin") return kPlugin;
+  if (name == "library") return kLibrary;
+  Fail(TSB_ERR_INVALID_ARGUMENT, "what must be \"plugin\" or \"library\", got \"" + name + "\"");
+}
+
+// x built as a value of the type index and coerced to it: what
+// convert and to_json each start from.
+void BuildTyped(SEXP x, SEXP index, tsb::Value* coerced) {
+  const int32_t type = IntArg(index, "a type index");
+  tsb::Value built;
+  FromR(x, type, built.out());
+  CheckStatus(tsb_any_coerce(&built.get(), type, coerced->out()));
 }
 
 // The external pointer of a tsb_object (an environment) or the pointer itself.
@@ -43,6 +91,16 @@ SEXP HandlePointer(SEXP x) {
 }
 
 }  // namespace
+
+// tsb_load(path), tsb_compile(source): a module from one string.
+template <tsb_status* (*Make)(const char*, tsb_module**)>
+SEXP NewModule(SEXP text, const char* what) {
+  TSB_BEGIN
+  tsb_module* m = nullptr;
+  CheckStatus(Make(StringArg(text, what).c_str(), &m));
+  return WrapModule(m);
+  TSB_END
+}
 
 // $save(path), $save_for_mobile(path).
 template <tsb_status* (*Save)(const tsb_module*, const char*)>
@@ -108,25 +166,17 @@ SEXP tsbr_type_info(SEXP index) {
 // R → boundary (coerced to the type) → R: what a callee expecting the type receives.
 SEXP tsbr_convert(SEXP x, SEXP index) {
   TSB_BEGIN
-  const int32_t type = IntArg(index, "a type index");
-  tsb::Value built, coerced;
-  FromR(x, type, built.out());
-  CheckStatus(tsb_any_coerce(&built.get(), type, coerced.out()));
+  tsb::Value coerced;
+  BuildTyped(x, index, &coerced);
   return ToR(coerced.get());
   TSB_END
 }
 
 SEXP tsbr_to_json(SEXP x, SEXP index) {
   TSB_BEGIN
-  const int32_t type = IntArg(index, "a type index");
-  tsb::Value built, coerced;
-  FromR(x, type, built.out());
-  CheckStatus(tsb_any_coerce(&built.get(), type, coerced.out()));
-  char* text = nullptr;
-  CheckStatus(tsb_json_write(&coerced.get(), &text));
-  std::string s(text);
-  tsb_string_free(text);
-  return Utf8(s);
+  tsb::Value coerced;
+  BuildTyped(x, index, &coerced);
+  return StringOf([&](char** text) { return tsb_json_write(&coerced.get(), text); });
   TSB_END
 }
 
@@ -159,11 +209,7 @@ SEXP tsbr_value_repr(SEXP x) {
   TSB_BEGIN
   tsb::Value v;
   FromR(x, TSB_TYPE_ANY, v.out());
-  char* text = nullptr;
-  CheckStatus(tsb_any_repr(&v.get(), &text));
-  std::string s(text);
-  tsb_string_free(text);
-  return Utf8(s);
+  return StringOf([&](char** text) { return tsb_any_repr(&v.get(), text); });
   TSB_END
 }
 
@@ -222,21 +268,9 @@ SEXP tsbr_dlpack_stats() {
 
 // ---------------------------------------------------------------- modules
 
-SEXP tsbr_module_load(SEXP path) {
-  TSB_BEGIN
-  tsb_module* m = nullptr;
-  CheckStatus(tsb_module_load(StringArg(path, "path").c_str(), &m));
-  return WrapModule(m);
-  TSB_END
-}
+SEXP tsbr_module_load(SEXP path) { return NewModule<tsb_module_load>(path, "path"); }
 
-SEXP tsbr_module_compile(SEXP source) {
-  TSB_BEGIN
-  tsb_module* m = nullptr;
-  CheckStatus(tsb_module_compile(StringArg(source, "source").c_str(), &m));
-  return WrapModule(m);
-  TSB_END
-}
+SEXP tsbr_module_compile(SEXP source) { return NewModule<tsb_module_compile>(source, "source"); }
 
 SEXP tsbr_module_save(SEXP module, SEXP path) { return SaveModule<tsb_module_save>(module, path); }
 
@@ -270,17 +304,7 @@ SEXP tsbr_module_read(SEXP bytes) {
 
 SEXP tsbr_module_methods(SEXP module) {
   TSB_BEGIN
-  tsb_module* m = ModuleOf(module);
-  size_t n = 0;
-  CheckStatus(tsb_module_count_methods(m, &n));
-  cpp11::writable::list out(static_cast<R_xlen_t>(n));
-  for (size_t i = 0; i < n; ++i) {
-    tsb_schema_info info{};
-    info.struct_size = sizeof info;
-    CheckStatus(tsb_module_get_method(m, i, &info));
-    out[static_cast<R_xlen_t>(i)] = SchemaToR(info);
-  }
-  return out;
+  return SchemasToR(tsb::kit::Methods(ModuleOf(module)));
   TSB_END
 }
 
@@ -330,18 +354,9 @@ SEXP tsbr_op_overloads(SEXP name) {
       tsb_status_free(f);
       return R_NilValue;
     }
-    cpp11::writable::list one(1);
-    one[0] = SchemaToR(info);
-    return one;
+    return SchemasToR({info});
   }
-  cpp11::writable::list out(static_cast<R_xlen_t>(n));
-  for (size_t i = 0; i < n; ++i) {
-    tsb_schema_info info{};
-    info.struct_size = sizeof info;
-    CheckStatus(tsb_op_get_overload(op.c_str(), i, &info));
-    out[static_cast<R_xlen_t>(i)] = SchemaToR(info);
-  }
-  return out;
+  return SchemasToR(tsb::kit::Overloads(op.c_str()));
   TSB_END
 }
 
@@ -397,67 +412,30 @@ SEXP tsbr_trace(SEXP fn, SEXP inputs, SEXP strict, SEXP method) {
   TSB_END
 }
 
-// ---------------------------------------------------------------- plugins
+// ------------------------------------------- plugins and operator libraries
 
-SEXP tsbr_plugin_load(SEXP path) {
+// Plugins and operator libraries are loaded, counted and described alike
+// (tsb_plugin_* and tsb_library_*): `what` says which, "plugin" or "library".
+SEXP tsbr_loaded_load(SEXP what, SEXP path) {
   TSB_BEGIN
+  const Loaded& loaded = LoadedOf(what);
   int32_t id = -1;
-  CheckStatus(tsb_plugin_load(StringArg(path, "path").c_str(), &id));
+  CheckStatus(loaded.load(StringArg(path, loaded.path_name).c_str(), &id));
   return cpp11::as_sexp(id);
   TSB_END
 }
 
-SEXP tsbr_plugin_count() {
+SEXP tsbr_loaded_count(SEXP what) {
   TSB_BEGIN
   size_t n = 0;
-  CheckStatus(tsb_plugin_count(&n));
+  CheckStatus(LoadedOf(what).count(&n));
   return cpp11::as_sexp(static_cast<int>(n));
   TSB_END
 }
 
-SEXP tsbr_plugin_info(SEXP id) {
+SEXP tsbr_loaded_info(SEXP what, SEXP id) {
   TSB_BEGIN
-  tsb_plugin_info info{};
-  info.struct_size = sizeof info;
-  const int32_t i = IntArg(id, "id");
-  CheckStatus(tsb_plugin_get_info(i, &info));
-  NamedList out({"id", "name", "version", "path", "platform_tag", "kinds", "types", "functions"});
-  out.Set(0, cpp11::as_sexp(i)).Set(1, Utf8(info.name)).Set(2, Utf8(info.version));
-  out.Set(3, Utf8(info.path)).Set(4, Utf8(info.platform_tag));
-  out.Set(5, StringList(info.kinds, info.num_kinds)).Set(6, StringList(info.types, info.num_types));
-  out.Set(7, StringList(info.functions, info.num_functions));
-  return out;
-  TSB_END
-}
-
-// -------------------------------------------------------- operator libraries
-
-SEXP tsbr_library_load(SEXP path_or_name) {
-  TSB_BEGIN
-  int32_t id = -1;
-  CheckStatus(tsb_library_load(StringArg(path_or_name, "path_or_name").c_str(), &id));
-  return cpp11::as_sexp(id);
-  TSB_END
-}
-
-SEXP tsbr_library_count() {
-  TSB_BEGIN
-  size_t n = 0;
-  CheckStatus(tsb_library_count(&n));
-  return cpp11::as_sexp(static_cast<int>(n));
-  TSB_END
-}
-
-SEXP tsbr_library_info(SEXP id) {
-  TSB_BEGIN
-  tsb_library_info info{};
-  info.struct_size = sizeof info;
-  const int32_t i = IntArg(id, "id");
-  CheckStatus(tsb_library_get_info(i, &info));
-  NamedList out({"id", "name", "path", "operators"});
-  out.Set(0, cpp11::as_sexp(i)).Set(1, Utf8(info.name)).Set(2, Utf8(info.path));
-  out.Set(3, StringList(info.operators, info.num_operators));
-  return out;
+  return LoadedOf(what).info(IntArg(id, "id"));
   TSB_END
 }
 

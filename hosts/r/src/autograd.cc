@@ -4,6 +4,7 @@
 // state sections of tsbridge.h (docs/autograd.md). R/autograd.R and
 // R/module.R give them their public names.
 #include <string>
+#include <vector>
 
 #include "calls.h"
 #include "entry.h"
@@ -26,12 +27,6 @@ std::string NameArg(SEXP x, const char* what) {
   return Rf_translateCharUTF8(STRING_ELT(x, 0));
 }
 
-SEXP TakeString(char* text) {
-  std::string s(text);
-  tsb_string_free(text);
-  return Utf8(s);
-}
-
 // Tensors in an R list (tsb_tensor or arrays) as boundary values; `what`
 // names the argument in errors ("outputs[1]").
 void TensorsFromList(SEXP list, const char* what, bool none_ok, OwnedVec* out) {
@@ -49,22 +44,34 @@ void TensorsFromList(SEXP list, const char* what, bool none_ok, OwnedVec* out) {
   }
 }
 
-// A named list of the module's parameters or buffers (dotted names).
-template <typename Count, typename Get>
-SEXP NamedTensors(tsb_module* m, Count count, Get get) {
-  size_t n = 0;
-  CheckStatus(count(m, &n));
-  cpp11::writable::list out(static_cast<R_xlen_t>(n));
-  cpp11::writable::strings names(static_cast<R_xlen_t>(n));
-  for (size_t i = 0; i < n; ++i) {
-    const char* name = nullptr;
-    tsb::Value t;
-    CheckStatus(get(m, i, &name, t.out()));
-    names[static_cast<R_xlen_t>(i)] = name ? name : "";
-    out[static_cast<R_xlen_t>(i)] = ToR(t.get());
+// A named list of what a listing gives (children, parameters), each value
+// made by make(value).
+template <typename T, typename Make>
+SEXP NamedListOf(std::vector<tsb::kit::Named<T>> items, Make&& make) {
+  cpp11::writable::list out(static_cast<R_xlen_t>(items.size()));
+  cpp11::writable::strings names(static_cast<R_xlen_t>(items.size()));
+  for (size_t i = 0; i < items.size(); ++i) {
+    names[static_cast<R_xlen_t>(i)] = items[i].name ? items[i].name : "";
+    out[static_cast<R_xlen_t>(i)] = make(items[i].value);
   }
   out.names() = names;
   return out;
+}
+
+// The module's parameters or buffers (dotted names) as a named list.
+SEXP NamedTensors(SEXP module, bool buffers) {
+  return NamedListOf(tsb::kit::NamedTensors(ModuleOf(module), buffers),
+                     [](const tsb::Value& t) { return ToR(t.get()); });
+}
+
+// t$grad, t$detach(): the tensor one ABI call gives for a tensor.
+template <tsb_status* (*Get)(const tsb_any*, tsb_any*)>
+SEXP TensorOf(SEXP t) {
+  TSB_BEGIN
+  tsb::Value v;
+  CheckStatus(Get(&HandleOf(t, "tensor"), v.out()));
+  return ToR(v.get());
+  TSB_END
 }
 
 }  // namespace
@@ -88,13 +95,8 @@ SEXP tsbr_requires_grad_set(SEXP t, SEXP on) {
   TSB_END
 }
 
-SEXP tsbr_grad(SEXP t) {
-  TSB_BEGIN
-  tsb::Value g;
-  CheckStatus(tsb_tensor_get_grad(&HandleOf(t, "tensor"), g.out()));
-  return ToR(g.get());  // NULL before any backward
-  TSB_END
-}
+// NULL before any backward.
+SEXP tsbr_grad(SEXP t) { return TensorOf<tsb_tensor_get_grad>(t); }
 
 SEXP tsbr_zero_grad(SEXP t) {
   TSB_BEGIN
@@ -103,13 +105,7 @@ SEXP tsbr_zero_grad(SEXP t) {
   TSB_END
 }
 
-SEXP tsbr_detach(SEXP t) {
-  TSB_BEGIN
-  tsb::Value d;
-  CheckStatus(tsb_tensor_detach(&HandleOf(t, "tensor"), d.out()));
-  return ToR(d.get());
-  TSB_END
-}
+SEXP tsbr_detach(SEXP t) { return TensorOf<tsb_tensor_detach>(t); }
 
 SEXP tsbr_backward(SEXP outputs, SEXP grad_outputs, SEXP retain_graph) {
   TSB_BEGIN
@@ -165,48 +161,28 @@ SEXP tsbr_module_training_get(SEXP module) {
 
 SEXP tsbr_module_parameters(SEXP module) {
   TSB_BEGIN
-  return NamedTensors(ModuleOf(module), tsb_module_count_parameters, tsb_module_get_parameter);
+  return NamedTensors(module, false);
   TSB_END
 }
 
 SEXP tsbr_module_buffers(SEXP module) {
   TSB_BEGIN
-  return NamedTensors(ModuleOf(module), tsb_module_count_buffers, tsb_module_get_buffer);
+  return NamedTensors(module, true);
   TSB_END
 }
 
 // The direct submodules as a named list of module pointers (R wraps each).
 SEXP tsbr_module_children(SEXP module) {
   TSB_BEGIN
-  tsb_module* m = ModuleOf(module);
-  size_t n = 0;
-  CheckStatus(tsb_module_count_children(m, &n));
-  cpp11::writable::list out(static_cast<R_xlen_t>(n));
-  cpp11::writable::strings names(static_cast<R_xlen_t>(n));
-  for (size_t i = 0; i < n; ++i) {
-    const char* name = nullptr;
-    tsb_module* child = nullptr;
-    CheckStatus(tsb_module_get_child(m, i, &name, &child));
-    names[static_cast<R_xlen_t>(i)] = name ? name : "";
-    out[static_cast<R_xlen_t>(i)] = WrapModule(child);
-  }
-  out.names() = names;
-  return out;
+  return NamedListOf(tsb::kit::Children(ModuleOf(module)),
+                     [](tsb::Module& child) { return WrapModule(child.release()); });
   TSB_END
 }
 
 SEXP tsbr_module_attribute_names(SEXP module) {
   TSB_BEGIN
-  tsb_module* m = ModuleOf(module);
-  size_t n = 0;
-  CheckStatus(tsb_module_count_attributes(m, &n));
-  cpp11::writable::strings out(static_cast<R_xlen_t>(n));
-  for (size_t i = 0; i < n; ++i) {
-    const char* name = nullptr;
-    CheckStatus(tsb_module_get_attribute_name(m, i, &name));
-    out[static_cast<R_xlen_t>(i)] = name ? name : "";
-  }
-  return out;
+  const std::vector<const char*> names = tsb::kit::AttributeNames(ModuleOf(module));
+  return StringList(names.data(), names.size());
   TSB_END
 }
 
@@ -273,17 +249,15 @@ SEXP tsbr_module_attribute_set(SEXP module, SEXP name, SEXP value) {
 
 SEXP tsbr_module_code(SEXP module) {
   TSB_BEGIN
-  char* text = nullptr;
-  CheckStatus(tsb_module_get_code(ModuleOf(module), &text));
-  return TakeString(text);
+  return StringOf([&](char** text) { return tsb_module_get_code(ModuleOf(module), text); });
   TSB_END
 }
 
 SEXP tsbr_module_graph(SEXP module, SEXP method) {
   TSB_BEGIN
-  char* text = nullptr;
-  CheckStatus(tsb_module_get_graph(ModuleOf(module), NameArg(method, "method").c_str(), &text));
-  return TakeString(text);
+  const std::string name = NameArg(method, "method");
+  return StringOf(
+      [&](char** text) { return tsb_module_get_graph(ModuleOf(module), name.c_str(), text); });
   TSB_END
 }
 

@@ -131,6 +131,16 @@ void DrainDeleters();
 inline size_t Len(SEXP x) { return static_cast<size_t>(Rf_xlength(x)); }
 SEXP Utf8(const char* s, size_t len);
 SEXP Utf8(const std::string& s);
+// The string write(&text) makes (the ABI's, freed here) as one R string.
+template <typename Write>
+SEXP StringOf(Write&& write) {
+  char* text = nullptr;
+  CheckStatus(write(&text));
+  std::unique_ptr<char, decltype(&tsb_string_free)> owned(text, &tsb_string_free);
+  return Utf8(std::string(text));
+}
+// A character vector of n C strings (NULL reads as "").
+SEXP StringList(const char* const* items, size_t n);
 
 }  // namespace tsbr
 

@@ -163,6 +163,47 @@ void CopyStrided(const DLTensor& t, Dst* dst, Convert convert) {
   }
 }
 
+// A new R vector of type R (unprotected) holding the tensor's items, each
+// read as Src: doubles and integers by value, logicals as 0/1, complex
+// numbers by their parts.
+template <typename Src, SEXPTYPE R>
+SEXP ReadInto(const DLTensor& d, R_xlen_t n) {
+  SEXP out = PROTECT(cpp11::safe[Rf_allocVector](R, n));
+  if constexpr (R == REALSXP) {
+    CopyStrided<Src>(d, REAL(out), [](Src v) { return static_cast<double>(v); });
+  } else if constexpr (R == INTSXP) {
+    CopyStrided<Src>(d, INTEGER(out), [](Src v) { return static_cast<int>(v); });
+  } else if constexpr (R == LGLSXP) {
+    CopyStrided<Src>(d, LOGICAL(out), [](Src v) { return v != 0 ? 1 : 0; });
+  } else {
+    CopyStrided<Src>(d, COMPLEX(out), [](Src v) {
+      Rcomplex c;
+      c.r = v.r;
+      c.i = v.i;
+      return c;
+    });
+  }
+  UNPROTECT(1);
+  return out;
+}
+
+struct Complex64 {
+  float r, i;
+};
+
+// The R vector each DLPack dtype is read into (int64: exact up to 2^53).
+struct ArrayReader {
+  uint8_t code, bits;
+  SEXP (*read)(const DLTensor&, R_xlen_t);
+};
+constexpr ArrayReader kArrayReaders[] = {
+    {kDLFloat, 64, ReadInto<double, REALSXP>},    {kDLFloat, 32, ReadInto<float, REALSXP>},
+    {kDLInt, 64, ReadInto<int64_t, REALSXP>},     {kDLInt, 32, ReadInto<int32_t, INTSXP>},
+    {kDLInt, 16, ReadInto<int16_t, INTSXP>},      {kDLInt, 8, ReadInto<int8_t, INTSXP>},
+    {kDLUInt, 8, ReadInto<uint8_t, INTSXP>},      {kDLComplex, 128, ReadInto<Rcomplex, CPLXSXP>},
+    {kDLComplex, 64, ReadInto<Complex64, CPLXSXP>},
+};
+
 }  // namespace
 
 void InitTensors() { g_r_thread = std::this_thread::get_id(); }
@@ -339,46 +380,17 @@ SEXP TensorToArray(const tsb_any& t) {
   for (int i = 0; i < d.ndim; ++i) total *= d.shape[i];
   const R_xlen_t n = static_cast<R_xlen_t>(total);
   SEXP out = R_NilValue;
-  const DLDataType type = d.dtype;
   if (e.dtype == kBool) {
-    out = PROTECT(cpp11::safe[Rf_allocVector](LGLSXP, n));
-    CopyStrided<uint8_t>(d, LOGICAL(out), [](uint8_t b) { return b != 0 ? 1 : 0; });
-  } else if (type.code == kDLFloat && type.bits == 64) {
-    out = PROTECT(cpp11::safe[Rf_allocVector](REALSXP, n));
-    CopyStrided<double>(d, REAL(out), [](double v) { return v; });
-  } else if (type.code == kDLFloat && type.bits == 32) {
-    out = PROTECT(cpp11::safe[Rf_allocVector](REALSXP, n));
-    CopyStrided<float>(d, REAL(out), [](float v) { return static_cast<double>(v); });
-  } else if (type.code == kDLInt && type.bits == 64) {  // exact up to 2^53
-    out = PROTECT(cpp11::safe[Rf_allocVector](REALSXP, n));
-    CopyStrided<int64_t>(d, REAL(out), [](int64_t v) { return static_cast<double>(v); });
-  } else if (type.code == kDLInt && type.bits == 32) {
-    out = PROTECT(cpp11::safe[Rf_allocVector](INTSXP, n));
-    CopyStrided<int32_t>(d, INTEGER(out), [](int32_t v) { return v; });
-  } else if (type.code == kDLInt && type.bits == 16) {
-    out = PROTECT(cpp11::safe[Rf_allocVector](INTSXP, n));
-    CopyStrided<int16_t>(d, INTEGER(out), [](int16_t v) { return static_cast<int>(v); });
-  } else if (type.code == kDLInt && type.bits == 8) {
-    out = PROTECT(cpp11::safe[Rf_allocVector](INTSXP, n));
-    CopyStrided<int8_t>(d, INTEGER(out), [](int8_t v) { return static_cast<int>(v); });
-  } else if (type.code == kDLUInt && type.bits == 8) {
-    out = PROTECT(cpp11::safe[Rf_allocVector](INTSXP, n));
-    CopyStrided<uint8_t>(d, INTEGER(out), [](uint8_t v) { return static_cast<int>(v); });
-  } else if (type.code == kDLComplex && type.bits == 128) {
-    out = PROTECT(cpp11::safe[Rf_allocVector](CPLXSXP, n));
-    CopyStrided<Rcomplex>(d, COMPLEX(out), [](Rcomplex v) { return v; });
-  } else if (type.code == kDLComplex && type.bits == 64) {
-    out = PROTECT(cpp11::safe[Rf_allocVector](CPLXSXP, n));
-    struct C64 { float r, i; };
-    CopyStrided<C64>(d, COMPLEX(out), [](C64 v) {
-      Rcomplex c;
-      c.r = v.r;
-      c.i = v.i;
-      return c;
-    });
+    out = ReadInto<uint8_t, LGLSXP>(d, n);
   } else {
+    for (const ArrayReader& reader : kArrayReaders) {
+      if (reader.code == d.dtype.code && reader.bits == d.dtype.bits) out = reader.read(d, n);
+    }
+  }
+  if (out == R_NilValue) {
     Fail(TSB_ERR_UNSUPPORTED, "as.array() cannot read this tensor's dtype into R");
   }
+  PROTECT(out);
   if (d.ndim >= 1) {
     SEXP dim = PROTECT(cpp11::safe[Rf_allocVector](INTSXP, d.ndim));
     for (int i = 0; i < d.ndim; ++i) INTEGER(dim)[i] = static_cast<int>(d.shape[i]);

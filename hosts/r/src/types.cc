@@ -52,6 +52,15 @@ SEXP Utf8(const char* s, size_t len) {
 }
 SEXP Utf8(const std::string& s) { return Utf8(s.data(), s.size()); }
 
+SEXP StringList(const char* const* items, size_t n) {
+  cpp11::writable::strings out(static_cast<R_xlen_t>(n));
+  for (size_t i = 0; i < n; ++i) {
+    SET_STRING_ELT(out, static_cast<R_xlen_t>(i),
+                   cpp11::safe[Rf_mkCharCE](items[i] ? items[i] : "", CE_UTF8));
+  }
+  return out;
+}
+
 void TypeEntry::Complete() {
   r_class = ClassVector(*this);
   r_index = Preserve(cpp11::safe[NewTypeTag](index, annotation));

@@ -125,6 +125,18 @@ pub(crate) fn check(s: *mut sys::tsb_status) -> Result<()> {
     }
 }
 
+/// The ABI lists methods, overloads, parameters, children, attributes,
+/// plugins and libraries as "count, then get i": `count(&mut n)`, then
+/// `get(i)` for each i; the first failure stops it.
+pub(crate) fn listed<T>(
+    count: impl FnOnce(&mut usize) -> *mut sys::tsb_status,
+    get: impl FnMut(usize) -> Result<T>,
+) -> Result<Vec<T>> {
+    let mut n = 0usize;
+    check(count(&mut n))?;
+    (0..n).map(get).collect()
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message())

@@ -1,7 +1,7 @@
 //! Modules: TorchScript archives, compiled source, traced closures and
 //! `.pt2` AOTInductor packages, all through `tsb_module`.
 use crate::call::{empty_schema_info, with_args, with_cstr, Kwargs, Schema};
-use crate::error::{c_str, check, Result};
+use crate::error::{c_str, check, listed, Result};
 use crate::sys;
 use crate::tensor::Tensor;
 use crate::types::Type;
@@ -93,15 +93,11 @@ impl Module {
     }
 
     pub fn methods(&self) -> Result<Vec<Schema>> {
-        let mut n = 0usize;
-        check(unsafe { sys::tsb_module_count_methods(self.raw, &mut n) })?;
-        (0..n)
-            .map(|i| {
-                let mut raw = empty_schema_info();
-                check(unsafe { sys::tsb_module_get_method(self.raw, i, &mut raw) })?;
-                Schema::from_raw(&raw)
-            })
-            .collect()
+        listed(|n| unsafe { sys::tsb_module_count_methods(self.raw, n) }, |i| {
+            let mut raw = empty_schema_info();
+            check(unsafe { sys::tsb_module_get_method(self.raw, i, &mut raw) })?;
+            Schema::from_raw(&raw)
+        })
     }
     pub fn method(&self, name: &str) -> Result<Option<Schema>> {
         Ok(self.methods()?.into_iter().find(|s| s.name == name))
@@ -134,15 +130,11 @@ impl Module {
         count: unsafe extern "C" fn(*const sys::tsb_module, *mut usize) -> *mut sys::tsb_status,
         get: unsafe extern "C" fn(*const sys::tsb_module, usize, *mut *const c_char, *mut sys::tsb_any) -> *mut sys::tsb_status,
     ) -> Result<Vec<(String, Tensor)>> {
-        let mut n = 0usize;
-        check(unsafe { count(self.raw, &mut n) })?;
-        (0..n)
-            .map(|i| {
-                let mut name: *const c_char = std::ptr::null();
-                let v = Value::fill(|o| unsafe { get(self.raw, i, &mut name, o) })?;
-                Ok((c_str(name), Tensor::from_value(v)))
-            })
-            .collect()
+        listed(|n| unsafe { count(self.raw, n) }, |i| {
+            let mut name: *const c_char = std::ptr::null();
+            let v = Value::fill(|o| unsafe { get(self.raw, i, &mut name, o) })?;
+            Ok((c_str(name), Tensor::from_value(v)))
+        })
     }
     /// named_parameters(): the module's own tensors, by dotted name.
     pub fn parameters(&self) -> Result<Vec<(String, Tensor)>> {
@@ -153,15 +145,11 @@ impl Module {
     }
     /// named_children(): submodules sharing the parent's state.
     pub fn children(&self) -> Result<Vec<(String, Module)>> {
-        let mut n = 0usize;
-        check(unsafe { sys::tsb_module_count_children(self.raw, &mut n) })?;
-        (0..n)
-            .map(|i| {
-                let mut name: *const c_char = std::ptr::null();
-                let child = fill_module(|o| unsafe { sys::tsb_module_get_child(self.raw, i, &mut name, o) })?;
-                Ok((c_str(name), child))
-            })
-            .collect()
+        listed(|n| unsafe { sys::tsb_module_count_children(self.raw, n) }, |i| {
+            let mut name: *const c_char = std::ptr::null();
+            let child = fill_module(|o| unsafe { sys::tsb_module_get_child(self.raw, i, &mut name, o) })?;
+            Ok((c_str(name), child))
+        })
     }
     /// state_dict(): a `Dict[str, Tensor]` of the module's own tensors.
     pub fn state(&self) -> Result<Value> {
@@ -177,15 +165,11 @@ impl Module {
         check(unsafe { sys::tsb_module_set_parameter(self.raw, name.as_ptr(), tensor.value().as_raw(), is_buffer) })
     }
     pub fn attribute_names(&self) -> Result<Vec<String>> {
-        let mut n = 0usize;
-        check(unsafe { sys::tsb_module_count_attributes(self.raw, &mut n) })?;
-        (0..n)
-            .map(|i| {
-                let mut name: *const c_char = std::ptr::null();
-                check(unsafe { sys::tsb_module_get_attribute_name(self.raw, i, &mut name) })?;
-                Ok(c_str(name))
-            })
-            .collect()
+        listed(|n| unsafe { sys::tsb_module_count_attributes(self.raw, n) }, |i| {
+            let mut name: *const c_char = std::ptr::null();
+            check(unsafe { sys::tsb_module_get_attribute_name(self.raw, i, &mut name) })?;
+            Ok(c_str(name))
+        })
     }
     pub fn attribute(&self, name: &str) -> Result<Value> {
         let name = cstring(name);

@@ -3,7 +3,7 @@
 //! conversions; a tie to the first in TorchScript's order). Plugin
 //! functions (`torchsparse::relabel`) are called the same way.
 use crate::call::{empty_schema_info, with_args, with_cstr, Kwargs, Schema};
-use crate::error::{c_str, check, Result};
+use crate::error::{c_str, check, listed, Result};
 use crate::sys;
 use crate::value::Value;
 use std::os::raw::c_char;
@@ -24,15 +24,11 @@ pub fn call_with(name: &str, args: &[Value], kwargs: Kwargs) -> Result<Value> {
 pub fn overloads(name: &str) -> Result<Vec<Schema>> {
     crate::init();
     with_cstr(name, |n| {
-        let mut count = 0usize;
-        check(unsafe { sys::tsb_op_count_overloads(n, &mut count) })?;
-        (0..count)
-            .map(|i| {
-                let mut raw = empty_schema_info();
-                check(unsafe { sys::tsb_op_get_overload(n, i, &mut raw) })?;
-                Schema::from_raw(&raw)
-            })
-            .collect()
+        listed(|count| unsafe { sys::tsb_op_count_overloads(n, count) }, |i| {
+            let mut raw = empty_schema_info();
+            check(unsafe { sys::tsb_op_get_overload(n, i, &mut raw) })?;
+            Schema::from_raw(&raw)
+        })
     })
 }
 

@@ -1,6 +1,6 @@
 //! Plugins (codecs, named types, functions) and operator libraries
 //! (shared libraries registering operators with TORCH_LIBRARY).
-use crate::error::{c_str, check, Result};
+use crate::error::{c_str, check, listed, Result};
 use crate::sys;
 use crate::value::cstring;
 use std::os::raw::c_char;
@@ -32,10 +32,18 @@ fn strings(p: *const *const c_char, n: usize) -> Vec<String> {
 
 /// Loads a plugin file; returns its id (the same for a file loaded before).
 pub fn load(path: &str) -> Result<i32> {
+    load_with(path, sys::tsb_plugin_load)
+}
+
+/// A plugin or an operator library loaded by `load`: its id.
+fn load_with(
+    path: &str,
+    load: unsafe extern "C" fn(*const c_char, *mut i32) -> *mut sys::tsb_status,
+) -> Result<i32> {
     crate::init();
     let path = cstring(path);
     let mut id = -1i32;
-    check(unsafe { sys::tsb_plugin_load(path.as_ptr(), &mut id) })?;
+    check(unsafe { load(path.as_ptr(), &mut id) })?;
     Ok(id)
 }
 /// Loads every bundled plugin now (a host that must fail early).
@@ -58,52 +66,47 @@ pub fn bundled_dir() -> Result<String> {
 }
 /// The plugins loaded so far, in load order.
 pub fn loaded() -> Result<Vec<PluginInfo>> {
-    let mut n = 0usize;
-    check(unsafe { sys::tsb_plugin_count(&mut n) })?;
-    (0..n as i32)
-        .map(|id| {
-            let mut raw: sys::tsb_plugin_info = unsafe { std::mem::zeroed() };
-            raw.struct_size = std::mem::size_of::<sys::tsb_plugin_info>();
-            check(unsafe { sys::tsb_plugin_get_info(id, &mut raw) })?;
-            Ok(PluginInfo {
-                id,
-                name: c_str(raw.name),
-                version: c_str(raw.version),
-                path: c_str(raw.path),
-                kinds: strings(raw.kinds, raw.num_kinds),
-                types: strings(raw.types, raw.num_types),
-                functions: strings(raw.functions, raw.num_functions),
-            })
-        })
-        .collect()
+    all_loaded(sys::tsb_plugin_count, sys::tsb_plugin_get_info, |id, raw| PluginInfo {
+        id,
+        name: c_str(raw.name),
+        version: c_str(raw.version),
+        path: c_str(raw.path),
+        kinds: strings(raw.kinds, raw.num_kinds),
+        types: strings(raw.types, raw.num_types),
+        functions: strings(raw.functions, raw.num_functions),
+    })
+}
+
+/// Every plugin (or library) loaded so far, by id: `get` fills a zeroed
+/// info struct, `make` reads it.
+fn all_loaded<R, T>(
+    count: unsafe extern "C" fn(*mut usize) -> *mut sys::tsb_status,
+    get: unsafe extern "C" fn(i32, *mut R) -> *mut sys::tsb_status,
+    make: impl Fn(i32, &R) -> T,
+) -> Result<Vec<T>> {
+    listed(|n| unsafe { count(n) }, |i| {
+        let id = i as i32;
+        let mut raw: R = unsafe { std::mem::zeroed() };
+        // Both info structs are repr(C) and start with their struct_size.
+        unsafe { *(&mut raw as *mut R as *mut usize) = std::mem::size_of::<R>() };
+        check(unsafe { get(id, &mut raw) })?;
+        Ok(make(id, &raw))
+    })
 }
 
 /// Loads an operator library by path or known name ("torchvision").
 pub fn load_library(path_or_name: &str) -> Result<i32> {
-    crate::init();
-    let p = cstring(path_or_name);
-    let mut id = -1i32;
-    check(unsafe { sys::tsb_library_load(p.as_ptr(), &mut id) })?;
-    Ok(id)
+    load_with(path_or_name, sys::tsb_library_load)
 }
 /// Loads the libraries TSB_LIBRARY_PATH names.
 pub fn load_libraries_from_env() -> Result<()> {
     check(unsafe { sys::tsb_library_load_from_env() })
 }
 pub fn libraries() -> Result<Vec<LibraryInfo>> {
-    let mut n = 0usize;
-    check(unsafe { sys::tsb_library_count(&mut n) })?;
-    (0..n as i32)
-        .map(|id| {
-            let mut raw: sys::tsb_library_info = unsafe { std::mem::zeroed() };
-            raw.struct_size = std::mem::size_of::<sys::tsb_library_info>();
-            check(unsafe { sys::tsb_library_get_info(id, &mut raw) })?;
-            Ok(LibraryInfo {
-                id,
-                name: c_str(raw.name),
-                path: c_str(raw.path),
-                operators: strings(raw.operators, raw.num_operators),
-            })
-        })
-        .collect()
+    all_loaded(sys::tsb_library_count, sys::tsb_library_get_info, |id, raw| LibraryInfo {
+        id,
+        name: c_str(raw.name),
+        path: c_str(raw.path),
+        operators: strings(raw.operators, raw.num_operators),
+    })
 }

@@ -31,46 +31,47 @@ expect_tensor <- function(got, want) {
   expect_equal(as.array(got), as.array(want), tolerance = 1e-12)
 }
 
-expect_grads <- function(m, x, e, case) {
-  params <- m$parameters
+# Each gradient test's start: the fixture, a fresh net, x as a leaf and
+# y = net(x), before any backward.
+forward_leaf <- function() {
+  e <- autograd_fixture()
+  m <- net()
+  x <- leaf(e$x)
+  list(e = e, m = m, x = x, y = m$forward(x))
+}
+
+# The gradients of s's parameters and input against PyTorch's for `case`.
+expect_grads <- function(s, case) {
+  params <- s$m$parameters
   for (name in names(params)) {
-    expect_tensor(tsb_grad(params[[name]]), e[[paste0("grad.", name, ".", case)]])
+    expect_tensor(tsb_grad(params[[name]]), s$e[[paste0("grad.", name, ".", case)]])
   }
-  expect_tensor(tsb_grad(x), e[[paste0("grad.x.", case)]])
+  expect_tensor(tsb_grad(s$x), s$e[[paste0("grad.x.", case)]])
 }
 
 test_that("gradients through the R host equal PyTorch's (one output, its gradient)", {
-  e <- autograd_fixture()
-  m <- net()
-  x <- leaf(e$x)
-  expect_null(tsb_grad(x))
-  y <- m$forward(x)
-  expect_true(tsb_requires_grad(y))
-  expect_tensor(y, e$y)
-  tsb_backward(y, e$grad_y)
-  expect_grads(m, x, e, "output")
+  s <- forward_leaf()
+  expect_null(tsb_grad(s$x))
+  expect_true(tsb_requires_grad(s$y))
+  expect_tensor(s$y, s$e$y)
+  tsb_backward(s$y, s$e$grad_y)
+  expect_grads(s, "output")
 })
 
 test_that("backward from two outputs, one with an R array as its gradient", {
-  e <- autograd_fixture()
-  m <- net()
-  x <- leaf(e$x)
-  y <- m$forward(x)
-  z <- tsb_ops$aten$sum(tsb_ops$aten$mul(y, y))
-  tsb_backward(list(y, z), list(as.array(e$grad_y), NULL))
-  expect_grads(m, x, e, "two")
+  s <- forward_leaf()
+  z <- tsb_ops$aten$sum(tsb_ops$aten$mul(s$y, s$y))
+  tsb_backward(list(s$y, z), list(as.array(s$e$grad_y), NULL))
+  expect_grads(s, "two")
 })
 
 test_that("an SGD step from R changes the module as PyTorch's does", {
-  e <- autograd_fixture()
-  m <- net()
-  x <- leaf(e$x)
-  y <- m$forward(x)
-  y$backward(e$grad_y)
-  tsb_with_no_grad(for (p in m$parameters) tsb_ops$aten$add_(p, p$grad, alpha = -0.1))
-  expect_tensor(m$forward(e$x), e[["y.after_step"]])
-  m$zero_grad()
-  for (p in m$parameters) expect_identical(max(abs(as.vector(tsb_grad(p)))), 0)
+  s <- forward_leaf()
+  s$y$backward(s$e$grad_y)
+  tsb_with_no_grad(for (p in s$m$parameters) tsb_ops$aten$add_(p, p$grad, alpha = -0.1))
+  expect_tensor(s$m$forward(s$e$x), s$e[["y.after_step"]])
+  s$m$zero_grad()
+  for (p in s$m$parameters) expect_identical(max(abs(as.vector(tsb_grad(p)))), 0)
 })
 
 test_that("retain_graph keeps the graph; gradients accumulate; then it is freed", {

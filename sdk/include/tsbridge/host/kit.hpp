@@ -7,6 +7,8 @@
 //   KeySegmentOf for a key given as a boundary value.
 // - ConvertError: a failure with its path, grown one segment per level on
 //   the way out (At); CheckStatus turns a tsb_status into one.
+// - Listings: a module's methods, children, attributes, parameters and
+//   buffers, an operator's overloads, each a vector (tsb::Listed's loop).
 // - OwnedVec: boundary references released together, no allocation for a
 //   call's usual few arguments.
 // - NestingGuard: walks stop 512 containers deep with an error, not a
@@ -113,6 +115,59 @@ inline std::string Annotation(int32_t index) {
     return "type " + std::to_string(index);
   }
   return info.annotation ? info.annotation : "";
+}
+
+// --------------------------------------------------------------- listings
+
+// What a host shows of a module or an operator, each read by tsb::Listed
+// (one "count, then get i" loop); the host only makes its list of them.
+template <typename T>
+struct Named {
+  const char* name = nullptr;  // lives as long as the module
+  T value{};
+};
+
+inline std::vector<tsb_schema_info> Methods(const tsb_module* m) {
+  return Listed<tsb_schema_info>(
+      CheckStatus, [&](size_t* n) { return tsb_module_count_methods(m, n); },
+      [&](size_t i, tsb_schema_info* info) { return tsb_module_get_method(m, i, info); });
+}
+
+inline std::vector<tsb_schema_info> Overloads(const char* op) {
+  return Listed<tsb_schema_info>(
+      CheckStatus, [&](size_t* n) { return tsb_op_count_overloads(op, n); },
+      [&](size_t i, tsb_schema_info* info) { return tsb_op_get_overload(op, i, info); });
+}
+
+// The direct submodules, each a new module the host takes (release()).
+inline std::vector<Named<tsb::Module>> Children(const tsb_module* m) {
+  return Listed<Named<tsb::Module>>(
+      CheckStatus, [&](size_t* n) { return tsb_module_count_children(m, n); },
+      [&](size_t i, Named<tsb::Module>* child) {
+        tsb_module* owned = nullptr;
+        tsb_status* s = tsb_module_get_child(m, i, &child->name, &owned);
+        child->value = tsb::Module(owned);
+        return s;
+      });
+}
+
+inline std::vector<const char*> AttributeNames(const tsb_module* m) {
+  return Listed<const char*>(
+      CheckStatus, [&](size_t* n) { return tsb_module_count_attributes(m, n); },
+      [&](size_t i, const char** name) { return tsb_module_get_attribute_name(m, i, name); });
+}
+
+// The parameters (or buffers), dotted names, each tensor a new reference.
+inline std::vector<Named<tsb::Value>> NamedTensors(const tsb_module* m, bool buffers) {
+  return Listed<Named<tsb::Value>>(
+      CheckStatus,
+      [&](size_t* n) {
+        return buffers ? tsb_module_count_buffers(m, n) : tsb_module_count_parameters(m, n);
+      },
+      [&](size_t i, Named<tsb::Value>* t) {
+        return buffers ? tsb_module_get_buffer(m, i, &t->name, t->value.out())
+                       : tsb_module_get_parameter(m, i, &t->name, t->value.out());
+      });
 }
 
 // -------------------------------------------------------------- ownership

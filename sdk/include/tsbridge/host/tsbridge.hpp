@@ -23,6 +23,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -255,8 +256,32 @@ inline Value CallFunction(const std::string& name, Args args = {}) {
   return out;
 }
 
+// ----------------------------------------------------------------- listings
+
+// The ABI lists a module's methods, children, attributes, parameters and
+// buffers and an operator's overloads as "count, then get i": count(&n),
+// then get(i, &item) for each i, every status through check (which throws).
+// One loop for every listing; an item with a struct_size is sized first.
+template <typename T, typename = void>
+struct HasStructSize : std::false_type {};
+template <typename T>
+struct HasStructSize<T, std::void_t<decltype(T::struct_size)>> : std::true_type {};
+
+template <typename Item, typename Check, typename Count, typename Get>
+std::vector<Item> Listed(Check&& check, Count&& count, Get&& get) {
+  size_t n = 0;
+  check(count(&n));
+  std::vector<Item> items(n);
+  for (size_t i = 0; i < n; ++i) {
+    if constexpr (HasStructSize<Item>::value) items[i].struct_size = sizeof(Item);
+    check(get(i, &items[i]));
+  }
+  return items;
+}
+
 class Module {
  public:
+  Module() = default;  // no module, as a Listed item before it is filled
   explicit Module(tsb_module* module) : module_(module) {}
 
   static Module Load(const std::string& path) {
@@ -274,14 +299,12 @@ class Module {
 
   // The schemas of its methods; pointers live as long as the module.
   std::vector<tsb_schema_info> Methods() const {
-    size_t n = 0;
-    Check(tsb_module_count_methods(module_.get(), &n));
-    std::vector<tsb_schema_info> infos(n);
-    for (size_t i = 0; i < n; ++i) {
-      infos[i].struct_size = sizeof(tsb_schema_info);
-      Check(tsb_module_get_method(module_.get(), i, &infos[i]));
-    }
-    return infos;
+    return Listed<tsb_schema_info>(
+        [](tsb_status* s) { Check(s); },
+        [&](size_t* n) { return tsb_module_count_methods(module_.get(), n); },
+        [&](size_t i, tsb_schema_info* info) {
+          return tsb_module_get_method(module_.get(), i, info);
+        });
   }
 
   Value Call(const std::string& method, Args args = {}) const {
@@ -291,6 +314,9 @@ class Module {
   }
 
   tsb_module* get() const { return module_.get(); }
+  // Gives the module up to a host's own owner (an R external pointer, a
+  // Python capsule).
+  tsb_module* release() { return module_.release(); }
 
  private:
   struct Free {
