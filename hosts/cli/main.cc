@@ -131,9 +131,10 @@ Callee FunctionOrOperator(const std::string& name) {
     if (!missing) throw Failure(message);  // an operator, refused with its reason
     throw Failure("'" + name + "' is neither a plugin function nor an operator: " + message);
   }
-  callee.typed = overloads == 1;
-  if (callee.typed) {
+  if (overloads == 1) {
     Check(tsb_op_get_overload(name.c_str(), 0, &callee.schema), "cannot describe " + name);
+    // A variadic one binds nothing: the call says why it is refused.
+    callee.typed = callee.schema.not_callable == nullptr;
   }
   callee.call = [name](const tsb_call_args* args, tsb_any* out) {
     return tsb_op_call(name.c_str(), args, out);

@@ -56,7 +56,7 @@
 
 /* Version first, as DLPack does: hosts compare these with tsb_version(). */
 #define TSB_VERSION_MAJOR 1
-#define TSB_VERSION_MINOR 7
+#define TSB_VERSION_MINOR 8
 #define TSB_VERSION_PATCH 0
 #define TSB_VERSION \
   (TSB_VERSION_MAJOR * 10000 + TSB_VERSION_MINOR * 100 + TSB_VERSION_PATCH)
@@ -496,6 +496,15 @@ TSB_API tsb_status* tsb_tuple_new(const tsb_any* items, size_t n, tsb_any* out);
  * plugins/tuple. Added in 1.1. */
 TSB_API tsb_status* tsb_tuple_new_typed(int32_t tuple_type, const tsb_any* items,
                                         size_t n, tsb_any* out);
+/* New NamedTuple of n borrowed items named field_names[0..n), typed by the
+ * items' own types, for a record whose type nobody registered (a Python
+ * namedtuple, an R named tsb_tuple). qualified_name ("__torch__.Point") names
+ * the type; NULL leaves it nameless, as R torch's named tuples are. Each
+ * field name is an identifier, none twice: TSB_ERR_INVALID_ARGUMENT at
+ * "field_names[i]" otherwise. Needs plugins/tuple. Added in 1.8. */
+TSB_API tsb_status* tsb_tuple_new_named(const char* qualified_name,
+                                        const char* const* field_names,
+                                        const tsb_any* items, size_t n, tsb_any* out);
 /* New Dict[key_type, value_type] from n borrowed key/value pairs, in order;
  * a repeated key keeps its first position and its last value. A dict key
  * is one LibTorch can hash: str, int, float, complex, bool, Tensor (by
@@ -765,6 +774,11 @@ typedef struct tsb_schema_info {
   const tsb_argument_info* arguments;
   size_t num_returns;
   const tsb_argument_info* returns;
+  /* NULL, or why tsb_op_call refuses this overload though it is listed: it
+   * takes or returns a variable number of values, or LibTorch builds it
+   * from a graph node ("takes a variable number of arguments, ..."). A host
+   * binds no arguments to such a schema. Added in 1.8. */
+  const char* not_callable;
 } tsb_schema_info;
 
 static inline const tsb_argument_info* tsb_schema_get_argument(
