@@ -149,8 +149,9 @@ class OpTables {
         absl::StrCat("torch.return_types.", name.substr(sep + 2));
     for (const std::shared_ptr<torch::jit::Operator>& op : ops) {
       std::string why = WhyUncallable(*op);
-      torch::jit::Operation operation;
-      if (why.empty()) operation = op->getOperation();
+      // An uncallable one is never run: a stand-in that does nothing.
+      torch::jit::Operation operation =
+          why.empty() ? op->getOperation() : torch::jit::Operation([](torch::jit::Stack&) {});
       table->overloads.push_back({op, std::move(operation),
                                   Signature::Make(op->schema(), std::string(name), false,
                                                   tuple_name, /*describe=*/true),

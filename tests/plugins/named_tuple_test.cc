@@ -28,7 +28,7 @@ TEST_F(NamedTupleTest, NamedAndTypedByItsItems) {
             (std::vector<int32_t>{TSB_TYPE_TENSOR, TSB_TYPE_INT}));
   Value n;
   TSB_ASSERT_OK(tsb_any_get_field(&named.get(), "n", n.out()));
-  EXPECT_EQ(n.get().i, 4);
+  EXPECT_EQ(n.get().u.i, 4);
   // The same name and fields again: the same type index.
   Value again;
   TSB_ASSERT_OK(tsb_tuple_new_named("__torch__.Point", fields, items, 2, again.out()));

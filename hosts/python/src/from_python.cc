@@ -294,7 +294,8 @@ struct PythonIn {
       b.Item(i, [&](tsb_any* item) { Convert(src[i], b.element(i), item); });
     }
     RecordNames names;
-    if (!NamedTupleNames(obj, b.size(), &names)) return b.Finish(out);
+    const bool to_record = type != nullptr && type->kind == TSB_KIND_NAMEDTUPLE;
+    if (to_record || !NamedTupleNames(obj, b.size(), &names)) return b.Finish(out);
     std::vector<const char*> fields;
     for (const std::string& f : names.fields) fields.push_back(f.c_str());
     b.FinishNamed(names.nameless ? nullptr : names.qualified.c_str(), fields, out);
