@@ -75,3 +75,25 @@ def test_namedtuple_output_traces_as_pytorch_traces_it(strict):
     x, y = torch.tensor([1.0, 2.0]), torch.tensor([3.0, 3.0])
     # torch.jit.trace records a namedtuple output as a plain tuple.
     assert_same(traced(x, y), reference(x, y))
+
+
+In = collections.namedtuple("In", ["t1", "t2"])
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_namedtuple_input_keeps_its_fields_inside_the_trace(strict):
+    """R torch's "tuple inputs are correctly handled", from Python: the
+    traced function reads its input's fields by name. torch.jit.trace hands
+    its function a plain tuple (x.t1 fails there), so PyTorch's reads by
+    position; the results agree."""
+    def ours(x):
+        return Pair(tsbridge.ops.aten.mul(x.t1, 1), tsbridge.ops.aten.mul(x.t2, 1))
+
+    def theirs(x):
+        return Pair(x[0] * 1, x[1] * 1)
+
+    example = In(torch.tensor([1.0]), torch.tensor([2.0]))
+    other = In(torch.tensor([3.0]), torch.tensor([4.0]))
+    traced = tsbridge.trace(ours, [example], strict=strict)
+    reference = torch.jit.trace(theirs, (example,), strict=strict)
+    assert_same(traced(other), reference(other))

@@ -86,3 +86,24 @@ test_that("a named tsb_tuple of tensors traces in both modes, as torch.jit.trace
   expect_identical(want, "[[[6.0, 7.0], [-4.0, -3.0]], [[6.0, 7.0], [-4.0, -3.0]]]")
   expect_identical(got, rep(list(list(c(6, 7), c(-4, -3))), 2))
 })
+
+test_that("a named tsb_tuple input keeps its names inside the traced function (R torch's test)", {
+  # R torch's "tuple inputs are correctly handled": fn reads the input's
+  # fields by name; the names used to be lost, x$t1 was NULL, and the
+  # tracer refused the NULL output. torch.jit.trace hands its function a
+  # plain tuple (x.t1 fails there), so PyTorch's reads by position.
+  fn <- function(x) tsb_tuple(x = x$t1, y = x$t2)
+  x <- tsb_tuple(t1 = tsb_tensor(1), t2 = tsb_tensor(2))
+  want <- python_out(paste0(
+    "import torch, collections; In = collections.namedtuple('In', ['t1', 't2']); ",
+    "Out = collections.namedtuple('Out', ['x', 'y']); ",
+    "f = lambda x: Out(x[0] * 1, x[1] * 1); x = In(torch.tensor([1.0]), torch.tensor([2.0])); ",
+    "print([[t.tolist() for t in torch.jit.trace(f, (x,), strict=s)(In(torch.tensor([3.0]), torch.tensor([4.0])))] ",
+    "for s in (True, False)])"))
+  expect_identical(want, "[[[3.0], [4.0]], [[3.0], [4.0]]]")
+  for (strict in c(TRUE, FALSE)) {
+    traced <- tsb_trace(fn, list(x), strict = strict)
+    out <- traced$forward(tsb_tuple(t1 = tsb_tensor(3), t2 = tsb_tensor(4)))
+    expect_identical(lapply(unclass(out), as.vector), list(3, 4))  # names dropped, as PyTorch
+  }
+})
