@@ -916,7 +916,11 @@ TSB_API tsb_status* tsb_module_call(tsb_module* module, const char* method,
  * as torch.ops and the TorchScript compiler choose (docs/runtime.md).
  * Several returns come back as one Tuple, a NamedTuple
  * "torch.return_types.<name>" when the schema names them all. Overload
- * infos have process lifetime. */
+ * infos have process lifetime. From 1.8 a variadic or graph-built overload
+ * (prim::ChunkSizes) is counted and described too, its not_callable saying
+ * why tsb_op_call refuses it; it is never chosen, and a call of a name with
+ * no other overload is TSB_ERR_UNSUPPORTED with that reason (before, such a
+ * name was TSB_ERR_UNSUPPORTED already when counted). */
 TSB_API tsb_status* tsb_op_count_overloads(const char* name, size_t* out);
 TSB_API tsb_status* tsb_op_get_overload(const char* name, size_t i,
                                         tsb_schema_info* out);
