@@ -239,6 +239,16 @@ tsb_status* tsb_tuple_new_typed(int32_t tuple_type, const tsb_any* items, size_t
                     [&] { return tsb::NewTypedTuple(tuple_type, items, n, out); });
 }
 
+tsb_status* tsb_tuple_new_named(const char* qualified_name, const char* const* field_names,
+                                const tsb_any* items, size_t n, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_RETURN_IF_ERROR(CheckItems(n, items, "items"));
+    if (n > 0) TSB_RETURN_IF_ERROR(CheckArg(field_names, "field_names"));
+    return tsb::NewNamedTuple(qualified_name, field_names, items, n, out);
+  });
+}
+
 tsb_status* tsb_dict_new(int32_t key_type, int32_t value_type, const tsb_any* keys,
                          const tsb_any* values, size_t n, tsb_any* out) {
   return Guard([&]() -> absl::Status {

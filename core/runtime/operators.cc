@@ -2,6 +2,7 @@
 // (dispatcher ops from TORCH_LIBRARY and aten, and the JIT's own prim-style
 // overloads such as aten::add.int), the overload chosen by binding the
 // arguments to each schema (no try-and-catch), then run on a Stack.
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -25,7 +26,28 @@ struct Overload {
   // change it (it holds the operator handle or a plain function).
   mutable torch::jit::Operation operation;
   std::unique_ptr<Signature> signature;
+  // Why a host cannot call it (listed and described all the same); empty
+  // when it can.
+  std::string uncallable;
 };
+
+// Varargs and node-built operations (prim::TupleConstruct style) need a
+// graph node to run: why one cannot be called from a host, or "".
+std::string WhyUncallable(const torch::jit::Operator& op) {
+  const c10::FunctionSchema& schema = op.schema();
+  std::string why;
+  if (schema.is_vararg()) {
+    why = "takes a variable number of arguments, which tsb_op_call cannot bind";
+  } else if (schema.is_varret()) {
+    why = "returns a variable number of values, which tsb_op_call cannot take";
+  } else if (!op.hasOperation()) {
+    why = "has no operation of its own: LibTorch builds one from each graph node";
+  } else {
+    return why;
+  }
+  return absl::StrCat(why, "; LibTorch runs it only inside a TorchScript graph: write the "
+                           "call in TorchScript (tsb_module_compile) and call that");
+}
 
 // The overload chosen for one shape of call (the arguments' type indices
 // and keyword names), and the overloads a value could still make better:
@@ -125,24 +147,15 @@ class OpTables {
     table->registered = ops.size();
     std::string tuple_name =
         absl::StrCat("torch.return_types.", name.substr(sep + 2));
-    std::string graph_only;  // the schema of one overload left out, for the error
     for (const std::shared_ptr<torch::jit::Operator>& op : ops) {
-      // Varargs and node-built operations (prim::TupleConstruct style)
-      // need a graph node to run; they are not callable from a host.
-      const c10::FunctionSchema& schema = op->schema();
-      if (!op->hasOperation() || schema.is_vararg() || schema.is_varret()) {
-        if (graph_only.empty()) graph_only = c10::toString(schema);
-        continue;
-      }
-      table->overloads.push_back({op, op->getOperation(),
-                                  Signature::Make(schema, std::string(name), false,
-                                                  tuple_name, /*describe=*/true)});
-    }
-    if (table->overloads.empty()) {
-      return absl::UnimplementedError(absl::StrCat(
-          "cannot call ", name, " from a host: LibTorch runs it only inside a TorchScript "
-          "graph, where its arguments are known (", graph_only, "); write the call in "
-          "TorchScript (tsb_module_compile) and call that"));
+      std::string why = WhyUncallable(*op);
+      // An uncallable one is never run: a stand-in that does nothing.
+      torch::jit::Operation operation =
+          why.empty() ? op->getOperation() : torch::jit::Operation([](torch::jit::Stack&) {});
+      table->overloads.push_back({op, std::move(operation),
+                                  Signature::Make(op->schema(), std::string(name), false,
+                                                  tuple_name, /*describe=*/true),
+                                  std::move(why)});
     }
     std::lock_guard<std::mutex> lock(mutex_);
     const OpTable* published = table.get();
@@ -167,7 +180,9 @@ std::string OverloadList(const OpTable& table, const std::vector<absl::Status>& 
   std::string text;
   for (size_t i = 0; i < table.overloads.size(); ++i) {
     absl::StrAppend(&text, "\n  ", table.overloads[i].signature->text());
-    if (i < why.size() && !why[i].ok()) {
+    if (!table.overloads[i].uncallable.empty()) {
+      absl::StrAppend(&text, "  [", table.overloads[i].uncallable, "]");
+    } else if (i < why.size() && !why[i].ok()) {
       std::string path = PathOf(why[i]);
       absl::StrAppend(&text, "  [", path, path.empty() ? "" : ": ", why[i].message(), "]");
     }
@@ -197,7 +212,9 @@ absl::Status DescribeOverload(absl::string_view name, size_t i, tsb_schema_info*
                                               " has ", table->overloads.size(),
                                               " overloads"));
   }
-  table->overloads[i].signature->Describe(out);
+  const Overload& overload = table->overloads[i];
+  overload.signature->Describe(out);
+  out->not_callable = overload.uncallable.empty() ? nullptr : overload.uncallable.c_str();
   return absl::OkStatus();
 }
 
@@ -235,6 +252,7 @@ absl::Status Choose(absl::string_view name, const OpTable& table, const HostArgs
   const Overload* best = nullptr;
   std::vector<std::pair<size_t, int>> refused_by_value;  // overload, cost bound
   for (size_t i = 0; i < table.overloads.size(); ++i) {
+    if (!table.overloads[i].uncallable.empty()) continue;
     Binding binding;
     binding.explain = false;
     if (!Bind(*table.overloads[i].signature, args, &binding).ok()) {
@@ -254,11 +272,20 @@ absl::Status Choose(absl::string_view name, const OpTable& table, const HostArgs
     }
   }
   if (best == nullptr) {
+    // Not one a host can call: the first one's reason.
+    auto callable = std::find_if(table.overloads.begin(), table.overloads.end(),
+                                 [](const Overload& o) { return o.uncallable.empty(); });
+    if (callable == table.overloads.end()) {
+      const Overload& first = table.overloads.front();
+      return absl::UnimplementedError(
+          absl::StrCat(first.signature->text(), " ", first.uncallable));
+    }
     // Every overload refused: bind again, this time saying why.
     std::vector<absl::Status> rejected;
     for (const Overload& o : table.overloads) {
       Binding binding;
-      rejected.push_back(Bind(*o.signature, args, &binding));
+      if (o.uncallable.empty()) rejected.push_back(Bind(*o.signature, args, &binding));
+      else rejected.push_back(absl::OkStatus());
     }
     return TypeError(absl::StrCat("no overload of ", name, " accepts ", DescribeArgs(args),
                                   "; the overloads:", OverloadList(table, rejected)));

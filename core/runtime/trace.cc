@@ -3,12 +3,10 @@
 // the traced inputs; the graph becomes the `forward` of a fresh module.
 #include <torch/csrc/jit/frontend/tracer.h>
 
-#include <algorithm>
-
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "core/errors/status.h"
 #include "core/runtime/module.h"
+#include "core/types/type_parser.h"
 #include "core/value/convert.h"
 #include "core/runtime/runtime.h"
 #include "core/object/object.h"
@@ -48,11 +46,7 @@ torch::jit::Stack CallHost(tsb_trace_fn fn, void* user_data, torch::jit::Stack i
 absl::StatusOr<tsb_module*> Trace(tsb_trace_fn fn, void* user_data, const tsb_any* inputs,
                                   size_t num_inputs, bool strict, absl::string_view method_name) {
   // A name TorchScript code could call: an identifier.
-  const bool identifier =
-      !method_name.empty() && !absl::ascii_isdigit(method_name[0]) &&
-      std::all_of(method_name.begin(), method_name.end(),
-                  [](char c) { return absl::ascii_isalnum(c) || c == '_'; });
-  if (!identifier) {
+  if (!IsIdentifier(method_name)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "expected a method name (letters, digits and _, not starting with a digit), got \"",
         method_name, "\""));

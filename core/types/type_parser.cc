@@ -1,5 +1,6 @@
 #include "core/types/type_parser.h"
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -9,6 +10,7 @@
 #include <torch/csrc/jit/frontend/schema_type_parser.h>
 #include <torch/csrc/jit/frontend/script_type_parser.h>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -173,6 +175,12 @@ absl::StatusOr<const TypeInfo*> ParseAndIntern(absl::string_view text) {
   std::lock_guard<std::mutex> lock(cache.mutex);
   cache.types.Insert(std::string(text), info);
   return info;
+}
+
+bool IsIdentifier(absl::string_view name) {
+  return !name.empty() && !absl::ascii_isdigit(name[0]) &&
+         std::all_of(name.begin(), name.end(),
+                     [](char c) { return absl::ascii_isalnum(c) || c == '_'; });
 }
 
 std::string QualifiedName(const c10::ClassType& type) {

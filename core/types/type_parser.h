@@ -36,6 +36,10 @@ absl::StatusOr<c10::TypePtr> ParseType(absl::string_view text,
 struct TypeInfo;
 absl::StatusOr<const TypeInfo*> ParseAndIntern(absl::string_view text);
 
+// A name TorchScript source can spell: ASCII letters, digits and _, not
+// starting with a digit.
+bool IsIdentifier(absl::string_view name);
+
 // A class's qualified name ("__torch__.Counter"), as errors and the JSON
 // form print it: repr_str() would add the compilation unit's address.
 std::string QualifiedName(const c10::ClassType& type);

@@ -7,6 +7,8 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "core/types/type_parser.h"
 #include "core/types/type_registry.h"
 #include "core/value/convert.h"
 #include "core/value/nesting.h"
@@ -202,10 +204,12 @@ absl::Status NewList(int32_t element_type, const tsb_any* items, size_t n, tsb_a
   return list_type->codec->Encode(c10::IValue(std::move(list)), *list_type, out);
 }
 
-absl::Status NewTuple(const tsb_any* items, size_t n, tsb_any* out) {
-  // Typed from the items' own type indices: no type inferred from values.
-  std::vector<c10::IValue> elements;
-  absl::InlinedVector<const TypeInfo*, 8> types;
+namespace {
+
+// The n items, borrowed, and their own types: a tuple typed from its items'
+// type indices, with no type inferred from values.
+absl::Status BorrowItems(const tsb_any* items, size_t n, std::vector<c10::IValue>& elements,
+                         absl::InlinedVector<const TypeInfo*, 8>& types) {
   elements.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     BorrowedValue item;
@@ -215,8 +219,80 @@ absl::Status NewTuple(const tsb_any* items, size_t n, tsb_any* out) {
     elements.push_back(*item.value);
     types.push_back(item.type);
   }
+  return absl::OkStatus();
+}
+
+// "__torch__.Point": identifiers joined by dots.
+absl::Status CheckQualifiedName(absl::string_view name) {
+  for (absl::string_view atom : absl::StrSplit(name, '.')) {
+    if (!IsIdentifier(atom)) {
+      return WithPath(absl::InvalidArgumentError(absl::StrCat(
+                          "expected a qualified name (identifiers joined by '.'), got \"",
+                          name, "\"")),
+                      "qualified_name");
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Each field name an identifier, none twice.
+absl::StatusOr<std::vector<std::string>> FieldNamesOf(const char* const* field_names,
+                                                      size_t n) {
+  std::vector<std::string> names;
+  names.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string segment = absl::StrCat("field_names[", i, "]");
+    if (field_names[i] == nullptr) {
+      return WithPath(absl::InvalidArgumentError("expected a field name, got NULL"), segment);
+    }
+    absl::string_view name = field_names[i];
+    if (!IsIdentifier(name)) {
+      return WithPath(absl::InvalidArgumentError(absl::StrCat(
+                          "expected an identifier (letters, digits and _, not starting "
+                          "with a digit), got \"", name, "\"")),
+                      segment);
+    }
+    auto seen = std::find(names.begin(), names.end(), name);
+    if (seen != names.end()) {
+      return WithPath(absl::InvalidArgumentError(absl::StrCat(
+                          "expected a field name not used before, got \"", name,
+                          "\", already field_names[", seen - names.begin(), "]")),
+                      segment);
+    }
+    names.emplace_back(name);
+  }
+  return names;
+}
+
+}  // namespace
+
+absl::Status NewTuple(const tsb_any* items, size_t n, tsb_any* out) {
+  std::vector<c10::IValue> elements;
+  absl::InlinedVector<const TypeInfo*, 8> types;
+  TSB_RETURN_IF_ERROR(BorrowItems(items, n, elements, types));
   TSB_ASSIGN_OR_RETURN(const TypeInfo* type,
                        TypeRegistry::Global().InternOf(c10::TypeKind::TupleType, types));
+  return type->codec->Encode(
+      c10::ivalue::Tuple::createNamed(std::move(elements), type->type), *type, out);
+}
+
+absl::Status NewNamedTuple(const char* qualified_name, const char* const* field_names,
+                           const tsb_any* items, size_t n, tsb_any* out) {
+  c10::optional<c10::QualifiedName> name;
+  if (qualified_name != nullptr) {
+    TSB_RETURN_IF_ERROR(CheckQualifiedName(qualified_name));
+    name = c10::QualifiedName(qualified_name);
+  }
+  TSB_ASSIGN_OR_RETURN(std::vector<std::string> fields, FieldNamesOf(field_names, n));
+  std::vector<c10::IValue> elements;
+  absl::InlinedVector<const TypeInfo*, 8> types;
+  TSB_RETURN_IF_ERROR(BorrowItems(items, n, elements, types));
+  std::vector<c10::TypePtr> field_types;
+  field_types.reserve(n);
+  for (const TypeInfo* t : types) field_types.push_back(t->type);
+  TSB_ASSIGN_OR_RETURN(const TypeInfo* type,
+                       TypeRegistry::Global().Intern(
+                           c10::TupleType::createNamed(name, fields, field_types)));
   return type->codec->Encode(
       c10::ivalue::Tuple::createNamed(std::move(elements), type->type), *type, out);
 }

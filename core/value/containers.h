@@ -64,6 +64,10 @@ absl::Status NewList(const bool* data, size_t n, tsb_any* out);
 absl::Status NewList(int32_t element_type, const tsb_any* items, size_t n, tsb_any* out);
 // The Tuple of the items' own types.
 absl::Status NewTuple(const tsb_any* items, size_t n, tsb_any* out);
+// A NamedTuple of the items' own types, its fields named `field_names` (n of
+// them), named `qualified_name` (nullptr: nameless).
+absl::Status NewNamedTuple(const char* qualified_name, const char* const* field_names,
+                           const tsb_any* items, size_t n, tsb_any* out);
 // A Tuple or NamedTuple of type `tuple_type`.
 absl::Status NewTypedTuple(int32_t tuple_type, const tsb_any* items, size_t n, tsb_any* out);
 // Dict[key_type, value_type] of the entries keys[i]: values[i].

@@ -118,6 +118,8 @@ Callee FunctionOrOperator(const std::string& name) {
   if (tsb_status* status = tsb_function_get_schema(name.c_str(), &callee.schema)) {
     tsb_status_free(status);
   } else {
+    // A variadic operator binds nothing: the call says why it is refused.
+    callee.typed = callee.schema.not_callable == nullptr;
     callee.call = [name](const tsb_call_args* args, tsb_any* out) {
       return tsb_function_call(name.c_str(), args, out);
     };

@@ -183,6 +183,18 @@ absl::StatusOr<c10::IValue> TupleCodec::Coerce(const c10::IValue& value,
     return Mismatch(expected, value);
   }
   const c10::ivalue::Tuple& tuple = value.toTupleRef();
+  if (expected.kind == TSB_KIND_NAMEDTUPLE && tuple.type()->schema() != nullptr &&
+      !tuple.type()->name() && *tuple.type() != *expected.type) {
+    // A nameless record (a host's, tsb_tuple_new_named without a name) is
+    // the record its field names make: by name, as a host's dict is.
+    std::vector<std::string> names = FieldNames(*tuple.type());
+    std::vector<std::pair<std::string, c10::IValue>> fields;
+    fields.reserve(names.size());
+    for (size_t i = 0; i < names.size(); ++i) {
+      fields.emplace_back(std::move(names[i]), tuple.elements()[i]);
+    }
+    return FromFields(fields, expected);
+  }
   const size_t n = expected.contained.size();
   if (tuple.size() != n) {
     return TypeError(absl::StrCat("expected ", expected.annotation, " of ",

@@ -30,7 +30,8 @@ class TupleCodec final : public KindCodec {
   // "field 'name'"). Shares `value` when nothing changes; otherwise builds a
   // tuple that carries `expected` as its type, so a NamedTuple keeps its
   // name and fields. An unnamed tuple coerces to a NamedTuple (how a host
-  // builds one); a NamedTuple of another name or other fields does not.
+  // builds one), and so does a nameless NamedTuple, by its field names; a
+  // NamedTuple of another name or other fields does not.
   // From a host's untyped values (JSON): a sequence of exactly the arity
   // ("expected Tuple[int, int], got JSON array of 3 elements, which needs 2
   // elements"), and for a NamedTuple also a record with its field names, in

@@ -6,6 +6,7 @@ include(GoogleTest)
 
 add_executable(tsbridge_plugin_tests
   ${CMAKE_CURRENT_LIST_DIR}/tuple_codec_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/named_tuple_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/optional_codec_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/object_optional_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/items_fast_path_test.cc

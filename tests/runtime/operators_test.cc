@@ -2,6 +2,7 @@
 // types (aten::add, aten::max, and test operators registered with
 // TORCH_LIBRARY), keywords, defaults, named-tuple results and errors.
 #include <algorithm>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -240,13 +241,55 @@ TEST_F(OperatorTest, NameErrors) {
   info.struct_size = sizeof(info);
   Status range(tsb_op_get_overload("tsb_test::same", 2, &info));
   EXPECT_EQ(tsb_status_get_code(range.get()), TSB_ERR_OUT_OF_RANGE);
-  // Variadic and graph-built operators exist, but run only inside a graph.
-  Status variadic(tsb_op_count_overloads("prim::Print", &n));
-  EXPECT_EQ(tsb_status_get_code(variadic.get()), TSB_ERR_UNSUPPORTED);
-  EXPECT_THAT(MessageOf(variadic),
-              StartsWith("cannot call prim::Print from a host: LibTorch runs it only "
-                         "inside a TorchScript graph"));
-  EXPECT_THAT(MessageOf(variadic), HasSubstr("(prim::Print(...) -> "));
+}
+
+// Variadic and graph-built operators are listed and described like any
+// other, with why tsb_op_call refuses them; a call says the same.
+TEST_F(OperatorTest, VariadicOperatorsAreListedAndRefusedWithTheReason) {
+  for (const char* op : {"prim::ChunkSizes", "prim::Print"}) {
+    size_t n = 0;
+    TSB_ASSERT_OK(tsb_op_count_overloads(op, &n));
+    ASSERT_EQ(n, 1u) << op;
+    tsb_schema_info info{};
+    info.struct_size = sizeof(info);
+    TSB_ASSERT_OK(tsb_op_get_overload(op, 0, &info));
+    EXPECT_STREQ(info.name, op);
+    EXPECT_THAT(info.schema, StartsWith(std::string(op) + "(...) -> "));
+    EXPECT_EQ(info.num_arguments, 0u);
+    ASSERT_NE(info.not_callable, nullptr);
+    EXPECT_THAT(info.not_callable,
+                StartsWith("takes a variable number of arguments, which tsb_op_call cannot "
+                           "bind; LibTorch runs it only inside a TorchScript graph"));
+    Value a(Boundary(at::ones({4}))), out;
+    Status call(CallOp(op, {a.get(), tsb_any_int(2)}, {}, out.out()));
+    EXPECT_EQ(tsb_status_get_code(call.get()), TSB_ERR_UNSUPPORTED);
+    EXPECT_EQ(MessageOf(call), std::string(info.schema) + " " + info.not_callable);
+  }
+  // A host that predates 1.8 (a smaller struct) gets the schema alone.
+  tsb_schema_info old{};
+  old.struct_size = offsetof(tsb_schema_info, not_callable);
+  old.not_callable = "unwritten";
+  TSB_ASSERT_OK(tsb_op_get_overload("prim::ChunkSizes", 0, &old));
+  EXPECT_STREQ(old.not_callable, "unwritten");
+  // einsum has a callable overload and a variadic one: both listed, the
+  // callable one chosen, the other marked.
+  size_t n = 0;
+  TSB_ASSERT_OK(tsb_op_count_overloads("aten::einsum", &n));
+  size_t refused = 0;
+  for (size_t i = 0; i < n; ++i) {
+    tsb_schema_info info{};
+    info.struct_size = sizeof(info);
+    TSB_ASSERT_OK(tsb_op_get_overload("aten::einsum", i, &info));
+    if (info.not_callable != nullptr) ++refused;
+  }
+  EXPECT_GE(refused, 1u);
+  EXPECT_LT(refused, n);
+  Value eq(Boundary(c10::IValue(std::string("ij->ji")))),
+      m(Boundary(at::arange(6).reshape({2, 3}))), list, out;
+  tsb_any items[] = {m.get()};
+  TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_TENSOR, items, 1, list.out()));
+  TSB_ASSERT_OK(CallOp("aten::einsum", {eq.get(), list.get()}, {}, out.out()));
+  EXPECT_TRUE(FromBoundary(out.get()).toTensor().equal(at::arange(6).reshape({2, 3}).t()));
 }
 
 TEST_F(OperatorTest, OperatorErrorsNameTheOperator) {

@@ -31,6 +31,22 @@ extern "C" tsb_status* MulAdd(void* user_data, const tsb_any* inputs, size_t n,
   return s;
 }
 
+// (sum, diff) as a NamedTuple no one registered, as the R host returns
+// tsb_tuple(sum = ..., diff = ...) and Python a namedtuple.
+extern "C" tsb_status* SumDiff(void*, const tsb_any* inputs, size_t, tsb_any* output) {
+  tsb_any parts[2];
+  tsb_status* s = tsb_op_call("aten::add", ::tsb::CallArgs(inputs, 2).get(), &parts[0]);
+  if (s != nullptr) return s;
+  s = tsb_op_call("aten::sub", ::tsb::CallArgs(inputs, 2).get(), &parts[1]);
+  if (s == nullptr) {
+    const char* fields[] = {"sum", "diff"};
+    s = tsb_tuple_new_named(nullptr, fields, parts, 2, output);
+    tsb_any_release(&parts[1]);
+  }
+  tsb_any_release(&parts[0]);
+  return s;
+}
+
 extern "C" tsb_status* Fails(void*, const tsb_any*, size_t, tsb_any*) {
   return tsb_status_new(TSB_ERR_INVALID_ARGUMENT, "the host gave up");
 }
@@ -108,6 +124,29 @@ TEST_F(TraceTest, HostFailureAbandonsTheTrace) {
   int calls = 0;
   Module traced;
   TSB_ASSERT_OK(tsb_module_trace(&MulAdd, &calls, inputs, 2, traced.out()));
+}
+
+// A NamedTuple output traces in both modes as the tuple of its items, as
+// torch.jit.trace records a namedtuple (tests/python/test_named_tuples.py
+// and the R host's tests compare with it).
+TEST_F(TraceTest, NamedTupleOutputTracesAsItsTuple) {
+  Value a(Boundary(at::tensor({5.0, 5.0}))), b(Boundary(at::tensor({1.0, 2.0})));
+  tsb_any inputs[2] = {a.get(), b.get()};
+  for (bool strict : {true, false}) {
+    tsb_trace_options options{};
+    options.struct_size = sizeof options;
+    options.strict = strict;
+    Module traced;
+    TSB_ASSERT_OK(tsb_module_trace_with(&SumDiff, nullptr, inputs, 2, &options, traced.out()));
+    Value out;
+    TSB_ASSERT_OK(CallModule(traced.m, "forward", {b.get(), a.get()}, {}, out.out()));
+    c10::IValue result = FromBoundary(out.get());
+    ASSERT_TRUE(result.isTuple()) << strict;
+    const auto& items = result.toTupleRef().elements();
+    ASSERT_EQ(items.size(), 2u);
+    EXPECT_TRUE(items[0].toTensor().equal(at::tensor({6.0, 7.0})));
+    EXPECT_TRUE(items[1].toTensor().equal(at::tensor({-4.0, -3.0})));
+  }
 }
 
 TEST_F(TraceTest, TheCallerNamesTheMethod) {

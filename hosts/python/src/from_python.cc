@@ -7,6 +7,7 @@
 // converts it to the expected type and reports a mismatch with its path.
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "host.h"
 
@@ -96,6 +97,59 @@ int32_t BulkCandidate(PyObject* const* src, size_t n) {
   if (PyFloat_CheckExact(src[0])) return TSB_TYPE_FLOAT;
   if (PyBool_Check(src[0])) return TSB_TYPE_BOOL;
   return TSB_TYPE_ANY;
+}
+
+// The field names of a namedtuple (collections.namedtuple, a
+// typing.NamedTuple) and the qualified name TorchScript gives its class
+// ("__torch__.Point", torch.jit's rule); one of our NamedTuple classes
+// keeps its type's name (none for a nameless one).
+struct RecordNames {
+  std::string qualified;
+  bool nameless = false;
+  std::vector<std::string> fields;
+};
+
+std::string StrAttr(PyObject* obj, const char* attr) {
+  Ref value(PyObject_GetAttrString(obj, attr));
+  const char* text = value.p != nullptr && PyUnicode_Check(value.p)
+                         ? PyUnicode_AsUTF8(value.p) : nullptr;
+  if (text == nullptr) {
+    PyErr_Clear();
+    return "";
+  }
+  return text;
+}
+
+bool NamedTupleNames(PyObject* obj, size_t n, RecordNames* out) {
+  if (PyTuple_CheckExact(obj) || !PyTuple_Check(obj)) return false;
+  PyObject* cls = reinterpret_cast<PyObject*>(Py_TYPE(obj));
+  Ref fields(PyObject_GetAttrString(cls, "_fields"));
+  if (fields.p == nullptr || !PyTuple_Check(fields.p) ||
+      static_cast<size_t>(PyTuple_GET_SIZE(fields.p)) != n) {
+    PyErr_Clear();
+    return false;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const char* field = PyUnicode_Check(PyTuple_GET_ITEM(fields.p, i))
+                            ? PyUnicode_AsUTF8(PyTuple_GET_ITEM(fields.p, i)) : nullptr;
+    if (field == nullptr) {
+      PyErr_Clear();
+      return false;
+    }
+    out->fields.emplace_back(field);
+  }
+  Ref index(PyObject_GetAttrString(cls, "_tsb_type_index"));
+  if (index.p != nullptr) {
+    out->qualified = Type(static_cast<int32_t>(PyLong_AsLong(index.p))).name;
+    out->nameless = out->qualified.empty();
+    return true;
+  }
+  PyErr_Clear();
+  const std::string module = StrAttr(cls, "__module__");
+  out->qualified = module.empty() || module == "__main__" ? "__torch__."
+                                                          : "__torch__." + module + ".";
+  out->qualified += StrAttr(cls, "__name__");
+  return true;
 }
 
 // A list, tuple or other sequence with its items, for the builders.
@@ -244,7 +298,12 @@ struct PythonIn {
     for (size_t i = 0; i < b.size(); ++i) {
       b.Item(i, [&](tsb_any* item) { Convert(src[i], b.element(i), item); });
     }
-    b.Finish(out);
+    RecordNames names;
+    const bool to_record = type != nullptr && type->kind == TSB_KIND_NAMEDTUPLE;
+    if (to_record || !NamedTupleNames(obj, b.size(), &names)) return b.Finish(out);
+    std::vector<const char*> fields;
+    for (const std::string& f : names.fields) fields.push_back(f.c_str());
+    b.FinishNamed(names.nameless ? nullptr : names.qualified.c_str(), fields, out);
   }
 
   void BuildDict(PyObject* obj, int32_t key_type, int32_t value_type, tsb_any* out) {

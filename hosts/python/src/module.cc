@@ -32,10 +32,11 @@ PyObject* ArgumentList(const tsb_argument_info* args, size_t n) {
 }
 
 PyObject* SchemaDict(const tsb_schema_info& s) {
-  return Check(Py_BuildValue("{s:N,s:N,s:N,s:N,s:N}", "name", Text(s.name), "overload_name",
+  return Check(Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:z}", "name", Text(s.name), "overload_name",
                              Text(s.overload_name), "schema", Text(s.schema), "arguments",
                              ArgumentList(s.arguments, s.num_arguments), "returns",
-                             ArgumentList(s.returns, s.num_returns)));
+                             ArgumentList(s.returns, s.num_returns), "not_callable",
+                             s.not_callable));
 }
 
 // The parameters a caller converts by, read once from a schema.

@@ -97,7 +97,11 @@ void TypeEntry::Complete() {
   const bool object = kind == TSB_KIND_OBJECT || kind == TSB_KIND_CUSTOM_CLASS;
   if (kind != TSB_KIND_NAMEDTUPLE && !object) return;
   const std::string& qualified = QualifiedName();
-  Ref name(Str(qualified)), short_name(Str(ShortName(qualified))), field_list(FieldList(*this));
+  // A nameless NamedTuple (R torch's, tsb_tuple_new_named without a name)
+  // is printed by its annotation, which is no class name.
+  const bool nameless = name.empty() && kind == TSB_KIND_NAMEDTUPLE;
+  Ref name(Str(qualified)), short_name(Str(nameless ? "NamedTuple" : ShortName(qualified))),
+      field_list(FieldList(*this));
   cls = object ? PyObject_CallFunction(g_make_object_class, "iOOiO", index, name.p, short_name.p,
                                        static_cast<int>(kind), field_list.p)
                : PyObject_CallFunction(g_make_namedtuple, "iOOO", index, name.p, short_name.p,

@@ -296,8 +296,12 @@ def _operator(qualified):
     except NotFoundError:
         overloads = None
     if overloads:
-        doc = "\n".join(o["schema"] for o in overloads)
-        sig = _signature(overloads[0]) if len(overloads) == 1 else None
+        # A variadic or graph-built overload is listed with why a call is
+        # refused; it has no signature to bind to.
+        doc = "\n".join(o["schema"] + (f"  [{o['not_callable']}]" if o["not_callable"] else "")
+                        for o in overloads)
+        one = len(overloads) == 1 and not overloads[0]["not_callable"]
+        sig = _signature(overloads[0]) if one else None
         return _callable(_native.op_caller(qualified, False), qualified.split("::")[1],
                          qualified, doc, sig)
     try:

@@ -6,12 +6,16 @@
   schemas <- .Call(tsbr_op_overloads, qualified)
   if (is.null(schemas)) stop("no operator or plugin function named ", qualified, call. = FALSE)
   caller <- .Call(tsbr_op_caller, qualified)
-  if (length(schemas) == 1L) {
+  if (length(schemas) == 1L && is.null(schemas[[1]]$not_callable)) {
     f <- .callable(caller, schemas[[1]])
   } else {
+    # Several overloads, or a variadic one (listed with why tsb_op_call
+    # refuses it, which a call says too).
     f <- eval(bquote(function(...) .Call(tsbr_call_list, .(caller), list(...))))
     environment(f) <- asNamespace("tsbridge")
-    attr(f, "tsb_schema") <- vapply(schemas, function(s) s$schema, "")
+    attr(f, "tsb_schema") <- vapply(schemas, function(s) {
+      if (is.null(s$not_callable)) s$schema else paste0(s$schema, "  [", s$not_callable, "]")
+    }, "")
   }
   f
 }

@@ -496,9 +496,10 @@ SEXP Arguments(const tsb_schema_info& info, bool returns) {
 }  // namespace
 
 SEXP SchemaToR(const tsb_schema_info& s) {
-  NamedList out({"name", "overload_name", "schema", "arguments", "returns"});
+  NamedList out({"name", "overload_name", "schema", "arguments", "returns", "not_callable"});
   out.Set(0, Text(s.name)).Set(1, Text(s.overload_name)).Set(2, Text(s.schema));
   out.Set(3, Arguments(s, false)).Set(4, Arguments(s, true));
+  out.Set(5, s.not_callable ? Text(s.not_callable) : R_NilValue);
   return out;
 }
 

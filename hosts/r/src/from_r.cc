@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "host.h"
 
@@ -404,17 +405,28 @@ class RBuild {
   }
 
   // A list as the tuple type `type` (nullptr: by its items). A NamedTuple
-  // takes its fields by name when the list is named.
+  // takes its fields by name when the list is named; otherwise a list that
+  // names every item is a nameless NamedTuple, as R torch makes of a named
+  // jit_tuple (under Any, and under a plain Tuple, which it stands for).
   void TupleFromR(SEXP x, const Entry* type, tsb_any* out) {
     tsb::kit::TupleBuilder<Entry> b(type, Len(x));
     SEXP names = Rf_getAttrib(x, R_NamesSymbol);
-    if (b.typed() && type->kind == TSB_KIND_TUPLE) WarnDroppedNames(names, *type);
+    const bool to_record = b.typed() && type->kind == TSB_KIND_NAMEDTUPLE;
+    const bool named = !to_record && b.size() > 0 && HasNames(x);
+    if (b.typed() && type->kind == TSB_KIND_TUPLE && !named) WarnDroppedNames(names, *type);
     for (size_t i = 0; i < b.size(); ++i) {
       R_xlen_t at = static_cast<R_xlen_t>(i);
       if (b.field(i) != nullptr && names != R_NilValue) at = FieldAt(names, b.field(i), *type);
       b.Item(i, [&](tsb_any* item) { ItemAt(x, at, b.element(i), item); });
     }
-    b.Finish(out);
+    if (!named) return b.Finish(out);
+    std::vector<std::string> held(b.size());
+    std::vector<const char*> fields(b.size());
+    for (size_t i = 0; i < b.size(); ++i) {
+      held[i] = NameAt(names, static_cast<R_xlen_t>(i));
+      fields[i] = held[i].c_str();
+    }
+    b.FinishNamed(nullptr, fields, out);
   }
 
   // A named list as Dict[str, V]; a tsb_dict object as any Dict.

@@ -33,7 +33,8 @@ SEXP ClassVector(const TypeEntry& t) {
   const std::string& name = t.QualifiedName();
   switch (t.kind) {
     case TSB_KIND_TUPLE: return Preserve(cpp11::writable::strings({"tsb_tuple"}));
-    case TSB_KIND_NAMEDTUPLE:
+    case TSB_KIND_NAMEDTUPLE:  // a nameless one (R torch's) is a named tsb_tuple
+      if (t.name.empty()) return Preserve(cpp11::writable::strings({"tsb_tuple"}));
       return Preserve(cpp11::writable::strings({name, "tsb_namedtuple"}));
     case TSB_KIND_ENUM: return Preserve(cpp11::writable::strings({name, "tsb_enum"}));
     case TSB_KIND_DICT: return Preserve(cpp11::writable::strings({"tsb_dict"}));

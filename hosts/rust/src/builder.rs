@@ -120,9 +120,10 @@ fn build_list(items: &[Data]) -> Result<Value> {
 }
 
 /// A NamedTuple whose type the library knows by name (a registered one such
-/// as tsbridge.tensor_pair) is built typed; another is a `Dict[str, Any]`
-/// of its fields, which every call converts to the NamedTuple by field
-/// name (build it typed with `Module::parse_type` and `Value::coerce`).
+/// as tsbridge.tensor_pair) is built typed; another is a nameless
+/// NamedTuple of its fields (ABI 1.8), which stays one under `Any` and which
+/// every call converts to the NamedTuple by field name (build it typed with
+/// `Module::parse_type` and `Value::coerce`).
 fn build_named_tuple(type_name: &str, fields: &[(String, Data)]) -> Result<Value> {
     let values = build_all(fields.iter().map(|f| &f.1), |i| format!("field '{}'", fields[i].0))?;
     if let Ok(ty) = Type::parse(type_name) {
@@ -132,6 +133,9 @@ fn build_named_tuple(type_name: &str, fields: &[(String, Data)]) -> Result<Value
             });
         }
     }
-    let keys = fields.iter().map(|f| Value::str(&f.0)).collect::<Result<Vec<_>>>()?;
-    build_dict(sys::TSB_TYPE_STR, &keys, &values)
+    let names = fields.iter().map(|f| crate::value::cstring(&f.0)).collect::<Vec<_>>();
+    let name_ptrs = names.iter().map(|n| n.as_ptr()).collect::<Vec<_>>();
+    Value::fill(|o| unsafe {
+        sys::tsb_tuple_new_named(std::ptr::null(), name_ptrs.as_ptr(), values.as_ptr() as *const sys::tsb_any, values.len(), o)
+    })
 }

@@ -75,6 +75,9 @@ pub struct Schema {
     /// For a method, without self.
     pub arguments: Vec<Argument>,
     pub returns: Vec<Argument>,
+    /// Why `ops::call` refuses this overload though it is listed (it takes
+    /// a variable number of arguments, say); None when it can be called.
+    pub not_callable: Option<String>,
 }
 
 pub(crate) fn empty_schema_info() -> sys::tsb_schema_info {
@@ -108,6 +111,7 @@ impl Schema {
             schema: c_str(raw.schema),
             arguments: read_arguments(raw.arguments, raw.num_arguments),
             returns: read_arguments(raw.returns, raw.num_returns),
+            not_callable: if raw.not_callable.is_null() { None } else { Some(c_str(raw.not_callable)) },
         })
     }
 }

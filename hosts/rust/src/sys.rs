@@ -27,7 +27,7 @@ pub const TSB_ERR_ALREADY_EXISTS: tsb_code = 8;
 pub const TSB_ERR_INTERNAL: tsb_code = 9;
 
 pub const TSB_VERSION_MAJOR: i32 = 1;
-pub const TSB_VERSION_MINOR: i32 = 7;
+pub const TSB_VERSION_MINOR: i32 = 8;
 pub const TSB_MAX_DEPTH: usize = 512;
 
 pub const TSB_KIND_INVALID: tsb_kind = 0;
@@ -201,6 +201,7 @@ pub struct tsb_schema_info {
     pub arguments: *const tsb_argument_info,
     pub num_returns: usize,
     pub returns: *const tsb_argument_info,
+    pub not_callable: *const c_char,
 }
 
 #[repr(C)]
@@ -328,6 +329,7 @@ extern "C" {
     pub fn tsb_list_new_bool(data: *const bool, n: usize, out: *mut tsb_any) -> *mut tsb_status;
     pub fn tsb_tuple_new(items: *const tsb_any, n: usize, out: *mut tsb_any) -> *mut tsb_status;
     pub fn tsb_tuple_new_typed(tuple_type: i32, items: *const tsb_any, n: usize, out: *mut tsb_any) -> *mut tsb_status;
+    pub fn tsb_tuple_new_named(qualified_name: *const c_char, field_names: *const *const c_char, items: *const tsb_any, n: usize, out: *mut tsb_any) -> *mut tsb_status;
     pub fn tsb_dict_new(key_type: i32, value_type: i32, keys: *const tsb_any, values: *const tsb_any, n: usize, out: *mut tsb_any) -> *mut tsb_status;
     pub fn tsb_any_coerce(value: *const tsb_any, expected: i32, out: *mut tsb_any) -> *mut tsb_status;
 

@@ -210,3 +210,19 @@ fn values_are_released() {
     // Other tests run in parallel threads: allow their handles, not ours.
     assert!(tsbridge::handle_count().unwrap() < before + 50);
 }
+
+#[test]
+fn unregistered_named_tuple_stays_one() {
+    // No library type of that name: a nameless NamedTuple of its fields
+    // (ABI 1.8), which every call converts to a NamedTuple by field name.
+    let p = Data::NamedTuple { type_name: "no_such.Record".into(), fields: vec![("a".into(), 1i64.into()), ("b".into(), 2.5.into())] };
+    match Value::new(p).unwrap().to_data().unwrap() {
+        Data::NamedTuple { type_name, fields } => {
+            assert_eq!(type_name, "");
+            assert_eq!(fields.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(), vec!["a", "b"]);
+            assert!(matches!(fields[0].1, Data::Int(1)), "{:?}", fields[0].1);
+            assert!(matches!(fields[1].1, Data::Float(x) if x == 2.5), "{:?}", fields[1].1);
+        }
+        other => panic!("expected a NamedTuple, got {:?}", other),
+    }
+}

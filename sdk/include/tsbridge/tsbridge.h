@@ -56,7 +56,7 @@
 
 /* Version first, as DLPack does: hosts compare these with tsb_version(). */
 #define TSB_VERSION_MAJOR 1
-#define TSB_VERSION_MINOR 7
+#define TSB_VERSION_MINOR 8
 #define TSB_VERSION_PATCH 0
 #define TSB_VERSION \
   (TSB_VERSION_MAJOR * 10000 + TSB_VERSION_MINOR * 100 + TSB_VERSION_PATCH)
@@ -496,6 +496,15 @@ TSB_API tsb_status* tsb_tuple_new(const tsb_any* items, size_t n, tsb_any* out);
  * plugins/tuple. Added in 1.1. */
 TSB_API tsb_status* tsb_tuple_new_typed(int32_t tuple_type, const tsb_any* items,
                                         size_t n, tsb_any* out);
+/* New NamedTuple of n borrowed items named field_names[0..n), typed by the
+ * items' own types, for a record whose type nobody registered (a Python
+ * namedtuple, an R named tsb_tuple). qualified_name ("__torch__.Point") names
+ * the type; NULL leaves it nameless, as R torch's named tuples are. Each
+ * field name is an identifier, none twice: TSB_ERR_INVALID_ARGUMENT at
+ * "field_names[i]" otherwise. Needs plugins/tuple. Added in 1.8. */
+TSB_API tsb_status* tsb_tuple_new_named(const char* qualified_name,
+                                        const char* const* field_names,
+                                        const tsb_any* items, size_t n, tsb_any* out);
 /* New Dict[key_type, value_type] from n borrowed key/value pairs, in order;
  * a repeated key keeps its first position and its last value. A dict key
  * is one LibTorch can hash: str, int, float, complex, bool, Tensor (by
@@ -765,6 +774,11 @@ typedef struct tsb_schema_info {
   const tsb_argument_info* arguments;
   size_t num_returns;
   const tsb_argument_info* returns;
+  /* NULL, or why tsb_op_call refuses this overload though it is listed: it
+   * takes or returns a variable number of values, or LibTorch builds it
+   * from a graph node ("takes a variable number of arguments, ..."). A host
+   * binds no arguments to such a schema. Added in 1.8. */
+  const char* not_callable;
 } tsb_schema_info;
 
 static inline const tsb_argument_info* tsb_schema_get_argument(
@@ -902,7 +916,11 @@ TSB_API tsb_status* tsb_module_call(tsb_module* module, const char* method,
  * as torch.ops and the TorchScript compiler choose (docs/runtime.md).
  * Several returns come back as one Tuple, a NamedTuple
  * "torch.return_types.<name>" when the schema names them all. Overload
- * infos have process lifetime. */
+ * infos have process lifetime. From 1.8 a variadic or graph-built overload
+ * (prim::ChunkSizes) is counted and described too, its not_callable saying
+ * why tsb_op_call refuses it; it is never chosen, and a call of a name with
+ * no other overload is TSB_ERR_UNSUPPORTED with that reason (before, such a
+ * name was TSB_ERR_UNSUPPORTED already when counted). */
 TSB_API tsb_status* tsb_op_count_overloads(const char* name, size_t* out);
 TSB_API tsb_status* tsb_op_get_overload(const char* name, size_t i,
                                         tsb_schema_info* out);

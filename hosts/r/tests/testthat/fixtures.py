@@ -77,6 +77,10 @@ class RKinds(torch.nn.Module):
         return t[0] + 1, t[1]
 
     @torch.jit.export
+    def tup_as_any(self, t: Tuple[int, str]) -> Any:
+        return t
+
+    @torch.jit.export
     def pairs(self, n: int) -> List[Tuple[int, int]]:
         return [(i, i * i) for i in range(n)]
 

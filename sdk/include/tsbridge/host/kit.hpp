@@ -791,6 +791,24 @@ class TupleBuilder {
       CheckStatus(tsb_tuple_new(items_.data(), items_.size(), out));
     }
   }
+  // The same for a host record that names its items (a Python namedtuple,
+  // an R named tsb_tuple; `fields` holds one name per item): untyped or as
+  // a plain Tuple, a NamedTuple of the items' own types named
+  // `qualified_name` (nullptr: nameless), since a NamedTuple stands where a
+  // Tuple is expected; as a NamedTuple type, what that type says.
+  void FinishNamed(const char* qualified_name, const std::vector<const char*>& fields,
+                   tsb_any* out) {
+    if (type_ != nullptr && (type_->kind != TSB_KIND_TUPLE || !typed())) return Finish(out);
+    if (type_ == nullptr) {
+      CheckStatus(tsb_tuple_new_named(qualified_name, fields.data(), items_.data(),
+                                      items_.size(), out));
+      return;
+    }
+    tsb::Value named;
+    CheckStatus(tsb_tuple_new_named(qualified_name, fields.data(), items_.data(),
+                                    items_.size(), named.out()));
+    CheckStatus(tsb_any_coerce(&named.get(), type_->index, out));
+  }
 
  private:
   const Entry* type_;
