@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -120,6 +121,40 @@ TEST(CallPlanTest, AFailureGetsItsArgumentsPathOnlyThen) {
   } catch (const tsb::kit::ConvertError& e) {
     EXPECT_EQ(e.Message(), "aten::max_pool2d(): argument 'stride': expected int, got str \"x\"");
   }
+}
+
+TEST(CallPlanTest, WhereThePlanGuessedAValueItCannotBuildIsLeftToTheCore) {
+  // alpha is a Scalar in every overload of aten::add, but the core says
+  // which overload takes what: a value the host refuses as a Scalar is
+  // built again by its own type.
+  std::vector<int32_t> asked;
+  auto refuse_typed = [&](const PlannedArgument& a) {
+    asked.push_back(a.type);
+    if (a.type != TSB_TYPE_ANY) tsb::kit::Fail(TSB_ERR_TYPE, "expected Scalar, got str");
+  };
+  CallPlan::ForOperator("aten::add").BuildKeyword("alpha", refuse_typed);
+  EXPECT_EQ(asked, (std::vector<int32_t>{TSB_TYPE_NUMBER, TSB_TYPE_ANY}));
+  // So is a lone scalar taken as int[2]'s element.
+  asked.clear();
+  CallPlan pool = CallPlan::ForOperator("aten::max_pool2d");
+  pool.BuildKeyword("stride", [&](const PlannedArgument& a) {
+    refuse_typed(a);
+    EXPECT_EQ(a.TypeFor(true), asked.size() == 1 ? TSB_TYPE_INT : TSB_TYPE_ANY);
+  });
+  EXPECT_EQ(asked.size(), 2u);
+  // One schema's own type is no guess: the host's refusal stands.
+  asked.clear();
+  EXPECT_THROW(pool.BuildKeyword("ceil_mode", refuse_typed), tsb::kit::ConvertError);
+  EXPECT_EQ(asked, std::vector<int32_t>{TSB_TYPE_BOOL});
+  // Only a type mismatch is retried.
+  asked.clear();
+  EXPECT_THROW(pool.BuildKeyword("stride",
+                                 [&](const PlannedArgument& a) {
+                                   asked.push_back(a.type);
+                                   tsb::kit::Fail(TSB_ERR_INVALID_ARGUMENT, "too deep");
+                                 }),
+               tsb::kit::ConvertError);
+  EXPECT_EQ(asked.size(), 1u);
 }
 
 TEST(CallPlanTest, WithoutASchemaEveryArgumentIsUntyped) {

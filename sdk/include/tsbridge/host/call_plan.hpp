@@ -179,14 +179,18 @@ class CallPlan {
 
   // build(const PlannedArgument&) builds positional argument i (or the
   // keyword argument `name`); a ConvertError out of it gets the argument's
-  // path in front, made only then.
+  // path in front, made only then. Where the plan only guessed (overloads
+  // that agree here may not be the one that fits; a lone scalar taken as
+  // int[2]'s element), a value the host cannot build so is built again
+  // untyped, and the core says why no overload takes it: the message every
+  // host gives for that call.
   template <typename BuildArgument>
   void BuildPositional(size_t i, BuildArgument&& build) const {
-    At([&] { return PositionalPath(i); }, [&] { build(Positional(i)); });
+    At([&] { return PositionalPath(i); }, [&] { BuildOrDefer(Positional(i), build); });
   }
   template <typename BuildArgument>
   void BuildKeyword(std::string_view name, BuildArgument&& build) const {
-    At([&] { return KeywordPath(name); }, [&] { build(Keyword(name)); });
+    At([&] { return KeywordPath(name); }, [&] { BuildOrDefer(Keyword(name), build); });
   }
 
  private:
@@ -195,6 +199,19 @@ class CallPlan {
     return untyped;
   }
   std::string Prefix() const { return callee_ + "(): "; }
+
+  template <typename BuildArgument>
+  void BuildOrDefer(const PlannedArgument& a, BuildArgument& build) const {
+    const bool guessed = a.type != TSB_TYPE_ANY && (num_schemas_ > 1 ||
+                                                    a.scalar_type != TSB_TYPE_INVALID);
+    if (!guessed) return build(a);
+    try {
+      build(a);
+    } catch (const ConvertError& e) {
+      if (e.code != TSB_ERR_TYPE) throw;
+      build(Untyped());
+    }
+  }
 
   // Merges one schema's arguments into the plan: by position (its
   // positional ones) and by name (all of them).
