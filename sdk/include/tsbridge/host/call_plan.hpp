@@ -173,7 +173,7 @@ class CallPlan {
   // overloads name differently; made only for an error.
   std::string PositionalPath(size_t i) const {
     const PlannedArgument& a = Positional(i);
-    return Prefix() + (a.name.empty() ? "argument " + std::to_string(i) : ArgumentSegment(a.name));
+    return Prefix() + (a.name.empty() ? PositionSegment(i) : ArgumentSegment(a.name));
   }
   std::string KeywordPath(std::string_view name) const { return Prefix() + ArgumentSegment(name); }
 
