@@ -226,44 +226,29 @@ Json ParseJson(const std::string& text, const std::string& what) {
   }
 }
 
-Value ReadValue(const Json& json, int32_t type, const std::string& context) {
-  JsonHost host;
-  Value value;
-  try {
-    host.Read(json, type, value.out());
-  } catch (const kit::ConvertError& e) {
-    throw Failure(e.Message(context));
-  }
-  return value;
-}
-
-Args ReadArguments(const tsb_schema_info* schema, const std::string& callee,
-                            const Json& args, const Json& kwargs) {
+Args ReadArguments(const kit::CallPlan& plan, const Json& args, const Json& kwargs) {
   if (!args.is_array()) throw Failure("--args must be a JSON array", 2);
   if (!kwargs.is_object()) throw Failure("--kwargs must be a JSON object", 2);
-  if (schema != nullptr && args.size() > schema->num_arguments) {
-    throw Failure(callee + "() takes " + std::to_string(schema->num_arguments) +
-                      " arguments, --args gives " + std::to_string(args.size()), 2);
-  }
+  // Each argument read by the type its plan gives: type-directed JSON (a
+  // lone number where a schema says int[2] is read as an int).
+  auto read = [](const Json& json, const kit::PlannedArgument& a) {
+    JsonHost host;
+    Value value;
+    host.Read(json, a.TypeFor(json.is_number() || json.is_boolean()), value.out());
+    return value;
+  };
   Args call;
-  // Each argument is parsed by its own schema type: type-directed JSON.
-  for (size_t i = 0; i < args.size(); ++i) {
-    int32_t type = TSB_TYPE_ANY;
-    std::string name = std::to_string(i);
-    if (schema != nullptr) {
-      const tsb_argument_info* arg = tsb_schema_get_argument(schema, i);
-      type = arg->type_index == TSB_TYPE_INVALID ? TSB_TYPE_ANY : arg->type_index;
-      name = arg->name;
+  try {
+    for (size_t i = 0; i < args.size(); ++i) {
+      plan.BuildPositional(i, [&](const kit::PlannedArgument& a) { call.Add(read(args[i], a)); });
     }
-    call.Add(ReadValue(args[i], type, callee + "(): argument '" + name + "'"));
-  }
-  for (const auto& [name, json] : kwargs.items()) {
-    int32_t type = TSB_TYPE_ANY;
-    for (size_t i = 0; schema != nullptr && i < schema->num_arguments; ++i) {
-      const tsb_argument_info* arg = tsb_schema_get_argument(schema, i);
-      if (name == arg->name && arg->type_index != TSB_TYPE_INVALID) type = arg->type_index;
+    for (const auto& [name, json] : kwargs.items()) {
+      plan.BuildKeyword(name, [&, &name = name, &json = json](const kit::PlannedArgument& a) {
+        call.Kw(name, read(json, a));
+      });
     }
-    call.Kw(name, ReadValue(json, type, callee + "(): argument '" + name + "'"));
+  } catch (const kit::ConvertError& e) {
+    throw Failure(e.Message());
   }
   return call;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hosts/cli/host.h"
+#include "tsbridge/host/call_plan.hpp"
 
 namespace tsb::cli {
 
@@ -24,16 +25,11 @@ std::string ReadOptionText(const std::string& value, const std::string& option);
 // Parses JSON text; a usage error (exit 2) naming `what` if it is not JSON.
 Json ParseJson(const std::string& text, const std::string& what);
 
-// A value of type `type` read from `json`, file forms included. `context`
-// prefixes errors ("forward(): argument 'x'").
-Value ReadValue(const Json& json, int32_t type, const std::string& context);
-
-// Reads `args` (a JSON array) and `kwargs` (a JSON object) for a callee
-// named `callee`: each by its schema's type when `schema` is given (NULL:
-// an operator with several overloads, whose arguments are read as Any and
-// the overload chosen by tsbridge).
-Args ReadArguments(const tsb_schema_info* schema, const std::string& callee,
-                            const Json& args, const Json& kwargs);
+// Reads `args` (a JSON array) and `kwargs` (a JSON object) for a callee,
+// each by the type its call plan gives (tsbridge/host/call_plan.hpp; Any
+// where an operator's overloads disagree, and tsbridge chooses the
+// overload); a failure names the argument in the one path syntax.
+Args ReadArguments(const kit::CallPlan& plan, const Json& args, const Json& kwargs);
 
 }  // namespace tsb::cli
 

@@ -18,8 +18,9 @@
 // prints large tensors as dtype, shape, min/max/mean; --jsonl reads one call
 // per line from standard input (docs/cli.md).
 //
-// Arguments are parsed by the types of the callee's schema (a JSON number
-// becomes an int or a float as the schema says). Errors go to stderr with a
+// Arguments are parsed by the types of the callee's call plan (a JSON number
+// becomes an int or a float as the schema says; where an operator's
+// overloads disagree, by its own form). Errors go to stderr with a
 // non-zero exit code: 1 for a failure, 2 for a usage error.
 #include <CLI/CLI.hpp>
 
@@ -104,22 +105,22 @@ int Inspect(const std::string& path) {
   return 0;
 }
 
-// What is called: a module method, a plugin function or an operator.
+// What is called: a module method, a plugin function or an operator, and
+// how its arguments are typed (its schemas' call plan).
 struct Callee {
   std::string name;
-  tsb_schema_info schema = EmptySchema();
-  bool typed = true;  // false: an operator with several overloads
+  kit::CallPlan plan;
   std::function<tsb_status*(const tsb_call_args*, tsb_any*)> call;
 };
 
 Callee FunctionOrOperator(const std::string& name) {
   Callee callee;
   callee.name = name;
-  if (tsb_status* status = tsb_function_get_schema(name.c_str(), &callee.schema)) {
+  tsb_schema_info schema = EmptySchema();
+  if (tsb_status* status = tsb_function_get_schema(name.c_str(), &schema)) {
     tsb_status_free(status);
   } else {
-    // A variadic operator binds nothing: the call says why it is refused.
-    callee.typed = callee.schema.not_callable == nullptr;
+    callee.plan = kit::CallPlan(&schema, 1);
     callee.call = [name](const tsb_call_args* args, tsb_any* out) {
       return tsb_function_call(name.c_str(), args, out);
     };
@@ -133,9 +134,10 @@ Callee FunctionOrOperator(const std::string& name) {
     if (!missing) throw Failure(message);  // an operator, refused with its reason
     throw Failure("'" + name + "' is neither a plugin function nor an operator: " + message);
   }
-  callee.typed = overloads == 1;
-  if (callee.typed) {
-    Check(tsb_op_get_overload(name.c_str(), 0, &callee.schema), "cannot describe " + name);
+  try {
+    callee.plan = kit::CallPlan::ForOperator(name.c_str());
+  } catch (const kit::ConvertError& e) {
+    throw Failure(e.Message("cannot describe " + name));
   }
   callee.call = [name](const tsb_call_args* args, tsb_any* out) {
     return tsb_op_call(name.c_str(), args, out);
@@ -148,15 +150,16 @@ struct OutputOptions {
   bool summary = false;
 };
 
-// One call: arguments from JSON, each read by the callee's schema.
+// One call: arguments from JSON, each read by the callee's plan.
 Value Invoke(Callee& callee, const Json& args, const Json& kwargs) {
-  Args call = ReadArguments(callee.typed ? &callee.schema : nullptr, callee.name, args, kwargs);
+  Args call = ReadArguments(callee.plan, args, kwargs);
   Value result;
-  // The core names the callee in its messages ("f(): argument 'x' → ..."):
-  // it is added only to one that does not (LibTorch's own, say).
+  // The core names the callee in its messages ("f(): argument 'x' → ...",
+  // "no overload of aten::add accepts ..."): it is added only to one that
+  // does not (LibTorch's own, say).
   Status status(callee.call(call.view(), result.out()));
   if (!status.ok()) {
-    const bool named = status.message().rfind(callee.name + "(", 0) == 0;
+    const bool named = status.message().find(callee.name) != std::string::npos;
     throw Error(status, named ? "" : callee.name + "()");
   }
   return result;
@@ -226,7 +229,7 @@ int RunModule(const std::string& path, const std::string& method, const std::str
   Module module = LoadModule(path);
   Callee callee;
   callee.name = method;
-  callee.schema = FindMethod(module.get(), method);
+  callee.plan = kit::CallPlan::ForMethod(FindMethod(module.get(), method));
   tsb_module* raw = module.get();
   callee.call = [raw, method](const tsb_call_args* call_args, tsb_any* out) {
     return tsb_module_call(raw, method.c_str(), call_args, out);

@@ -2,11 +2,13 @@
  * positional arguments of a JSON array (and the keyword arguments of a JSON
  * object), each read untyped (tsb_json_read with Any) and converted by the
  * call itself, as a C host that does not look at the schema would; prints
- * the result as JSON, or the error message (exit code 1).
+ * the result as JSON, or the error message (exit code 1). MODULE "-" calls
+ * the operator named METHOD ("aten::add").
  *
  *   call_from_c MODULE METHOD ARGS_JSON [KWARGS_JSON] */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tsbridge/tsbridge.h"
 
@@ -31,7 +33,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   if ((s = tsb_plugin_defer_bundled()) != NULL) return fail(s);
-  if ((s = tsb_module_load(argv[1], &module)) != NULL) return fail(s);
+  if (strcmp(argv[1], "-") != 0 && (s = tsb_module_load(argv[1], &module)) != NULL) {
+    return fail(s);
+  }
   if ((s = tsb_json_read(argv[3], TSB_TYPE_ANY, &args)) != NULL ||
       (s = tsb_any_len(&args, &n)) != NULL) {
     code = fail(s);
@@ -64,8 +68,9 @@ int main(int argc, char** argv) {
     call.kw_values = values;
     call.num_kwargs = k;
   }
-  if ((s = tsb_module_call(module, argv[2], &call, &result)) != NULL ||
-      (s = tsb_json_write(&result, &json)) != NULL) {
+  s = module != NULL ? tsb_module_call(module, argv[2], &call, &result)
+                     : tsb_op_call(argv[2], &call, &result);
+  if (s != NULL || (s = tsb_json_write(&result, &json)) != NULL) {
     code = fail(s);
     goto done;
   }

@@ -1,6 +1,6 @@
 """The Python host converts through tsbridge.h alone: its sources may
-include only Python.h, tsbridge/tsbridge.h (and its header-only C++ wrapper tsbridge.hpp and
-host kit host/kit.hpp), dlpack/dlpack.h, the C++
+include only Python.h, tsbridge/tsbridge.h (and its header-only C++ wrapper tsbridge.hpp,
+host kit host/kit.hpp and call plan host/call_plan.hpp), dlpack/dlpack.h, the C++
 standard library and their own headers; never LibTorch (torch/, ATen/, c10/),
 the core's internal headers (core/...), Abseil or the C++ SDK.
 
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 ALLOWED_QUOTED = {"tsbridge/tsbridge.h", "tsbridge/host/tsbridge.hpp", "tsbridge/host/kit.hpp",
-                  "host.h", "calls.h", "torch_fastpath.h"}
+                  "tsbridge/host/call_plan.hpp", "host.h", "calls.h", "torch_fastpath.h"}
 ALLOWED_ANGLED = {"Python.h", "dlpack/dlpack.h"}
 STANDARD = re.compile(r"^[a-z_]+$")  # <string>, <unordered_map>, <cstring>, ...
 

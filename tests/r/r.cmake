@@ -27,13 +27,14 @@ set(TSB_R_ENV "TSB_BUILD_DIR=${PROJECT_BINARY_DIR}" "R_LIBS=${TSB_R_LIB}"
     "TSB_R_TEST_WORK=${TSB_R_WORK}/tests" "TSB_EXPORT_FIXTURES=${TSB_EXPORT_FIXTURES}"
     "TSB_TORCH_VERSION=${Torch_VERSION}")
 
-# Its sources include tsbridge.h (and host/tsbridge.hpp, host/kit.hpp, dlpack.h, R, cpp11), never
+# Its sources include tsbridge.h (and host/tsbridge.hpp, host/kit.hpp, host/call_plan.hpp,
+# dlpack.h, R, cpp11), never
 # LibTorch or the core.
 add_test(NAME r_includes
   COMMAND ${TSB_PYTHON3} ${PROJECT_SOURCE_DIR}/tests/python/check_includes.py
           ${PROJECT_SOURCE_DIR}/hosts/r/src
           --allow cpp11.hpp R.h Rinternals.h Rversion.h R_ext/Rdynload.h R_ext/Altrep.h entry.h calls.h
-                  tsbridge/host/kit.hpp)
+                  tsbridge/host/kit.hpp tsbridge/host/call_plan.hpp)
 
 add_test(NAME r_install
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/install_package.sh ${PROJECT_SOURCE_DIR}/hosts/r

@@ -13,6 +13,7 @@ TEST(PathTest, Segments) {
   EXPECT_EQ(tsb::IndexSegment(3), "[3]");
   EXPECT_EQ(tsb::FieldSegment("x"), "field 'x'");
   EXPECT_EQ(tsb::ArgumentSegment("p"), "argument 'p'");
+  EXPECT_EQ(tsb::PositionSegment(2), "argument 2");
   EXPECT_EQ(tsb::StrKeySegment("b"), "key \"b\"");
   EXPECT_EQ(tsb::IntKeySegment(-7), "key -7");
   EXPECT_EQ(tsb::BoolKeySegment(false), "key False");

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "calls.h"
@@ -23,19 +24,18 @@ struct Args {
   std::vector<const char*> names;
 };
 
-// Fills `out` from a vectorcall argument array. `sig` may be null (an
-// operator: the overload is chosen by the arguments' own types).
-void ConvertArgs(const Signature* sig, const std::string& callee, PyObject* const* args,
-                 size_t nargs, PyObject* kwnames, Args& out) {
+// A number or bool alone, which the plan builds as int[2]'s element.
+bool LoneScalar(PyObject* x) { return PyLong_Check(x) || PyFloat_Check(x); }
+
+// Fills `out` from a vectorcall argument array, each argument built by the
+// callee's plan (tsbridge/host/call_plan.hpp).
+void ConvertArgs(const CallPlan& plan, PyObject* const* args, size_t nargs, PyObject* kwnames,
+                 Args& out) {
   out.positional.resize(nargs);
   for (size_t i = 0; i < nargs; ++i) {
-    const bool known = sig != nullptr && i < sig->num_positional;
-    tsb::kit::At(
-        [&] {
-          return callee + "(): " + (known ? tsb::kit::ArgumentSegment(sig->names[i])
-                                          : "argument " + std::to_string(i));
-        },
-        [&] { FromPython(args[i], known ? sig->types[i] : TSB_TYPE_ANY, &out.positional[i]); });
+    plan.BuildPositional(i, [&](const tsb::kit::PlannedArgument& a) {
+      FromPython(args[i], a.TypeFor(LoneScalar(args[i])), &out.positional[i]);
+    });
   }
   const size_t nkw = kwnames ? static_cast<size_t>(PyTuple_GET_SIZE(kwnames)) : 0;
   out.keyword.resize(nkw);
@@ -43,14 +43,10 @@ void ConvertArgs(const Signature* sig, const std::string& callee, PyObject* cons
     const char* name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
     if (name == nullptr) throw PyErrorSet{};
     out.names.push_back(name);
-    int32_t type = TSB_TYPE_ANY;
-    if (sig != nullptr) {
-      for (size_t p = 0; p < sig->names.size(); ++p) {
-        if (sig->names[p] == name) type = sig->types[p];
-      }
-    }
-    tsb::kit::At([&] { return callee + "(): " + tsb::kit::ArgumentSegment(name); },
-                 [&] { FromPython(args[nargs + k], type, &out.keyword[k]); });
+    PyObject* value = args[nargs + k];
+    plan.BuildKeyword(name, [&](const tsb::kit::PlannedArgument& a) {
+      FromPython(value, a.TypeFor(LoneScalar(value)), &out.keyword[k]);
+    });
   }
 }
 
@@ -84,8 +80,7 @@ struct Caller {
   tsb_module* module;
   std::string name;  // method or "ns::op"
   bool is_function;  // a plugin function, not an operator
-  bool has_sig;
-  Signature sig;
+  CallPlan plan;
 };
 
 PyObject* CallCaller(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
@@ -94,7 +89,7 @@ PyObject* CallCaller(PyObject* self, PyObject* const* args, size_t nargsf, PyObj
     const size_t nargs = static_cast<size_t>(PyVectorcall_NARGS(nargsf));
     IdentityScope scope;
     Args a;
-    ConvertArgs(c->has_sig ? &c->sig : nullptr, c->name, args, nargs, kwnames, a);
+    ConvertArgs(c->plan, args, nargs, kwnames, a);
     const tsb_any* pos = a.positional.data();
     const tsb_any* kw = a.keyword.data();
     const char* const* names = a.names.data();
@@ -120,7 +115,7 @@ void CallerDealloc(PyObject* self) {
   Py_CLEAR(c->dict);
   Py_CLEAR(c->owner);
   c->name.~basic_string();
-  c->sig.~Signature();
+  c->plan.~CallPlan();
   Py_TYPE(self)->tp_free(self);
 }
 
@@ -167,7 +162,7 @@ PyTypeObject g_caller_type = [] {
 
 // A new Caller; `owner` is a new reference it takes (or NULL).
 PyObject* MakeCaller(PyObject* owner, tsb_module* module, const std::string& name,
-                     bool is_function, Signature* sig) {
+                     bool is_function, CallPlan plan) {
   if (g_caller_type.tp_dict == nullptr && PyType_Ready(&g_caller_type) < 0) {
     Py_XDECREF(owner);
     throw PyErrorSet{};
@@ -183,8 +178,7 @@ PyObject* MakeCaller(PyObject* owner, tsb_module* module, const std::string& nam
   c->module = module;
   new (&c->name) std::string(name);
   c->is_function = is_function;
-  c->has_sig = sig != nullptr;
-  new (&c->sig) Signature(sig != nullptr ? std::move(*sig) : Signature());
+  new (&c->plan) CallPlan(std::move(plan));
   PyObject_GC_Track(c);
   return reinterpret_cast<PyObject*>(c);
 }
@@ -245,24 +239,24 @@ tsb_module* ModuleFromCapsule(PyObject* capsule) {
   return m;
 }
 
-PyObject* MethodCaller(PyObject* module_capsule, const std::string& name, Signature sig) {
+PyObject* MethodCaller(PyObject* module_capsule, const std::string& name, CallPlan plan) {
   tsb_module* module = ModuleFromCapsule(module_capsule);
-  return MakeCaller(Py_NewRef(module_capsule), module, name, false, &sig);
+  return MakeCaller(Py_NewRef(module_capsule), module, name, false, std::move(plan));
 }
 
 PyObject* OpCaller(const std::string& name) {
-  return MakeCaller(nullptr, nullptr, name, false, nullptr);
+  return MakeCaller(nullptr, nullptr, name, false, CallPlan::ForOperator(name.c_str()));
 }
 
-PyObject* FunctionCaller(const std::string& name, Signature sig) {
-  return MakeCaller(nullptr, nullptr, name, true, &sig);
+PyObject* FunctionCaller(const std::string& name) {
+  return MakeCaller(nullptr, nullptr, name, true, CallPlan::ForFunction(name.c_str()));
 }
 
 PyObject* CallObject(const tsb_any& object, const std::string& method, PyObject* const* args,
                      size_t nargs, PyObject* kwnames) {
   IdentityScope scope;
   Args a;
-  ConvertArgs(nullptr, method, args, nargs, kwnames, a);
+  ConvertArgs(CallPlan(method), args, nargs, kwnames, a);
   return Finish([&](tsb_any* out) {
     return tsb_object_call(&object, method.c_str(), ::tsb::CallArgs(a.positional.data(), nargs, a.names.data(), a.keyword.data(), a.names.size()).get(), out);
   });
@@ -272,7 +266,7 @@ PyObject* GraphFor(tsb_module* module, const std::string& method, PyObject* cons
                    size_t nargs, PyObject* kwnames) {
   IdentityScope scope;
   Args a;
-  ConvertArgs(nullptr, method, args, nargs, kwnames, a);
+  ConvertArgs(CallPlan(method), args, nargs, kwnames, a);
   char* text = nullptr;
   tsb_status* status;
   Py_BEGIN_ALLOW_THREADS

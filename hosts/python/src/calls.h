@@ -8,28 +8,25 @@
 #include <string>
 #include <vector>
 
+#include "tsbridge/host/call_plan.hpp"
 #include "tsbridge/tsbridge.h"
 
 namespace tsbpy {
 
-// A method's parameters, read once from its schema: arguments convert by
-// these types (the positional ones by position, keywords by name).
-struct Signature {
-  std::vector<std::string> names;
-  std::vector<int32_t> types;
-  size_t num_positional = 0;  // parameters before the keyword-only ones
-};
+// How a callee's arguments are typed: its schemas' plan.
+using tsb::kit::CallPlan;
 
 // A capsule owning a module (tsb_module_free when collected).
 PyObject* ModuleCapsule(tsb_module* module);
 tsb_module* ModuleFromCapsule(PyObject* capsule);
-// A vectorcall callable for one method of a module (keeps it alive).
-PyObject* MethodCaller(PyObject* module_capsule, const std::string& name, Signature sig);
-// A callable for an operator ("aten::add"): the overload is chosen by the
-// arguments' own types.
+// A vectorcall callable for one method of a module (keeps it alive),
+// converting by `plan`.
+PyObject* MethodCaller(PyObject* module_capsule, const std::string& name, CallPlan plan);
+// A callable for an operator ("aten::add"), converting by its overloads'
+// plan; the core chooses the overload.
 PyObject* OpCaller(const std::string& name);
-// A callable for a plugin function, converting by its schema as a method does.
-PyObject* FunctionCaller(const std::string& name, Signature sig);
+// A callable for a plugin function, converting by its schema's plan.
+PyObject* FunctionCaller(const std::string& name);
 // object.method(*args, **kwargs) for a script or torchbind object.
 PyObject* CallObject(const tsb_any& object, const std::string& method, PyObject* const* args,
                      size_t nargs, PyObject* kwnames);

@@ -39,18 +39,6 @@ PyObject* SchemaDict(const tsb_schema_info& s) {
                              s.not_callable));
 }
 
-// The parameters a caller converts by, read once from a schema.
-Signature SignatureOf(const tsb_schema_info& info) {
-  Signature sig;
-  for (size_t i = 0; i < info.num_arguments; ++i) {
-    const tsb_argument_info* arg = tsb_schema_get_argument(&info, i);
-    sig.names.push_back(arg->name);
-    sig.types.push_back(arg->type_index);
-    if (!arg->kwarg_only) sig.num_positional = i + 1;
-  }
-  return sig;
-}
-
 tsb_schema_info FindMethod(tsb_module* m, const char* name, std::vector<tsb_schema_info>* all) {
   size_t n = 0;
   Raise(tsb_module_count_methods(m, &n));
@@ -177,7 +165,9 @@ PyObject* NewMethodCaller(PyObject*, PyObject* args) {
   if (!PyArg_ParseTuple(args, "Os", &capsule, &name)) return nullptr;
   return Entry([&]() -> PyObject* {
     tsb_schema_info info = FindMethod(ModuleFromCapsule(capsule), name, nullptr);
-    return MethodCaller(capsule, name, SignatureOf(info));
+    // No such method: untyped, and the call says so.
+    return MethodCaller(capsule, name,
+                        info.name != nullptr ? CallPlan::ForMethod(info) : CallPlan(name));
   });
 }
 
@@ -205,11 +195,7 @@ PyObject* NewOpCaller(PyObject*, PyObject* args) {
   int is_function;
   if (!PyArg_ParseTuple(args, "sp", &name, &is_function)) return nullptr;
   return Entry([&]() -> PyObject* {
-    if (is_function == 0) return OpCaller(name);
-    tsb_schema_info info{};
-    info.struct_size = sizeof(info);
-    Raise(tsb_function_get_schema(name, &info));
-    return FunctionCaller(name, SignatureOf(info));
+    return is_function == 0 ? OpCaller(name) : FunctionCaller(name);
   });
 }
 

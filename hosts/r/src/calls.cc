@@ -1,8 +1,8 @@
-// Calls across the boundary. Arguments convert by the schema's types where
-// there is one schema (methods, plugin functions, operators with one
-// overload); an operator with several overloads converts each argument by
-// the type all its overloads agree on, else by the R type, and the ABI
-// chooses the overload.
+// Calls across the boundary. Arguments convert by the callee's call plan
+// (tsbridge/host/call_plan.hpp): a schema's types for a method, a plugin
+// function or an operator with one overload; for several overloads, the
+// type they agree on, else the R type (a plain vector a Tensor where some
+// overload takes one), and the ABI chooses the overload.
 #include <csetjmp>
 #include <cstring>
 #include <memory>
@@ -34,15 +34,6 @@ void FinalizeCaller(SEXP xptr) {
   delete c;
 }
 
-std::vector<Param> ParamsOf(const tsb_schema_info& info) {
-  std::vector<Param> params;
-  for (size_t i = 0; i < info.num_arguments; ++i) {
-    const tsb_argument_info* a = tsb_schema_get_argument(&info, i);
-    params.push_back({a->name, a->type_index, a->kwarg_only});
-  }
-  return params;
-}
-
 // Converted positional and keyword arguments, at most `capacity` in all.
 struct Args {
   explicit Args(size_t capacity) : positional(capacity), keyword(capacity) {}
@@ -71,36 +62,36 @@ void Convert(SEXP value, int32_t type, const std::string& where, tsb_any* out) {
   At([&] { return where; }, [&] { FromR(value, type, out); });
 }
 
-// The same, the path built only when the conversion fails: a call's
-// arguments convert with no allocation for their names.
-void ConvertParam(SEXP value, const Caller& c, const Param& p, tsb_any* out) {
-  At([&] { return c.name + "(): " + tsb::kit::ArgumentSegment(p.name); },
-     [&] { FromR(value, p.type, out); });
-}
-
-int32_t TypeByName(const Caller& c, const std::string& name) {
-  for (const Param& p : c.params) {
-    if (p.name == name) return p.type;
-  }
-  for (const auto& [n, t] : c.name_types) {
-    if (n == name) return t;
-  }
-  return TSB_TYPE_ANY;
-}
-
 bool PlainVector(SEXP x) {
   return Rf_isVectorAtomic(x) && !Rf_isObject(x) && Rf_xlength(x) != 1;
 }
 
-// Where overloads disagree and one takes a Tensor, a plain R vector is one.
-int32_t Refine(int32_t type, bool tensor_possible, SEXP value) {
-  if (type == TSB_TYPE_ANY && tensor_possible && PlainVector(value)) return TSB_TYPE_TENSOR;
-  return type;
+// A number or logical alone, which the plan builds as int[2]'s element.
+bool LoneScalar(SEXP x) {
+  return (TYPEOF(x) == INTSXP || TYPEOF(x) == REALSXP || TYPEOF(x) == LGLSXP) &&
+         Rf_xlength(x) == 1 && !Rf_isObject(x) && Rf_getAttrib(x, R_DimSymbol) == R_NilValue;
 }
 
-int32_t TypeAt(const Caller& c, size_t i) {
-  if (!c.params.empty()) return i < c.params.size() ? c.params[i].type : TSB_TYPE_ANY;
-  return i < c.position_types.size() ? c.position_types[i] : TSB_TYPE_ANY;
+// The type `value` is built by for argument `a` of a plan: where overloads
+// disagree and one takes a Tensor, a plain R vector is one.
+int32_t TypeFor(const tsb::kit::PlannedArgument& a, SEXP value) {
+  if (a.type == TSB_TYPE_ANY && a.tensor_possible && PlainVector(value)) return TSB_TYPE_TENSOR;
+  return a.TypeFor(LoneScalar(value));
+}
+
+// Argument `value` by the plan, positional (at the next position) or by
+// name; the path is built only when the conversion fails.
+void ConvertPositional(const tsb::kit::CallPlan& plan, SEXP value, Args& a) {
+  const size_t at = a.num_positional;
+  tsb_any* out = a.NextPositional();
+  plan.BuildPositional(
+      at, [&](const tsb::kit::PlannedArgument& p) { FromR(value, TypeFor(p, value), out); });
+}
+void ConvertKeyword(const tsb::kit::CallPlan& plan, const char* name, SEXP value, Args& a) {
+  a.names.emplace_back(name);
+  tsb_any* out = a.NextKeyword();
+  plan.BuildKeyword(
+      name, [&](const tsb::kit::PlannedArgument& p) { FromR(value, TypeFor(p, value), out); });
 }
 
 SEXP Finish(const Caller& c, Args& a) {
@@ -255,7 +246,7 @@ Caller* MethodCaller(tsb_module* module, const std::string& name) {
     c->kind = Caller::kMethod;
     c->module = module;
     c->name = name;
-    c->params = ParamsOf(info);
+    c->plan = tsb::kit::CallPlan::ForMethod(info);
     return c;
   }
   Fail(TSB_ERR_NOT_FOUND, "the module has no method '" + name + "'");
@@ -271,62 +262,21 @@ Caller* OperatorCaller(const std::string& name) {
   }
   auto c = std::make_unique<Caller>();
   c->name = name;
-  if (n == 0) {  // a plugin function?
-    tsb_schema_info info{};
-    info.struct_size = sizeof info;
-    CheckStatus(tsb_function_get_schema(name.c_str(), &info));
-    c->kind = Caller::kFunction;
-    c->params = ParamsOf(info);
-    return c.release();
-  }
-  c->kind = Caller::kOperator;
-  std::vector<std::vector<Param>> overloads;
-  for (size_t i = 0; i < n; ++i) {
-    tsb_schema_info info{};
-    info.struct_size = sizeof info;
-    CheckStatus(tsb_op_get_overload(name.c_str(), i, &info));
-    overloads.push_back(ParamsOf(info));
-  }
-  if (n == 1) {
-    c->params = overloads[0];
-    return c.release();
-  }
-  constexpr int32_t kUnset = -1000;
-  for (const auto& params : overloads) {
-    for (size_t i = 0; i < params.size(); ++i) {
-      const bool tensor = params[i].type == TSB_TYPE_TENSOR;
-      if (!params[i].kwarg_only) {
-        if (c->position_types.size() <= i) c->position_types.resize(i + 1, kUnset);
-        if (c->position_tensor.size() <= i) c->position_tensor.resize(i + 1, false);
-        int32_t& t = c->position_types[i];
-        t = (t == kUnset || t == params[i].type) ? params[i].type : TSB_TYPE_ANY;
-        if (tensor) c->position_tensor[i] = true;
-      }
-      if (tensor) c->tensor_names.push_back(params[i].name);
-      bool found = false;
-      for (auto& [nm, t] : c->name_types) {
-        if (nm == params[i].name) {
-          found = true;
-          if (t != params[i].type) t = TSB_TYPE_ANY;
-        }
-      }
-      if (!found) c->name_types.emplace_back(params[i].name, params[i].type);
-    }
-  }
-  for (int32_t& t : c->position_types) {
-    if (t == kUnset) t = TSB_TYPE_ANY;
-  }
+  c->kind = n == 0 ? Caller::kFunction : Caller::kOperator;  // none: a plugin function?
+  c->plan = n == 0 ? tsb::kit::CallPlan::ForFunction(name.c_str())
+                   : tsb::kit::CallPlan::ForOperator(name.c_str());
   return c.release();
 }
 
 SEXP CallWithValues(const Caller& c, SEXP values) {
-  if (Rf_length(values) != static_cast<int>(c.params.size())) {
-    Fail(TSB_ERR_INVALID_ARGUMENT, c.name + "(): expected " + std::to_string(c.params.size()) +
+  const std::vector<tsb::kit::PlannedArgument>& params = c.plan.arguments();
+  if (Rf_length(values) != static_cast<int>(params.size())) {
+    Fail(TSB_ERR_INVALID_ARGUMENT, c.name + "(): expected " + std::to_string(params.size()) +
                                        " argument values, got " + std::to_string(Rf_length(values)));
   }
-  Args a(c.params.size());
+  Args a(params.size());
   bool keywords = false;
-  for (const Param& p : c.params) {
+  for (const tsb::kit::PlannedArgument& p : params) {
     SEXP value = CAR(values);
     values = CDR(values);
     if (IsDefault(value)) {  // left to the schema's default
@@ -334,11 +284,10 @@ SEXP CallWithValues(const Caller& c, SEXP values) {
       continue;
     }
     if (!keywords && !p.kwarg_only) {
-      ConvertParam(value, c, p, a.NextPositional());
+      ConvertPositional(c.plan, value, a);
     } else {
       keywords = true;
-      a.names.push_back(p.name);
-      ConvertParam(value, c, p, a.NextKeyword());
+      ConvertKeyword(c.plan, p.name.c_str(), value, a);
     }
   }
   return Finish(c, a);
@@ -346,33 +295,21 @@ SEXP CallWithValues(const Caller& c, SEXP values) {
 
 namespace {
 
-// Converts a list of arguments (names make keywords) for `c`.
-void ListArgs(const Caller& c, SEXP args, Args& a) {
+// Converts a list of arguments (names make keywords) by `plan`.
+void ListArgs(const tsb::kit::CallPlan& plan, SEXP args, Args& a) {
   if (TYPEOF(args) != VECSXP) Fail(TSB_ERR_INVALID_ARGUMENT, "arguments must be a list");
   SEXP names = Rf_getAttrib(args, R_NamesSymbol);
   const R_xlen_t n = Rf_xlength(args);
   for (R_xlen_t i = 0; i < n; ++i) {
     SEXP value = VECTOR_ELT(args, i);
     const char* name = names == R_NilValue ? "" : Rf_translateCharUTF8(STRING_ELT(names, i));
-    if (name[0] == '\0') {
-      if (!a.names.empty()) {
-        Fail(TSB_ERR_INVALID_ARGUMENT, c.name + "(): positional argument " + std::to_string(i + 1) +
-                                           " after a named one");
-      }
-      const size_t at = a.num_positional;
-      const bool tensor_possible = at < c.position_tensor.size() && c.position_tensor[at];
-      const int32_t type = Refine(TypeAt(c, at), tensor_possible, value);
-      const std::string where =
-          c.name + "(): " + (!c.params.empty() && at < c.params.size()
-                                 ? tsb::kit::ArgumentSegment(c.params[at].name)
-                                 : "argument " + std::to_string(at));
-      Convert(value, type, where, a.NextPositional());
+    if (name[0] != '\0') {
+      ConvertKeyword(plan, name, value, a);
+    } else if (!a.names.empty()) {
+      Fail(TSB_ERR_INVALID_ARGUMENT, plan.callee() + "(): positional argument " +
+                                         std::to_string(i + 1) + " after a named one");
     } else {
-      a.names.emplace_back(name);
-      bool tensor_possible = false;
-      for (const std::string& n : c.tensor_names) tensor_possible = tensor_possible || n == name;
-      Convert(value, Refine(TypeByName(c, name), tensor_possible, value),
-              c.name + "(): " + tsb::kit::ArgumentSegment(name), a.NextKeyword());
+      ConvertPositional(plan, value, a);
     }
   }
 }
@@ -384,14 +321,14 @@ size_t Capacity(SEXP args) { return TYPEOF(args) == VECSXP ? Len(args) : 0; }
 
 SEXP CallWithList(const Caller& c, SEXP args) {
   Args a(Capacity(args));
-  ListArgs(c, args, a);
+  ListArgs(c.plan, args, a);
   return Finish(c, a);
 }
 
 SEXP GraphForList(const Caller& c, SEXP args) {
   if (c.kind != Caller::kMethod) Fail(TSB_ERR_INVALID_ARGUMENT, "graph_for needs a method");
   Args a(Capacity(args));
-  ListArgs(c, args, a);
+  ListArgs(c.plan, args, a);
   tsb_call_args call = a.Make();
   char* text = nullptr;
   CheckStatus(tsb_module_get_graph_for(c.module, c.name.c_str(), &call, &text));
@@ -400,18 +337,8 @@ SEXP GraphForList(const Caller& c, SEXP args) {
 }
 
 SEXP CallObject(const tsb_any& object, const std::string& method, SEXP args) {
-  Caller c;
-  c.name = method;
-  Args a(static_cast<size_t>(Rf_xlength(args)));
-  SEXP names = Rf_getAttrib(args, R_NamesSymbol);
-  for (R_xlen_t i = 0; i < Rf_xlength(args); ++i) {
-    const char* name = names == R_NilValue ? "" : Rf_translateCharUTF8(STRING_ELT(names, i));
-    if (name[0] != '\0') a.names.emplace_back(name);
-    Convert(VECTOR_ELT(args, i), TSB_TYPE_ANY,
-            method + "(): " +
-                (name[0] ? tsb::kit::ArgumentSegment(name) : "argument " + std::to_string(i)),
-            name[0] == '\0' ? a.NextPositional() : a.NextKeyword());
-  }
+  Args a(Capacity(args));
+  ListArgs(tsb::kit::CallPlan(method), args, a);  // no schema: each by its R type
   tsb::Value result;
   tsb_call_args call = a.Make();
   CheckStatus(tsb_object_call(&object, method.c_str(), &call, result.out()));

@@ -7,30 +7,18 @@
 #include <vector>
 
 #include "host.h"
+#include "tsbridge/host/call_plan.hpp"
 
 namespace tsbr {
 
-struct Param {
-  std::string name;
-  int32_t type;
-  bool kwarg_only;
-};
-
-// One callable, looked up once: its kind, name and parameters.
+// One callable, looked up once: its kind, and how its arguments are typed
+// (its schemas' plan, tsbridge/host/call_plan.hpp).
 struct Caller {
   enum Kind { kMethod, kOperator, kFunction };
   Kind kind = kOperator;
   tsb_module* module = nullptr;  // kMethod; the caller's xptr keeps the module alive
   std::string name;
-  std::vector<Param> params;  // the schema's (one overload), else empty
-  // An operator with several overloads: the type a position or a name has
-  // in every overload that has it (Any where they disagree).
-  std::vector<int32_t> position_types;
-  std::vector<std::pair<std::string, int32_t>> name_types;
-  // Whether some overload takes a Tensor at a position or name where they
-  // disagree: an R vector (not of length 1) there is a tensor, not a List.
-  std::vector<bool> position_tensor;
-  std::vector<std::string> tensor_names;
+  tsb::kit::CallPlan plan;
 };
 
 // The module behind an xptr made by WrapModule; one read back by readRDS()

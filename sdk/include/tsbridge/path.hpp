@@ -44,6 +44,9 @@ template <typename Text>
 std::string ArgumentSegment(const Text& name) {
   return "argument '" + std::string(path_internal::View(name)) + "'";
 }
+// A positional argument named by its position: where a callee's overloads
+// name it differently, or a host has no schema (an object's method).
+inline std::string PositionSegment(size_t i) { return "argument " + std::to_string(i); }
 // A dict key given as its spelling: key "b", key 3, key 1.5, key True.
 template <typename Text>
 std::string KeySegment(const Text& repr) {

@@ -119,6 +119,8 @@ test_that("operators follow TorchScript's call rules: ties, int for int[2]", {
   expect_identical(dim(tsb_ops$aten$conv2d(x, w, b)), c(1L, 3L, 3L, 3L))
   expect_identical(dim(tsb_ops$aten$conv2d(x, w, b, 1L, 1L)), c(1L, 3L, 5L, 5L))
   expect_identical(dim(tsb_ops$aten$max_pool2d(x, 2L)), c(1L, 2L, 2L, 2L))
+  # A lone number for SymInt[2] output_size is 3 (the call plan), not c(3).
+  expect_identical(dim(tsb_ops$aten$adaptive_avg_pool2d(x, 3)), c(1L, 2L, 3L, 3L))
 })
 
 test_that("names(tsb_ops) and names(tsb_ops$aten) list what there is", {

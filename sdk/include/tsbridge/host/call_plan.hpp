@@ -1,0 +1,263 @@
+// The call plan: how a host types the arguments of one callee, read once
+// from its schemas (a method's, a plugin function's, every overload of an
+// operator), so that every host builds the same values for the same call
+// and names a failing argument with the same path. Header-only C++17 over
+// tsbridge.h and the host kit; docs/hosts.md, "The call plan".
+//
+//   CallPlan plan = CallPlan::ForOperator("aten::add");       // once per callee
+//   plan.BuildPositional(i, [&](const PlannedArgument& a) {    // per argument
+//     ToBoundary(x, a.TypeFor(IsLoneNumber(x)), &args[i]);
+//   });
+//
+// Where an operator's overloads agree on an argument, it is built by their
+// type; where they disagree, as Any (by the host value's own type), and the
+// core chooses the overload. A lone int (float, bool) where a schema says
+// int[2] (float[2], bool[2]) is built as a scalar: the core broadcasts it
+// as TorchScript does.
+#ifndef TSBRIDGE_HOST_CALL_PLAN_HPP_
+#define TSBRIDGE_HOST_CALL_PLAN_HPP_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tsbridge/path.hpp"
+#include "tsbridge/tsbridge.h"
+#include "tsbridge/host/kit.hpp"
+
+namespace tsb::kit {
+
+// One argument as the plan expects it, by position or by name.
+struct PlannedArgument {
+  std::string name;  // empty: overloads name this position differently
+  int32_t type = TSB_TYPE_ANY;  // what every schema that has it says, else Any
+  bool kwarg_only = false;      // keyword-only in every schema that has it
+  // The type is Any and some overload takes a Tensor here: a host whose
+  // values are ambiguous (an R vector) may build a Tensor.
+  bool tensor_possible = false;
+  // int[2] (float[2], bool[2]) in some schema: a lone scalar here is built
+  // as this leaf type, and the core broadcasts it; else TSB_TYPE_INVALID.
+  int32_t scalar_type = TSB_TYPE_INVALID;
+
+  // The type to build a host value by: `lone_scalar` says whether it is a
+  // single number or bool in the host's terms.
+  int32_t TypeFor(bool lone_scalar) const {
+    return lone_scalar && scalar_type != TSB_TYPE_INVALID ? scalar_type : type;
+  }
+};
+
+namespace internal {
+
+inline std::string_view Trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+// The leaf type T of "T[N]" (int[2], SymInt[2], float[3], bool[4]), where
+// the core broadcasts a lone T; else TSB_TYPE_INVALID.
+inline int32_t FixedListElement(std::string_view type) {
+  const size_t open = type.find('[');
+  if (open == std::string_view::npos || open + 2 >= type.size() || type.back() != ']') {
+    return TSB_TYPE_INVALID;
+  }
+  for (size_t i = open + 1; i + 1 < type.size(); ++i) {
+    if (type[i] < '0' || type[i] > '9') return TSB_TYPE_INVALID;
+  }
+  const std::string_view element = type.substr(0, open);
+  if (element == "int" || element == "SymInt") return TSB_TYPE_INT;
+  if (element == "float") return TSB_TYPE_FLOAT;
+  if (element == "bool") return TSB_TYPE_BOOL;
+  return TSB_TYPE_INVALID;
+}
+
+// The arguments a schema's text (as LibTorch prints it) declares T[N], with
+// T's leaf type. tsb_argument_info gives the type as List[T], without N:
+// the text is where the size is.
+inline std::vector<std::pair<std::string, int32_t>> FixedListArguments(std::string_view text) {
+  std::vector<std::pair<std::string, int32_t>> found;
+  size_t start = text.find('(');
+  if (start == std::string_view::npos) return found;
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = ++start; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote != 0) {  // a default's string: skip to its end
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+      --depth;
+    } else if (depth == 0 && (c == ',' || c == ')')) {
+      // "int[2] stride=[1, 1]": the type, the name, the default.
+      std::string_view argument = text.substr(start, i - start);
+      argument = Trim(argument.substr(0, argument.find('=')));
+      const size_t space = argument.rfind(' ');
+      if (space != std::string_view::npos) {
+        const int32_t element = FixedListElement(Trim(argument.substr(0, space)));
+        if (element != TSB_TYPE_INVALID) {
+          found.emplace_back(std::string(argument.substr(space + 1)), element);
+        }
+      }
+      if (c == ')') break;
+      start = i + 1;
+    }
+  }
+  return found;
+}
+
+}  // namespace internal
+
+class CallPlan {
+ public:
+  // No schema (an object's method): every argument by the host value's own
+  // type, named by position or keyword in the one path syntax.
+  explicit CallPlan(std::string callee) : callee_(std::move(callee)) {}
+  CallPlan() = default;
+
+  // From n >= 1 schemas of one callee: a method's or a plugin function's
+  // one, or an operator's overloads (pointers read here, not kept).
+  CallPlan(const tsb_schema_info* schemas, size_t n)
+      : callee_(n > 0 && schemas[0].name != nullptr ? schemas[0].name : "") {
+    for (size_t s = 0; s < n; ++s) Add(schemas[s]);
+    num_schemas_ = n;
+  }
+
+  // A method's plan, from tsb_module_get_method's schema.
+  static CallPlan ForMethod(const tsb_schema_info& method) { return CallPlan(&method, 1); }
+  // A plugin function's (tsb_function_get_schema); throws ConvertError.
+  static CallPlan ForFunction(const char* name) {
+    tsb_schema_info info{};
+    info.struct_size = sizeof info;
+    CheckStatus(tsb_function_get_schema(name, &info));
+    return CallPlan(&info, 1);
+  }
+  // An operator's, from all its overloads; throws ConvertError.
+  static CallPlan ForOperator(const char* name) {
+    size_t n = 0;
+    CheckStatus(tsb_op_count_overloads(name, &n));
+    std::vector<tsb_schema_info> overloads(n);
+    for (size_t i = 0; i < n; ++i) {
+      overloads[i].struct_size = sizeof(tsb_schema_info);
+      CheckStatus(tsb_op_get_overload(name, i, &overloads[i]));
+    }
+    return CallPlan(overloads.data(), n);
+  }
+
+  const std::string& callee() const { return callee_; }
+  size_t num_schemas() const { return num_schemas_; }
+  // Every argument by name, in the first schema's order (then any other
+  // overload's new names): for one schema, its arguments as declared.
+  const std::vector<PlannedArgument>& arguments() const { return named_; }
+  // Positional argument i; past the last, an untyped one.
+  const PlannedArgument& Positional(size_t i) const {
+    return i < positional_.size() ? positional_[i] : Untyped();
+  }
+  // The keyword argument `name`; an unknown name, an untyped one (the core
+  // refuses the name).
+  const PlannedArgument& Keyword(std::string_view name) const {
+    for (const PlannedArgument& a : named_) {
+      if (a.name == name) return a;
+    }
+    return Untyped();
+  }
+
+  // "aten::add(): argument 'other'", or "argument 2" for a position the
+  // overloads name differently; made only for an error.
+  std::string PositionalPath(size_t i) const {
+    const PlannedArgument& a = Positional(i);
+    return Prefix() + (a.name.empty() ? PositionSegment(i) : ArgumentSegment(a.name));
+  }
+  std::string KeywordPath(std::string_view name) const { return Prefix() + ArgumentSegment(name); }
+
+  // build(const PlannedArgument&) builds positional argument i (or the
+  // keyword argument `name`); a ConvertError out of it gets the argument's
+  // path in front, made only then. Where the plan only guessed (overloads
+  // that agree here may not be the one that fits; a lone scalar taken as
+  // int[2]'s element), a value the host cannot build so is built again
+  // untyped, and the core says why no overload takes it: the message every
+  // host gives for that call.
+  template <typename BuildArgument>
+  void BuildPositional(size_t i, BuildArgument&& build) const {
+    At([&] { return PositionalPath(i); }, [&] { BuildOrDefer(Positional(i), build); });
+  }
+  template <typename BuildArgument>
+  void BuildKeyword(std::string_view name, BuildArgument&& build) const {
+    At([&] { return KeywordPath(name); }, [&] { BuildOrDefer(Keyword(name), build); });
+  }
+
+ private:
+  static const PlannedArgument& Untyped() {
+    static const PlannedArgument untyped;
+    return untyped;
+  }
+  std::string Prefix() const { return callee_ + "(): "; }
+
+  template <typename BuildArgument>
+  void BuildOrDefer(const PlannedArgument& a, BuildArgument& build) const {
+    const bool guessed = a.type != TSB_TYPE_ANY && (num_schemas_ > 1 ||
+                                                    a.scalar_type != TSB_TYPE_INVALID);
+    if (!guessed) return build(a);
+    try {
+      build(a);
+    } catch (const ConvertError& e) {
+      if (e.code != TSB_ERR_TYPE) throw;
+      build(Untyped());
+    }
+  }
+
+  // Merges one schema's arguments into the plan: by position (its
+  // positional ones) and by name (all of them).
+  void Add(const tsb_schema_info& schema) {
+    const auto fixed = internal::FixedListArguments(schema.schema ? schema.schema : "");
+    size_t position = 0;
+    for (size_t i = 0; i < schema.num_arguments; ++i) {
+      const tsb_argument_info* arg = tsb_schema_get_argument(&schema, i);
+      PlannedArgument a;
+      a.name = arg->name;
+      a.type = arg->type_index == TSB_TYPE_INVALID ? TSB_TYPE_ANY : arg->type_index;
+      a.kwarg_only = arg->kwarg_only;
+      for (const auto& [name, element] : fixed) {
+        if (name == a.name) a.scalar_type = element;
+      }
+      if (!arg->kwarg_only) Merge(positional_, position++, a);
+      size_t at = 0;
+      while (at < named_.size() && named_[at].name != a.name) ++at;
+      Merge(named_, at, a);
+    }
+  }
+
+  // Slot `at` of `slots` (at most one past the end) takes `a`: as it is when
+  // new, else what both agree on.
+  static void Merge(std::vector<PlannedArgument>& slots, size_t at, const PlannedArgument& a) {
+    if (at == slots.size()) {
+      slots.push_back(a);
+      return;
+    }
+    PlannedArgument& slot = slots[at];
+    if (slot.name != a.name) slot.name.clear();
+    if (slot.type != a.type) {
+      slot.tensor_possible = slot.tensor_possible || slot.type == TSB_TYPE_TENSOR ||
+                             a.type == TSB_TYPE_TENSOR;
+      slot.type = TSB_TYPE_ANY;
+    }
+    slot.kwarg_only = slot.kwarg_only && a.kwarg_only;
+    if (slot.scalar_type == TSB_TYPE_INVALID) slot.scalar_type = a.scalar_type;
+  }
+
+  std::string callee_;
+  size_t num_schemas_ = 0;
+  std::vector<PlannedArgument> positional_;
+  std::vector<PlannedArgument> named_;
+};
+
+}  // namespace tsb::kit
+
+#endif  // TSBRIDGE_HOST_CALL_PLAN_HPP_
