@@ -74,6 +74,7 @@ tsb_argument_info Info(const Param& p, const std::string& annotation) {
   info.has_default = p.default_value.has_value();
   info.kwarg_only = p.kwarg_only;
   info.default_json = p.default_json.empty() ? nullptr : p.default_json.c_str();
+  info.list_size = p.list_size;
   return info;
 }
 

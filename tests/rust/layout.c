@@ -36,7 +36,7 @@ int main(void) {
   SIZE(tsb_argument_info); FIELD(tsb_argument_info, struct_size); FIELD(tsb_argument_info, name);
   FIELD(tsb_argument_info, annotation); FIELD(tsb_argument_info, type_index);
   FIELD(tsb_argument_info, has_default); FIELD(tsb_argument_info, kwarg_only);
-  FIELD(tsb_argument_info, default_json);
+  FIELD(tsb_argument_info, default_json); FIELD(tsb_argument_info, list_size);
   SIZE(tsb_schema_info); FIELD(tsb_schema_info, struct_size); FIELD(tsb_schema_info, name);
   FIELD(tsb_schema_info, overload_name); FIELD(tsb_schema_info, schema);
   FIELD(tsb_schema_info, num_arguments); FIELD(tsb_schema_info, arguments);

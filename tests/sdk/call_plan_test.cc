@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -22,17 +24,28 @@ int32_t ParseType(const char* text) {
 }
 
 TEST(CallPlanTest, ReadsWhichArgumentsTorchScriptBroadcastsAScalarTo) {
-  const auto fixed = tsb::kit::internal::FixedListArguments(
-      "ns::f(Tensor(a!) self, int[2] kernel_size, SymInt[2] size, float[3] scale=[1., 1., 1.], "
-      "bool[4] mask, int[] any_length, int[1]? dim=None, Dict(str, Tensor) d, "
-      "str sep=\", ) int[2] fake\", *, int[2] stride=[1, 1]) -> Tensor");
-  ASSERT_EQ(fixed.size(), 5u);
-  EXPECT_EQ(fixed[0], std::make_pair(std::string("kernel_size"), TSB_TYPE_INT));
-  EXPECT_EQ(fixed[1], std::make_pair(std::string("size"), TSB_TYPE_INT));
-  EXPECT_EQ(fixed[2], std::make_pair(std::string("scale"), TSB_TYPE_FLOAT));
-  EXPECT_EQ(fixed[3], std::make_pair(std::string("mask"), TSB_TYPE_BOOL));
-  EXPECT_EQ(fixed[4], std::make_pair(std::string("stride"), TSB_TYPE_INT));
-  EXPECT_TRUE(tsb::kit::internal::FixedListArguments("no schema").empty());
+  // tsb_argument_info.list_size (1.8): N of int[N], and nothing else.
+  size_t n = 0;
+  tsb::Check(tsb_op_count_overloads("aten::max_pool2d", &n));
+  ASSERT_GE(n, 1u);
+  tsb_schema_info info{};
+  info.struct_size = sizeof info;
+  tsb::Check(tsb_op_get_overload("aten::max_pool2d", 0, &info));
+  std::vector<std::pair<std::string, int32_t>> sizes;
+  for (size_t i = 0; i < info.num_arguments; ++i) {
+    const tsb_argument_info* a = tsb_schema_get_argument(&info, i);
+    sizes.emplace_back(a->name, a->list_size);
+  }
+  const std::vector<std::pair<std::string, int32_t>> expected = {
+      {"self", 0}, {"kernel_size", 2}, {"stride", 2}, {"padding", 2}, {"dilation", 2},
+      {"ceil_mode", 0}};
+  EXPECT_EQ(sizes, expected);
+  // A struct from a library older than 1.8 ends before list_size: no guess.
+  tsb_argument_info old = *tsb_schema_get_argument(&info, 1);
+  old.struct_size = offsetof(tsb_argument_info, list_size);
+  EXPECT_EQ(tsb::kit::internal::FixedListElement(old), TSB_TYPE_INVALID);
+  EXPECT_EQ(tsb::kit::internal::FixedListElement(*tsb_schema_get_argument(&info, 1)),
+            TSB_TYPE_INT);
 }
 
 TEST(CallPlanTest, OverloadsThatDisagreeLeaveTheArgumentToTheCore) {

@@ -189,6 +189,7 @@ pub struct tsb_argument_info {
     pub has_default: bool,
     pub kwarg_only: bool,
     pub default_json: *const c_char,
+    pub list_size: i32,
 }
 
 #[repr(C)]

@@ -763,6 +763,10 @@ typedef struct tsb_argument_info {
   bool has_default;
   bool kwarg_only;
   const char* default_json; /* the default as JSON (docs/json.md), or NULL */
+  /* N of a fixed-size list argument (int[2], float[3]: annotation says
+   * List[int]), to which TorchScript broadcasts one scalar; 0 for any other
+   * type. Read it only when struct_size covers it. Added in 1.8. */
+  int32_t list_size;
 } tsb_argument_info;
 
 typedef struct tsb_schema_info {

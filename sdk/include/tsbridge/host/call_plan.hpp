@@ -17,6 +17,7 @@
 #ifndef TSBRIDGE_HOST_CALL_PLAN_HPP_
 #define TSBRIDGE_HOST_CALL_PLAN_HPP_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -50,67 +51,18 @@ struct PlannedArgument {
 
 namespace internal {
 
-inline std::string_view Trim(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return s;
-}
-
-// The leaf type T of "T[N]" (int[2], SymInt[2], float[3], bool[4]), where
-// the core broadcasts a lone T; else TSB_TYPE_INVALID.
-inline int32_t FixedListElement(std::string_view type) {
-  const size_t open = type.find('[');
-  if (open == std::string_view::npos || open + 2 >= type.size() || type.back() != ']') {
+// The leaf type a lone scalar stands for where an argument is a fixed-size
+// list (list_size > 0, from 1.8): int[2] -> int; else TSB_TYPE_INVALID.
+inline int32_t FixedListElement(const tsb_argument_info& arg) {
+  if (arg.struct_size < offsetof(tsb_argument_info, list_size) + sizeof arg.list_size ||
+      arg.list_size <= 0 || arg.annotation == nullptr) {
     return TSB_TYPE_INVALID;
   }
-  for (size_t i = open + 1; i + 1 < type.size(); ++i) {
-    if (type[i] < '0' || type[i] > '9') return TSB_TYPE_INVALID;
-  }
-  const std::string_view element = type.substr(0, open);
-  if (element == "int" || element == "SymInt") return TSB_TYPE_INT;
-  if (element == "float") return TSB_TYPE_FLOAT;
-  if (element == "bool") return TSB_TYPE_BOOL;
+  const std::string_view type = arg.annotation;
+  if (type == "List[int]") return TSB_TYPE_INT;
+  if (type == "List[float]") return TSB_TYPE_FLOAT;
+  if (type == "List[bool]") return TSB_TYPE_BOOL;
   return TSB_TYPE_INVALID;
-}
-
-// The arguments a schema's text (as LibTorch prints it) declares T[N], with
-// T's leaf type. tsb_argument_info gives the type as List[T], without N:
-// the text is where the size is.
-inline std::vector<std::pair<std::string, int32_t>> FixedListArguments(std::string_view text) {
-  std::vector<std::pair<std::string, int32_t>> found;
-  size_t start = text.find('(');
-  if (start == std::string_view::npos) return found;
-  int depth = 0;
-  char quote = 0;
-  for (size_t i = ++start; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quote != 0) {  // a default's string: skip to its end
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
-      continue;
-    }
-    if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
-      --depth;
-    } else if (depth == 0 && (c == ',' || c == ')')) {
-      // "int[2] stride=[1, 1]": the type, the name, the default.
-      std::string_view argument = text.substr(start, i - start);
-      argument = Trim(argument.substr(0, argument.find('=')));
-      const size_t space = argument.rfind(' ');
-      if (space != std::string_view::npos) {
-        const int32_t element = FixedListElement(Trim(argument.substr(0, space)));
-        if (element != TSB_TYPE_INVALID) {
-          found.emplace_back(std::string(argument.substr(space + 1)), element);
-        }
-      }
-      if (c == ')') break;
-      start = i + 1;
-    }
-  }
-  return found;
 }
 
 }  // namespace internal
@@ -216,7 +168,6 @@ class CallPlan {
   // Merges one schema's arguments into the plan: by position (its
   // positional ones) and by name (all of them).
   void Add(const tsb_schema_info& schema) {
-    const auto fixed = internal::FixedListArguments(schema.schema ? schema.schema : "");
     size_t position = 0;
     for (size_t i = 0; i < schema.num_arguments; ++i) {
       const tsb_argument_info* arg = tsb_schema_get_argument(&schema, i);
@@ -224,9 +175,7 @@ class CallPlan {
       a.name = arg->name;
       a.type = arg->type_index == TSB_TYPE_INVALID ? TSB_TYPE_ANY : arg->type_index;
       a.kwarg_only = arg->kwarg_only;
-      for (const auto& [name, element] : fixed) {
-        if (name == a.name) a.scalar_type = element;
-      }
+      a.scalar_type = internal::FixedListElement(*arg);
       if (!arg->kwarg_only) Merge(positional_, position++, a);
       size_t at = 0;
       while (at < named_.size() && named_[at].name != a.name) ++at;
