@@ -1,6 +1,6 @@
 // Optional attributes of TorchScript class instances, read with
 // tsb_any_get_field once plugins/optional is loaded: a value crosses as its own
-// type (None, or the object). tests/core/enum_object_test.cc covers the rest.
+// type (None, or the object). tests/core/codecs/enum_object_test.cc covers the rest.
 #include "tests/plugins/plugin_testing.h"
 #include "tests/testing/script_objects.h"
 

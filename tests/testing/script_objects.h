@@ -1,5 +1,5 @@
 // Helpers for the Enum and object suites: the scripted fixture module
-// (tests/core/fixtures/enum_object_fixture.py) and class types built in C++
+// (tests/core/codecs/enum_object_fixture.py) and class types built in C++
 // for what TorchScript itself refuses to compile (a class that contains
 // itself).
 #ifndef TSBRIDGE_TESTS_TESTING_SCRIPT_OBJECTS_H_

@@ -1,5 +1,5 @@
 //! Every kind out to Rust and back, checked against PyTorch's outputs on
-//! the same module (tests/rust/make_fixtures.py).
+//! the same module (hosts/rust/tests/make_fixtures.py).
 mod common;
 use common::{assert_same, expected, kinds};
 use tsbridge::{ops, Data, Device, Dtype, Kind, Layout, MemoryFormat, Tensor, Type, Value};
