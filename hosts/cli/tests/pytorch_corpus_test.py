@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 from enum import Enum
-from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 try:
     import torch
@@ -21,24 +21,11 @@ except ImportError:
           "(apt-get install python3-torch)")
     sys.exit(1)
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "core" / "text"))
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "tests" / "core" / "text"))
+sys.path.insert(0, str(ROOT / "tests" / "testing"))
 from json_mapping import to_json  # noqa: E402
-
-
-class Point(NamedTuple):
-    x: float
-    label: Optional[str]
-
-
-class Color(Enum):
-    RED = 1
-    GREEN = 2
-
-
-@torch.jit.script
-class Counter:
-    def __init__(self, n: int):
-        self.n = n
+from fixtures import Color, Counter, Point  # noqa: E402,F401  (the corpus's classes)
 
 
 class Kinds(torch.nn.Module):
@@ -131,14 +118,19 @@ CASES = [
 ]
 
 
-def expected_json(v):
-    """json_mapping's JSON, plus the two kinds it leaves out: an Enum and a
-    script object print as docs/json.md says."""
+def named_kind_json(v):
+    """The two kinds json_mapping leaves out: an Enum and a script object
+    print as docs/json.md says."""
     if isinstance(v, Enum):
         return {"enum": type(v).__name__, "member": v.name}
     if isinstance(v, Counter):
         return {"class": "Counter", "fields": {"n": v.n}}
-    return to_json(v)
+    raise TypeError(f"no JSON mapping for {type(v).__name__}")
+
+
+def expected_json(v):
+    """json_mapping's JSON, with named_kind_json's kinds at any depth."""
+    return to_json(v, named_kind_json)
 
 
 @torch.jit.script

@@ -3,13 +3,19 @@ comparison of a tsbridge result with PyTorch's own, kind by kind."""
 import enum
 import math
 import os
+import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 import torch
 
 import tsbridge
-import corpus
+
+# The shared fixture module (tests/testing/fixtures.py): Point, Color,
+# Counter and the scripted models the tests save.
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "testing"))
+import corpus  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -8,20 +8,7 @@ import pytest
 import torch
 
 import tsbridge
-
-
-class Net(torch.nn.Module):
-    note: str
-
-    def __init__(self):
-        super().__init__()
-        self.fc1 = torch.nn.Linear(4, 8)
-        self.drop = torch.nn.Dropout(0.5)
-        self.fc2 = torch.nn.Linear(8, 3)
-        self.note = "hello"
-
-    def forward(self, x):
-        return self.fc2(self.drop(torch.tanh(self.fc1(x))))
+from fixtures import Net
 
 
 @pytest.fixture()

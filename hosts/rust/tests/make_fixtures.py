@@ -14,34 +14,12 @@ Usage: make_fixtures.py OUTDIR. Writes into OUTDIR:
 """
 import pathlib
 import sys
-from enum import Enum
-from typing import Dict, List, NamedTuple, Optional, Tuple, Union
+from typing import Dict, List, Optional, Tuple, Union
 
-try:
-    import torch
-except ImportError:
-    sys.exit("make_fixtures.py: Python module 'torch' is missing; install python3-torch")
-
-
-class Point(NamedTuple):
-    x: int
-    y: float
-
-
-class Color(Enum):
-    RED = 1
-    GREEN = 2
-
-
-@torch.jit.script
-class Counter:
-    def __init__(self, start: int):
-        self.count = start
-        self.name = "counter"
-
-    def bump(self, by: int = 1) -> int:
-        self.count += by
-        return self.count
+# Point, Color and Counter: the shared fixtures (tests/testing/fixtures.py).
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "tests" / "testing"))
+from fixtures import Color, Counter, Point  # noqa: E402
+import torch  # noqa: E402
 
 
 class Kinds(torch.nn.Module):
@@ -59,7 +37,7 @@ class Kinds(torch.nn.Module):
 
     @torch.jit.export
     def point(self, p: Point) -> Point:
-        return Point(p.x + 1, p.y * 2.0)
+        return Point(p.x + 1.0, p.label)
 
     @torch.jit.export
     def int_keys(self, d: Dict[int, str]) -> Dict[int, str]:
@@ -148,7 +126,7 @@ def main():
         "forward_kw": kinds(x, n=3),
         "forward_all_kw": kinds(x, scale=1.0, n=4),
         "nested": kinds.nested(nested),
-        "point": tuple(kinds.point(Point(1, 1.5))),
+        "point": tuple(kinds.point(Point(1.5, "a"))),
         "int_keys": kinds.int_keys({3: "c", 1: "a", 2: "b"}),
         "float_keys": kinds.float_keys({2.5: 1, -1.0: 2}),
         "bool_keys": kinds.bool_keys({True: 1, False: 0}),

@@ -6,21 +6,13 @@ the Enum and class definitions come from Python; torch::jit::load then
 imports them as the C++ tests need them. Usage: enum_object_fixture.py OUT.pt
 """
 import sys
-
-try:
-    import torch
-except ImportError:
-    sys.exit("enum_object_fixture.py: Python module 'torch' is missing; install "
-             "python3-torch (Debian) to build the Enum/object test fixture")
-
 from enum import Enum
+from pathlib import Path
 from typing import List, Optional
 
-
-class Color(Enum):
-    RED = 1
-    GREEN = 2
-    BLUE = 3
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "testing"))
+from fixtures import Color  # noqa: E402,F401  (RED, GREEN, BLUE)
+import torch  # noqa: E402
 
 
 class Weight(Enum):

@@ -10,7 +10,7 @@ add_custom_command(
          ${TSB_AUTOGRAD_FIXTURES}/other_state.pt ${TSB_AUTOGRAD_FIXTURES}/state_keys.txt
          ${TSB_AUTOGRAD_FIXTURES}/graph_for.txt
   COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/make_autograd_fixtures.py ${TSB_AUTOGRAD_FIXTURES}
-  DEPENDS ${CMAKE_CURRENT_LIST_DIR}/make_autograd_fixtures.py
+  DEPENDS ${CMAKE_CURRENT_LIST_DIR}/make_autograd_fixtures.py ${TSB_TEST_FIXTURES_PY}
   COMMENT "Scripting the autograd test module and its gradients with ${TSB_PYTHON}"
   VERBATIM)
 add_custom_target(tsbridge_autograd_fixtures

@@ -2,7 +2,8 @@
 the gradients PyTorch computes for it (the tests compare the ABI's with
 these).
 
-Run by CMake at build time: python3 make_fixtures.py OUTPUT_DIR. Writes
+Run by CMake at build time: python3 make_autograd_fixtures.py OUTPUT_DIR
+(the module is the shared Net of tests/testing/fixtures.py). Writes
 net.pt (torch.jit.save), expected.pt (torch.save of a Dict[str, Tensor]),
 other_state.pt (another Net's state_dict), state_keys.txt (its keys in
 PyTorch's order) and graph_for.txt (PyTorch's graph_for(x) of net.pt).
@@ -10,36 +11,11 @@ Without an importable torch this fails loudly, never skips.
 """
 import os
 import sys
+from pathlib import Path
 
-try:
-    import torch
-except ImportError as e:
-    sys.exit(f"make_fixtures.py: {sys.executable} cannot import torch ({e})")
-
-from typing import Tuple
-
-
-class Net(torch.nn.Module):
-    """Parameters in submodules, a buffer, dropout, a plain attribute, and a
-    method with two outputs."""
-
-    note: str
-
-    def __init__(self):
-        super().__init__()
-        self.fc1 = torch.nn.Linear(4, 8)
-        self.drop = torch.nn.Dropout(0.5)
-        self.fc2 = torch.nn.Linear(8, 3)
-        self.register_buffer("scale", torch.tensor(2.0))
-        self.note = "hello"
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.fc2(self.drop(torch.tanh(self.fc1(x)))) * self.scale
-
-    @torch.jit.export
-    def two(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
-        h = torch.tanh(self.fc1(x))
-        return h.sum(1), self.fc2(h)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "testing"))
+from fixtures import Net  # noqa: E402
+import torch  # noqa: E402
 
 
 def grads(module, prefix, out, x=None):

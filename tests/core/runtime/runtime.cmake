@@ -11,7 +11,7 @@ set(TSB_RUNTIME_FIXTURES ${CMAKE_CURRENT_BINARY_DIR}/runtime_fixtures)
 add_custom_command(
   OUTPUT ${TSB_RUNTIME_FIXTURES}/calls.pt
   COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/make_fixtures.py ${TSB_RUNTIME_FIXTURES}
-  DEPENDS ${CMAKE_CURRENT_LIST_DIR}/make_fixtures.py
+  DEPENDS ${CMAKE_CURRENT_LIST_DIR}/make_fixtures.py ${TSB_TEST_FIXTURES_PY}
   COMMENT "Scripting the runtime test modules with ${TSB_PYTHON}"
   VERBATIM)
 add_custom_target(tsbridge_runtime_fixtures DEPENDS ${TSB_RUNTIME_FIXTURES}/calls.pt)
