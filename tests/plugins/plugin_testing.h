@@ -16,14 +16,6 @@ namespace tsb::testing {
 
 class PluginTest : public BundledPluginsTest {
  protected:
-  static tsb_type_info InfoOf(int32_t type_index) {
-    tsb_type_info info{};
-    info.struct_size = sizeof(info);
-    Status s(tsb_type_get_info(type_index, &info));
-    EXPECT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
-    return info;
-  }
-
   static std::vector<int32_t> ContainedOf(int32_t type_index) {
     tsb_type_info info = InfoOf(type_index);
     return std::vector<int32_t>(info.contained, info.contained + info.num_contained);

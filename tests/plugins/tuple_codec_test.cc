@@ -13,6 +13,13 @@ namespace {
 
 using TupleTest = PluginTest;
 
+// The fields of a tsbridge.tensor_pair: two tensors and their handles.
+struct PairFields {
+  at::Tensor t0 = at::ones({2}), t1 = at::zeros({3});
+  Value h0{Boundary(t0)}, h1{Boundary(t1)};
+  tsb_any items[2] = {h0.get(), h1.get()};
+};
+
 c10::TupleTypePtr Point(const char* second_field = "y") {
   return c10::TupleType::createNamed(c10::QualifiedName("tsbridge_test.Point"),
                                      std::vector<std::string>{"x", second_field},
@@ -233,9 +240,8 @@ TEST_F(TupleTest, TensorPairFromAPlainTuple) {
   EXPECT_EQ(FieldsOf(pair), (std::vector<std::string>{"first", "second"}));
   EXPECT_EQ(ContainedOf(pair), (std::vector<int32_t>{TSB_TYPE_TENSOR, TSB_TYPE_TENSOR}));
 
-  at::Tensor t0 = at::ones({2}), t1 = at::zeros({3});
-  Value h0(Boundary(t0)), h1(Boundary(t1));
-  tsb_any items[] = {h0.get(), h1.get()};
+  PairFields fields;
+  auto& [t0, t1, h0, h1, items] = fields;
   Value plain, named;
   TSB_ASSERT_OK(tsb_tuple_new(items, 2, plain.out()));
   TSB_ASSERT_OK(tsb_any_coerce(&plain.get(), pair, named.out()));
@@ -318,9 +324,8 @@ TEST_F(TupleTest, NamedTupleErrorsNameTheField) {
 // containers stay what they are (ErrorsNameTheElement).
 TEST_F(TupleTest, AListOrAStrKeyedDictCoercesToARecord) {
   const int32_t pair = TypeOf("tsbridge.tensor_pair");
-  at::Tensor t0 = at::ones({2}), t1 = at::zeros({3});
-  Value h0(Boundary(t0)), h1(Boundary(t1));
-  tsb_any items[] = {h0.get(), h1.get()};
+  PairFields fields;
+  auto& [t0, t1, h0, h1, items] = fields;
   Value list, named;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, list.out()));
   TSB_ASSERT_OK(tsb_any_coerce(&list.get(), pair, named.out()));
@@ -374,9 +379,8 @@ TEST_F(TupleTest, TupleNewIsTypedFromItsItems) {
 // A registered record built directly from its fields: one tuple, named.
 TEST_F(TupleTest, TypedBuilderMakesTheRecordDirectly) {
   const int32_t pair = TypeOf("tsbridge.tensor_pair");
-  at::Tensor t0 = at::ones({2}), t1 = at::zeros({3});
-  Value h0(Boundary(t0)), h1(Boundary(t1));
-  tsb_any items[] = {h0.get(), h1.get()};
+  PairFields fields;
+  auto& [t0, t1, h0, h1, items] = fields;
   Value named;
   TSB_ASSERT_OK(tsb_tuple_new_typed(pair, items, 2, named.out()));
   EXPECT_EQ(named.get().type_index, pair);
@@ -415,9 +419,8 @@ TEST_F(TupleTest, TypedBuilderErrorsNameTheField) {
 
 // Every field of a record in one call, as tsb_dict_get_items does for dicts.
 TEST_F(TupleTest, AllItemsOfATupleInOneCall) {
-  at::Tensor t0 = at::ones({2}), t1 = at::zeros({3});
-  Value h0(Boundary(t0)), h1(Boundary(t1));
-  tsb_any items[] = {h0.get(), h1.get()};
+  PairFields fields;
+  auto& [t0, t1, h0, h1, items] = fields;
   Value named;
   TSB_ASSERT_OK(tsb_tuple_new_typed(TypeOf("tsbridge.tensor_pair"), items, 2, named.out()));
   Value out[2];

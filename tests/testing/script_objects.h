@@ -27,14 +27,6 @@ inline c10::IValue Call(torch::jit::Module& module, const char* method,
   return module.get_method(method)(std::move(args));
 }
 
-inline tsb_type_info InfoOf(int32_t type_index) {
-  tsb_type_info info{};
-  info.struct_size = sizeof(info);
-  Status s(tsb_type_get_info(type_index, &info));
-  EXPECT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
-  return info;
-}
-
 inline std::vector<std::string> FieldsOf(int32_t type_index) {
   tsb_type_info info = InfoOf(type_index);
   if (info.field_names == nullptr) return {};

@@ -171,12 +171,10 @@ TEST_F(GoodPluginTest, FunctionErrorsNameTheFunction) {
   Status arity(tsb_function_call("fixture::add", ::tsb::CallArgs(bad, 1).get(), out.out()));
   // Issue 11, point 6: the missing argument is named (was "expected 2 arguments, got 1").
   EXPECT_STREQ(tsb_status_get_message(arity.get()), "fixture::add(): missing argument 'b'");
-  Status failed(tsb_function_call("fixture::fail", nullptr, out.out()));
-  EXPECT_EQ(tsb_status_get_code(failed.get()), TSB_ERR_INVALID_ARGUMENT);
-  EXPECT_STREQ(tsb_status_get_message(failed.get()), "fixture::fail(): it failed");
-  Status threw(tsb_function_call("fixture::throw", nullptr, out.out()));
-  EXPECT_EQ(tsb_status_get_code(threw.get()), TSB_ERR_INTERNAL);
-  EXPECT_STREQ(tsb_status_get_message(threw.get()), "fixture::throw(): boom");
+  ExpectMessage(tsb_function_call("fixture::fail", nullptr, out.out()), TSB_ERR_INVALID_ARGUMENT,
+                "fixture::fail(): it failed");
+  ExpectMessage(tsb_function_call("fixture::throw", nullptr, out.out()), TSB_ERR_INTERNAL,
+                "fixture::throw(): boom");
   Status unknown(tsb_function_call("fixture::nope", nullptr, out.out()));
   EXPECT_STREQ(tsb_status_get_message(unknown.get()),
                "no function named 'fixture::nope' (functions come from loaded plugins)");
@@ -194,9 +192,8 @@ TEST_F(GoodPluginTest, FunctionCallFallsBackToOperators) {
   TSB_ASSERT_OK(tsb_function_call("fixture::add", ::tsb::CallArgs(args, 2).get(), sum.out()));
   EXPECT_EQ(sum.get().u.i, 13);
   Value out;
-  Status unnamed(tsb_function_call(nullptr, ::tsb::CallArgs(args, 2).get(), out.out()));
-  EXPECT_EQ(tsb_status_get_code(unnamed.get()), TSB_ERR_INVALID_ARGUMENT);
-  EXPECT_STREQ(tsb_status_get_message(unnamed.get()), "argument 'name' is NULL");
+  ExpectMessage(tsb_function_call(nullptr, ::tsb::CallArgs(args, 2).get(), out.out()),
+                TSB_ERR_INVALID_ARGUMENT, "argument 'name' is NULL");
   Status unknown(tsb_function_call("fixture_ops::nope", nullptr, out.out()));
   EXPECT_STREQ(tsb_status_get_message(unknown.get()),
                "no function named 'fixture_ops::nope' (functions come from loaded plugins)");

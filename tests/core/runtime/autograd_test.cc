@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/core/runtime/autograd_testing.h"
+#include "tests/core/runtime/runtime_testing.h"
 
 namespace tsb::testing {
 namespace {
@@ -16,41 +16,50 @@ class AutogradTest : public AbiTest {
   void SetUp() override {
     AbiTest::SetUp();
     TSB_ASSERT_OK(tsb_plugin_load_bundled());  // Tuple: `two` returns one
-    TSB_ASSERT_OK(tsb_module_load(AutogradFixture("net.pt").c_str(), net_.out()));
-    TSB_ASSERT_OK(tsb_module_set_training(net_.m, false));  // dropout off
+    TSB_ASSERT_OK(tsb_module_load(AutogradFixture("net.pt").c_str(), Out(net_)));
+    TSB_ASSERT_OK(tsb_module_set_training(net_.get(), false));  // dropout off
     expected_ = Expected();
   }
 
   // Every parameter's .grad equals PyTorch's "<prefix>.<name>"; then zeroed.
   void ExpectParameterGrads(const std::string& prefix) {
     size_t n = 0;
-    TSB_ASSERT_OK(tsb_module_count_parameters(net_.m, &n));
+    TSB_ASSERT_OK(tsb_module_count_parameters(net_.get(), &n));
     ASSERT_EQ(n, 4u);
     for (size_t i = 0; i < n; ++i) {
       const char* name = nullptr;
       Value param, grad;
-      TSB_ASSERT_OK(tsb_module_get_parameter(net_.m, i, &name, param.out()));
+      TSB_ASSERT_OK(tsb_module_get_parameter(net_.get(), i, &name, param.out()));
       TSB_ASSERT_OK(tsb_tensor_get_grad(&param.get(), grad.out()));
       ASSERT_EQ(grad.get().type_index, TSB_TYPE_TENSOR) << name;
       const at::Tensor want = expected_.at(prefix + "." + name);
-      EXPECT_TRUE(at::allclose(TensorIn(grad.get()), want, 1e-10, 1e-12))
-          << prefix << "." << name << ": " << TensorIn(grad.get()) << " vs " << want;
+      EXPECT_TRUE(at::allclose(TensorOf(grad.get()), want, 1e-10, 1e-12))
+          << prefix << "." << name << ": " << TensorOf(grad.get()) << " vs " << want;
       TSB_ASSERT_OK(tsb_tensor_zero_grad(&param.get()));
       Value zeroed;
       TSB_ASSERT_OK(tsb_tensor_get_grad(&param.get(), zeroed.out()));
-      EXPECT_EQ(TensorIn(zeroed.get()).abs().sum().item<double>(), 0.0) << name;
+      EXPECT_EQ(TensorOf(zeroed.get()).abs().sum().item<double>(), 0.0) << name;
     }
+  }
+
+  // x's .grad and every parameter's equal PyTorch's "<prefix>.x" and
+  // "<prefix>.<name>".
+  void ExpectGrads(const Value& x, const std::string& prefix) {
+    Value x_grad;
+    TSB_ASSERT_OK(tsb_tensor_get_grad(&x.get(), x_grad.out()));
+    EXPECT_TRUE(at::allclose(TensorOf(x_grad.get()), expected_.at(prefix + ".x"), 1e-10, 1e-12));
+    ExpectParameterGrads(prefix);
   }
 
   // (forward(x) * forward(x)).sum() through the ABI, x = PyTorch's input.
   void Loss(Value* loss) {
     Value x(Handle(expected_.at("x"))), y, square;
-    TSB_ASSERT_OK(Call(net_.m, "forward", {x.get()}, y.out()));
+    TSB_ASSERT_OK(Call(net_.get(), "forward", {x.get()}, y.out()));
     TSB_ASSERT_OK(Op("aten::mul", {y.get(), y.get()}, square.out()));
     TSB_ASSERT_OK(Op("aten::sum", {square.get()}, loss->out()));
   }
 
-  OwnedModule net_;
+  Module net_{nullptr};
   c10::Dict<std::string, at::Tensor> expected_;
 };
 
@@ -65,14 +74,10 @@ TEST_F(AutogradTest, ForwardWithOutputGradientMatchesPyTorch) {
   EXPECT_EQ(none_yet.get().type_index, TSB_TYPE_NONE);
 
   Value y, g(Handle(expected_.at("g")));
-  TSB_ASSERT_OK(Call(net_.m, "forward", {x.get()}, y.out()));
-  EXPECT_TRUE(at::allclose(TensorIn(y.get()), expected_.at("y_eval")));
+  TSB_ASSERT_OK(Call(net_.get(), "forward", {x.get()}, y.out()));
+  EXPECT_TRUE(at::allclose(TensorOf(y.get()), expected_.at("y_eval")));
   TSB_ASSERT_OK(tsb_autograd_backward(&y.get(), 1, &g.get(), false));
-
-  Value x_grad;
-  TSB_ASSERT_OK(tsb_tensor_get_grad(&x.get(), x_grad.out()));
-  EXPECT_TRUE(at::allclose(TensorIn(x_grad.get()), expected_.at("forward.x"), 1e-10, 1e-12));
-  ExpectParameterGrads("forward");
+  ExpectGrads(x, "forward");
 }
 
 TEST_F(AutogradTest, ScalarLossFromOperatorsNeedsNoOutputGradient) {
@@ -85,17 +90,14 @@ TEST_F(AutogradTest, ScalarLossFromOperatorsNeedsNoOutputGradient) {
 TEST_F(AutogradTest, SeveralOutputsWithTheirGradients) {
   Value x(Handle(expected_.at("x").clone())), pair;
   TSB_ASSERT_OK(tsb_tensor_set_requires_grad(&x.get(), true));
-  TSB_ASSERT_OK(Call(net_.m, "two", {x.get()}, pair.out()));
+  TSB_ASSERT_OK(Call(net_.get(), "two", {x.get()}, pair.out()));
   Value s, z, gs(Handle(expected_.at("gs"))), gz(Handle(expected_.at("gz")));
   TSB_ASSERT_OK(tsb_list_get(&pair.get(), 0, s.out()));
   TSB_ASSERT_OK(tsb_list_get(&pair.get(), 1, z.out()));
   tsb_any outputs[2] = {s.get(), z.get()};
   tsb_any grads[2] = {gs.get(), gz.get()};
   TSB_ASSERT_OK(tsb_autograd_backward(outputs, 2, grads, false));
-  Value x_grad;
-  TSB_ASSERT_OK(tsb_tensor_get_grad(&x.get(), x_grad.out()));
-  EXPECT_TRUE(at::allclose(TensorIn(x_grad.get()), expected_.at("two.x"), 1e-10, 1e-12));
-  ExpectParameterGrads("two");
+  ExpectGrads(x, "two");
 }
 
 TEST_F(AutogradTest, RetainGraphAllowsASecondBackwardAndGradientsAccumulate) {
@@ -104,9 +106,9 @@ TEST_F(AutogradTest, RetainGraphAllowsASecondBackwardAndGradientsAccumulate) {
   TSB_ASSERT_OK(tsb_autograd_backward(&loss.get(), 1, nullptr, true));
   TSB_ASSERT_OK(tsb_autograd_backward(&loss.get(), 1, nullptr, false));
   Value bias, grad;
-  TSB_ASSERT_OK(tsb_module_get_parameter(net_.m, 3, nullptr, bias.out()));  // fc2.bias
+  TSB_ASSERT_OK(tsb_module_get_parameter(net_.get(), 3, nullptr, bias.out()));  // fc2.bias
   TSB_ASSERT_OK(tsb_tensor_get_grad(&bias.get(), grad.out()));
-  EXPECT_TRUE(at::allclose(TensorIn(grad.get()), 2 * expected_.at("loss.fc2.bias")));
+  EXPECT_TRUE(at::allclose(TensorOf(grad.get()), 2 * expected_.at("loss.fc2.bias")));
 
   Status again(tsb_autograd_backward(&loss.get(), 1, nullptr, false));
   ASSERT_NE(again.get(), nullptr);
@@ -115,10 +117,10 @@ TEST_F(AutogradTest, RetainGraphAllowsASecondBackwardAndGradientsAccumulate) {
             std::string::npos)
       << tsb_status_get_message(again.get());
   size_t n = 0;
-  TSB_ASSERT_OK(tsb_module_count_parameters(net_.m, &n));
+  TSB_ASSERT_OK(tsb_module_count_parameters(net_.get(), &n));
   for (size_t i = 0; i < n; ++i) {
     Value p;
-    TSB_ASSERT_OK(tsb_module_get_parameter(net_.m, i, nullptr, p.out()));
+    TSB_ASSERT_OK(tsb_module_get_parameter(net_.get(), i, nullptr, p.out()));
     TSB_ASSERT_OK(tsb_tensor_zero_grad(&p.get()));
   }
 }
@@ -134,7 +136,7 @@ TEST_F(AutogradTest, NoGradModeRecordsNoGraphAndIsPerThread) {
   EXPECT_TRUE(other_thread);
 
   Value x(Handle(expected_.at("x"))), y;
-  TSB_ASSERT_OK(Call(net_.m, "forward", {x.get()}, y.out()));
+  TSB_ASSERT_OK(Call(net_.get(), "forward", {x.get()}, y.out()));
   bool requires_grad = true;
   TSB_ASSERT_OK(tsb_tensor_get_requires_grad(&y.get(), &requires_grad));
   EXPECT_FALSE(requires_grad);
@@ -147,12 +149,12 @@ TEST_F(AutogradTest, NoGradModeRecordsNoGraphAndIsPerThread) {
 
 TEST_F(AutogradTest, DetachSharesStorageOutsideTheGraph) {
   Value x(Handle(expected_.at("x"))), y, d;
-  TSB_ASSERT_OK(Call(net_.m, "forward", {x.get()}, y.out()));
+  TSB_ASSERT_OK(Call(net_.get(), "forward", {x.get()}, y.out()));
   TSB_ASSERT_OK(tsb_tensor_detach(&y.get(), d.out()));
   bool requires_grad = true;
   TSB_ASSERT_OK(tsb_tensor_get_requires_grad(&d.get(), &requires_grad));
   EXPECT_FALSE(requires_grad);
-  EXPECT_EQ(TensorIn(d.get()).data_ptr(), TensorIn(y.get()).data_ptr());
+  EXPECT_EQ(TensorOf(d.get()).data_ptr(), TensorOf(y.get()).data_ptr());
 }
 
 TEST_F(AutogradTest, MisuseIsReportedWithWhatAndWhere) {
@@ -168,7 +170,7 @@ TEST_F(AutogradTest, MisuseIsReportedWithWhatAndWhere) {
   EXPECT_EQ(tsb_status_get_code(s2.get()), TSB_ERR_TYPE);
 
   Value x(Handle(expected_.at("x")));
-  TSB_ASSERT_OK(Call(net_.m, "forward", {x.get()}, y.out()));
+  TSB_ASSERT_OK(Call(net_.get(), "forward", {x.get()}, y.out()));
   Status s3(tsb_autograd_backward(&y.get(), 1, nullptr, false));  // 5 x 3: needs a gradient
   ASSERT_NE(s3.get(), nullptr);
   EXPECT_STREQ(tsb_status_get_path(s3.get()), "grad_outputs[0]");

@@ -32,13 +32,8 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-class OperatorTest : public AbiTest {
+class OperatorTest : public BundledPluginsTest {
  protected:
-  void SetUp() override {
-    AbiTest::SetUp();
-    LoadBundledPlugins();
-  }
-
   // The overload of `op` named `overload`, or nullptr.
   bool FindOverload(const char* op, const char* overload, tsb_schema_info* info) {
     size_t n = 0;

@@ -14,8 +14,8 @@ namespace {
 
 TEST(RuntimeThreads, EightThreadsCallOneModule) {
   LoadBundledPlugins();
-  Module module;
-  TSB_ASSERT_OK(tsb_module_load(Fixture("calls.pt").c_str(), module.out()));
+  Module module{nullptr};
+  TSB_ASSERT_OK(tsb_module_load(Fixture("calls.pt").c_str(), Out(module)));
   constexpr int kThreads = 8;
   constexpr int kCalls = 200;
   std::atomic<int> wrong{0}, failed{0};
@@ -31,7 +31,7 @@ TEST(RuntimeThreads, EightThreadsCallOneModule) {
         Value out;
         const char* names[] = {"p", "bias"};
         tsb_any kw[] = {p.get(), tsb_any_int(t)};
-        Status s(tsb_module_call(module.m, "forward", ::tsb::CallArgs(&xv.get(), 1, names, kw, 2).get(), out.out()));
+        Status s(tsb_module_call(module.get(), "forward", ::tsb::CallArgs(&xv.get(), 1, names, kw, 2).get(), out.out()));
         if (!built.ok() || !s.ok()) {
           ++failed;
           continue;

@@ -61,16 +61,13 @@ TEST_F(TraceTest, TracedOperatorsReplayInAFreshProcess) {
   Value w(Boundary(at::tensor({2.0, 2.0, 2.0})));
   tsb_any inputs[2] = {x.get(), w.get()};
   int calls = 0;
-  Module traced;
-  TSB_ASSERT_OK(tsb_module_trace(&MulAdd, &calls, inputs, 2, traced.out()));
+  Module traced{nullptr};
+  TSB_ASSERT_OK(tsb_module_trace(&MulAdd, &calls, inputs, 2, Out(traced)));
   EXPECT_EQ(calls, 1);  // the host function runs once, while the tracer records
 
-  size_t n = 0;
-  TSB_ASSERT_OK(tsb_module_count_methods(traced.m, &n));
-  ASSERT_EQ(n, 1u);
-  tsb_schema_info info{};
-  info.struct_size = sizeof(info);
-  TSB_ASSERT_OK(tsb_module_get_method(traced.m, 0, &info));
+  const std::vector<tsb_schema_info> methods = traced.Methods();
+  ASSERT_EQ(methods.size(), 1u);
+  const tsb_schema_info& info = methods[0];
   EXPECT_STREQ(info.name, "forward");
   EXPECT_EQ(info.num_arguments, 2u);
 
@@ -78,12 +75,12 @@ TEST_F(TraceTest, TracedOperatorsReplayInAFreshProcess) {
   Value a(Boundary(at::tensor({1.0, 2.0})));
   Value b(Boundary(at::tensor({3.0, 4.0})));
   Value out;
-  TSB_ASSERT_OK(CallModule(traced.m, "forward", {a.get(), b.get()}, {}, out.out()));
+  TSB_ASSERT_OK(CallModule(traced.get(), "forward", {a.get(), b.get()}, {}, out.out()));
   EXPECT_TRUE(at::allclose(TensorOf(out.get()), at::tensor({4.0, 10.0})));
   EXPECT_EQ(calls, 1);
 
   std::string path = ::testing::TempDir() + "traced_muladd.pt";
-  TSB_ASSERT_OK(tsb_module_save(traced.m, path.c_str()));
+  TSB_ASSERT_OK(tsb_module_save(traced.get(), path.c_str()));
   std::string printed =
       RunCommand(std::string(BuildPath("TSB_PYTHON")) +
                  " -c \"import sys, torch; m = torch.jit.load(sys.argv[1]); "
@@ -106,8 +103,8 @@ TEST_F(TraceTest, HostFailureAbandonsTheTrace) {
   // The tracer state was abandoned: a new trace works on this thread.
   tsb_any inputs[2] = {x.get(), x.get()};
   int calls = 0;
-  Module traced;
-  TSB_ASSERT_OK(tsb_module_trace(&MulAdd, &calls, inputs, 2, traced.out()));
+  Module traced{nullptr};
+  TSB_ASSERT_OK(tsb_module_trace(&MulAdd, &calls, inputs, 2, Out(traced)));
 }
 
 TEST_F(TraceTest, TheCallerNamesTheMethod) {
@@ -118,14 +115,14 @@ TEST_F(TraceTest, TheCallerNamesTheMethod) {
   options.struct_size = sizeof options;
   options.strict = true;
   options.method_name = "mul_add";
-  Module traced;
-  TSB_ASSERT_OK(tsb_module_trace_with(&MulAdd, &calls, inputs, 2, &options, traced.out()));
+  Module traced{nullptr};
+  TSB_ASSERT_OK(tsb_module_trace_with(&MulAdd, &calls, inputs, 2, &options, Out(traced)));
   tsb_schema_info info{};
   info.struct_size = sizeof(info);
-  TSB_ASSERT_OK(tsb_module_get_method(traced.m, 0, &info));
+  TSB_ASSERT_OK(tsb_module_get_method(traced.get(), 0, &info));
   EXPECT_STREQ(info.name, "mul_add");
   Value out;
-  TSB_ASSERT_OK(CallModule(traced.m, "mul_add", {x.get(), x.get()}, {}, out.out()));
+  TSB_ASSERT_OK(CallModule(traced.get(), "mul_add", {x.get(), x.get()}, {}, out.out()));
 
   options.method_name = "2x";
   tsb_module* bad = nullptr;

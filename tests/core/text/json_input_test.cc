@@ -21,8 +21,7 @@ TEST_F(JsonInputTest, NumbersFollowTheExpectedType) {
   Value as_complex(FromJson("1", "complex"));
   EXPECT_EQ(as_complex.get().type_index, TSB_TYPE_COMPLEX);
   EXPECT_EQ(ToJson(as_complex.get()), R"({"real":1.0,"imag":0.0})");
-  Value as_optional_float(FromJson("2", "Optional[float]"));
-  EXPECT_EQ(as_optional_float.get().type_index, TSB_TYPE_FLOAT);
+  EXPECT_EQ(ReadsAs("2", "Optional[float]"), TSB_TYPE_FLOAT);
   Value floats(FromJson("[1,2]", "List[float]"));
   EXPECT_EQ(floats.get().type_index, TypeOf("List[float]"));
   EXPECT_EQ(ToJson(floats.get()), "[1.0,2.0]");
@@ -52,58 +51,41 @@ TEST_F(JsonInputTest, StringsNameDevicesAndDtypesOnlyWhenExpected) {
   Value dtype(FromJson("\"bfloat16\"", "ScalarType"));
   EXPECT_EQ(dtype.get().type_index, TSB_TYPE_DTYPE);
   EXPECT_EQ(dtype.get().u.i, static_cast<int64_t>(at::kBFloat16));
-  Value str(FromJson("\"cpu\"", "str"));
-  EXPECT_EQ(str.get().type_index, TSB_TYPE_STR);
-  Value any(FromJson("\"cpu\"", "Any"));
-  EXPECT_EQ(any.get().type_index, TSB_TYPE_STR);
+  EXPECT_EQ(ReadsAs("\"cpu\"", "str"), TSB_TYPE_STR);
+  EXPECT_EQ(ReadsAs("\"cpu\"", "Any"), TSB_TYPE_STR);
 }
 
 TEST_F(JsonInputTest, UnionPicksTheOneMemberThatReads) {
-  Value i(FromJson("1", "Union[int, str]"));
-  EXPECT_EQ(i.get().type_index, TSB_TYPE_INT);
-  Value s(FromJson("\"1\"", "Union[int, str]"));
-  EXPECT_EQ(s.get().type_index, TSB_TYPE_STR);
-  Value t(FromJson(R"({"dtype":"int64","shape":[],"data":[1]})", "Union[Tensor, int]"));
-  EXPECT_EQ(t.get().type_index, TSB_TYPE_TENSOR);
-  Value none(FromJson("null", "Union[int, str, None]"));
-  EXPECT_EQ(none.get().type_index, TSB_TYPE_NONE);
+  EXPECT_EQ(ReadsAs("1", "Union[int, str]"), TSB_TYPE_INT);
+  EXPECT_EQ(ReadsAs("\"1\"", "Union[int, str]"), TSB_TYPE_STR);
+  EXPECT_EQ(ReadsAs(R"({"dtype":"int64","shape":[],"data":[1]})", "Union[Tensor, int]"),
+            TSB_TYPE_TENSOR);
+  EXPECT_EQ(ReadsAs("null", "Union[int, str, None]"), TSB_TYPE_NONE);
 }
 
 TEST_F(JsonInputTest, UnionTiesGoToTheJsonsOwnType) {
   // 1 reads as int and as float: the JSON's own type, int, is a member.
-  Value i(FromJson("1", "Union[int, float]"));
-  EXPECT_EQ(i.get().type_index, TSB_TYPE_INT);
-  Value f(FromJson("1.0", "Union[int, float]"));
-  EXPECT_EQ(f.get().type_index, TSB_TYPE_FLOAT);
-  Value f2(FromJson("1.5", "Union[int, float]"));
-  EXPECT_EQ(f2.get().type_index, TSB_TYPE_FLOAT);
+  EXPECT_EQ(ReadsAs("1", "Union[int, float]"), TSB_TYPE_INT);
+  EXPECT_EQ(ReadsAs("1.0", "Union[int, float]"), TSB_TYPE_FLOAT);
+  EXPECT_EQ(ReadsAs("1.5", "Union[int, float]"), TSB_TYPE_FLOAT);
   // "cpu" names a Device but is a str.
-  Value s(FromJson("\"cpu\"", "Union[Device, str]"));
-  EXPECT_EQ(s.get().type_index, TSB_TYPE_STR);
+  EXPECT_EQ(ReadsAs("\"cpu\"", "Union[Device, str]"), TSB_TYPE_STR);
   // "NaN" is a float only where no str is expected.
-  Value nan_str(FromJson("\"NaN\"", "Union[float, str]"));
-  EXPECT_EQ(nan_str.get().type_index, TSB_TYPE_STR);
-  Value nan(FromJson("\"NaN\"", "Union[float, int]"));
-  EXPECT_EQ(nan.get().type_index, TSB_TYPE_FLOAT);
+  EXPECT_EQ(ReadsAs("\"NaN\"", "Union[float, str]"), TSB_TYPE_STR);
+  EXPECT_EQ(ReadsAs("\"NaN\"", "Union[float, int]"), TSB_TYPE_FLOAT);
   // An array reads as a List and as a Tuple: a JSON array is a list.
   Value list(FromJson("[1,2]", "Union[List[int], Tuple[int, int]]"));
   EXPECT_EQ(list.get().type_index, TypeOf("List[int]"));
 }
 
 TEST_F(JsonInputTest, ScalarAndAnyInferFromTheJson) {
-  Value i(FromJson("1", "Scalar"));
-  EXPECT_EQ(i.get().type_index, TSB_TYPE_INT);
-  Value f(FromJson("1.0", "Scalar"));
-  EXPECT_EQ(f.get().type_index, TSB_TYPE_FLOAT);
-  Value c(FromJson(R"({"real":0.0,"imag":1.0})", "Scalar"));
-  EXPECT_EQ(c.get().type_index, TSB_TYPE_COMPLEX);
-  Value list(FromJson(R"([1,"a"])", "Any"));
-  EXPECT_EQ(list.get().type_index, TypeOf("List[Any]"));
-  Value dict(FromJson(R"({"a":1})", "Any"));
-  EXPECT_EQ(dict.get().type_index, TypeOf("Dict[str, Any]"));
+  EXPECT_EQ(ReadsAs("1", "Scalar"), TSB_TYPE_INT);
+  EXPECT_EQ(ReadsAs("1.0", "Scalar"), TSB_TYPE_FLOAT);
+  EXPECT_EQ(ReadsAs(R"({"real":0.0,"imag":1.0})", "Scalar"), TSB_TYPE_COMPLEX);
+  EXPECT_EQ(ReadsAs(R"([1,"a"])", "Any"), TypeOf("List[Any]"));
+  EXPECT_EQ(ReadsAs(R"({"a":1})", "Any"), TypeOf("Dict[str, Any]"));
   // Any never reads a tensor object as a Tensor: it is a Dict[str, Any].
-  Value tensor_like(FromJson(R"({"dtype":"int64","shape":[],"data":[1]})", "Any"));
-  EXPECT_EQ(tensor_like.get().type_index, TypeOf("Dict[str, Any]"));
+  EXPECT_EQ(ReadsAs(R"({"dtype":"int64","shape":[],"data":[1]})", "Any"), TypeOf("Dict[str, Any]"));
   // An Any-typed value can then be coerced like any host-built value.
   Value ints(FromJson("[1, 2]", "Any"));
   Value typed;

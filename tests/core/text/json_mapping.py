@@ -48,9 +48,10 @@ def tensor_json(t):
     return out
 
 
-def to_json(v):
+def to_json(v, other=None):
     """The JSON of a value as its own type (a loaded pickle has no static
-    type, so containers print by their elements' own types)."""
+    type, so containers print by their elements' own types). other(v), if
+    given, is the JSON of a leaf this mapping leaves out (an Enum, an object)."""
     if v is None or isinstance(v, bool):
         return v
     if isinstance(v, int):
@@ -66,11 +67,13 @@ def to_json(v):
     if isinstance(v, torch.device):
         return str(v)
     if isinstance(v, tuple) and hasattr(v, "_fields"):
-        return {f: to_json(x) for f, x in zip(v._fields, v)}
+        return {f: to_json(x, other) for f, x in zip(v._fields, v)}
     if isinstance(v, (list, tuple)):
-        return [to_json(x) for x in v]
+        return [to_json(x, other) for x in v]
     if isinstance(v, dict):
         if all(isinstance(k, str) for k in v):
-            return {k: to_json(x) for k, x in v.items()}
-        return [[to_json(k), to_json(x)] for k, x in v.items()]
+            return {k: to_json(x, other) for k, x in v.items()}
+        return [[to_json(k, other), to_json(x, other)] for k, x in v.items()]
+    if other is not None:
+        return other(v)
     raise TypeError(f"no JSON mapping for {type(v).__name__}")

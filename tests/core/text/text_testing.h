@@ -40,6 +40,12 @@ inline tsb_any FromJson(const std::string& json, const char* annotation) {
   return out;
 }
 
+// The type index of what `json` reads as, as `annotation`.
+inline int32_t ReadsAs(const std::string& json, const char* annotation) {
+  Value v(FromJson(json, annotation));
+  return v.get().type_index;
+}
+
 class JsonTest : public BundledPluginsTest {
  protected:
   // Reads `json` as `annotation`, prints it again, and expects `printed`

@@ -25,19 +25,6 @@ def compact(j):
     return json.dumps(j, separators=(",", ":"), ensure_ascii=False)
 
 
-def result_json(v):
-    """base.expected_json, also inside containers (an Enum in a Tuple)."""
-    if isinstance(v, tuple) and hasattr(v, "_fields"):
-        return {f: result_json(x) for f, x in zip(v._fields, v)}
-    if isinstance(v, (list, tuple)):
-        return [result_json(x) for x in v]
-    if isinstance(v, dict):
-        if all(isinstance(k, str) for k in v):
-            return {k: result_json(x) for k, x in v.items()}
-        return [[result_json(k), result_json(x)] for k, x in v.items()]
-    return base.expected_json(v)
-
-
 def main(work):
     work = Path(work)
     saved = corpus.save_modules(work)
@@ -49,7 +36,7 @@ def main(work):
         result = getattr(scripted, method)(*args)
         out.append({"module": module, "method": method,
                     "args": [compact(base.argument_json(a)) for a in args],
-                    "expected": compact(result_json(result))})
+                    "expected": compact(base.expected_json(result))})
     (work / "corpus.json").write_text(json.dumps(out, indent=1), encoding="utf-8")
     print(f"{len(out)} cases written to {work / 'corpus.json'}")
 
