@@ -40,6 +40,14 @@ class PluginTest : public BundledPluginsTest {
     EXPECT_EQ(out.get().type_index, TSB_TYPE_INVALID) << "out must stay untouched";
   }
 
+  // A List[Any] of borrowed items, as a host builds one untyped.
+  static Value AnyList(std::vector<tsb_any> items) {
+    Value list;
+    Status s(tsb_list_new(TSB_TYPE_ANY, items.data(), items.size(), list.out()));
+    EXPECT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
+    return list;
+  }
+
   // A new str handle.
   static tsb_any Str(const char* s) {
     tsb_any out{};

@@ -154,9 +154,7 @@ TEST_F(TupleTest, NestedListsDictsAndTuples) {
 
   // Host-built from untyped pieces, then one coerce to the schema's type.
   Value h0(Boundary(t0)), h1(Boundary(t1));
-  tsb_any tensor_items[] = {h0.get(), h1.get()};
-  Value any_list;
-  TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, tensor_items, 2, any_list.out()));
+  Value any_list = AnyList({h0.get(), h1.get()});
   tsb_any pair_items[] = {tsb_any_int(1), tsb_any_int(2)};
   Value host_pair;
   TSB_ASSERT_OK(tsb_tuple_new(pair_items, 2, host_pair.out()));
@@ -295,9 +293,7 @@ TEST_F(TupleTest, ErrorsNameTheElement) {
 
 TEST_F(TupleTest, ErrorPathsGoThroughNestedContainers) {
   Value x(Str("x"));
-  tsb_any list_items[] = {tsb_any_int(1), x.get()};
-  Value any_list;
-  TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, list_items, 2, any_list.out()));
+  Value any_list = AnyList({tsb_any_int(1), x.get()});
   tsb_any items[] = {tsb_any_int(1), any_list.get()};
   Value tuple;
   TSB_ASSERT_OK(tsb_tuple_new(items, 2, tuple.out()));
@@ -332,9 +328,7 @@ TEST_F(TupleTest, AListOrAStrKeyedDictCoercesToARecord) {
   EXPECT_EQ(named.get().type_index, pair);
   EXPECT_TRUE(FromBoundary(named.get()).toTupleRef().elements()[1].toTensor().is_same(t1));
   Value tuple;
-  tsb_any mixed[] = {tsb_any_int(4), tsb_any_float(2.5)};
-  Value mixed_list;
-  TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, mixed, 2, mixed_list.out()));
+  Value mixed_list = AnyList({tsb_any_int(4), tsb_any_float(2.5)});
   TSB_ASSERT_OK(tsb_any_coerce(&mixed_list.get(), TypeOf("Tuple[float, float]"), tuple.out()));
   EXPECT_EQ(FromBoundary(tuple.get()).toTupleRef().elements()[0].toDouble(), 4.0);
   ExpectCoerceError(mixed_list.get(), TypeOf("Tuple[int, int]"), "[1]", "expected int, got float 2.5");
