@@ -52,7 +52,7 @@ add_custom_command(
 add_custom_command(
   OUTPUT ${TSB_RUST_FIXTURES}/kinds.pt
   COMMAND ${TSB_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/make_fixtures.py ${TSB_RUST_FIXTURES}
-  DEPENDS ${CMAKE_CURRENT_LIST_DIR}/make_fixtures.py
+  DEPENDS ${CMAKE_CURRENT_LIST_DIR}/make_fixtures.py ${TSB_TEST_FIXTURES_PY}
   COMMENT "Scripting the Rust host's test modules with ${TSB_PYTHON3}"
   VERBATIM)
 add_custom_target(tsbridge_rust_fixtures ALL
