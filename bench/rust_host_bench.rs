@@ -1,5 +1,5 @@
 //! The Rust host against the raw C ABI (its own `sys` declarations) in one
-//! process, on one module (tests/rust/make_fixtures.py's kinds.pt):
+//! process, on one module (hosts/rust/tests/make_fixtures.py's kinds.pt):
 //!   noop        a no-op method call: Module::call ÷ tsb_module_call
 //!   dict100     a Dict[str, Tensor] of 100 out to Rust: Value::to_data (the
 //!               Data enum) ÷ the C walk (tsb_any_flatten, then releasing)

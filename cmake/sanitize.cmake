@@ -36,7 +36,7 @@ if("address" IN_LIST TSB_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     OUTPUT_VARIABLE tsb_asan_runtime OUTPUT_STRIP_TRAILING_WHITESPACE)
   # LeakSanitizer reads one suppressions file: lsan.supp, then python.supp.
   set(tsb_supp ${PROJECT_SOURCE_DIR}/tests/reliability/sanitizers)
-  # Likewise r_lsan.supp = lsan.supp + r.supp for the R host (tests/r/r.cmake).
+  # Likewise r_lsan.supp = lsan.supp + r.supp for the R host (hosts/r/tests/ctest/r.cmake).
   file(READ ${tsb_supp}/lsan.supp tsb_supp_core)
   foreach(host python r)
     file(READ ${tsb_supp}/${host}.supp tsb_supp_host)
@@ -69,7 +69,7 @@ if("address" IN_LIST TSB_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     set(TSB_SANITIZER_SYMBOLIZER_OPTION ":external_symbolizer_path=${tsb_symbolizer}")
   endif()
   # What each host in an uninstrumented interpreter adds (Python's tests
-  # here, R's in tests/r/r.cmake): the runtime options above, and the leak
+  # here, R's in hosts/r/tests/ctest/r.cmake): the runtime options above, and the leak
   # check made before the interpreter exits (not at exit) with that host's
   # suppressions, TSB_SANITIZER_LSAN_python or TSB_SANITIZER_LSAN_r.
   set(TSB_SANITIZER_HOST_ASAN

@@ -36,7 +36,7 @@ TSB_PACKAGES=(
   pybind11-dev  # torch/csrc headers include it: the Python host's torch fast path
   r-base-dev r-cran-cpp11 r-cran-testthat r-cran-r6 r-cran-bench r-cran-bit64 r-cran-withr  # hosts/r
   rustc cargo  # hosts/rust, with each release's own rustc (Debian 12: 1.63, the oldest supported)
-  python3-distributed r-cran-future r-cran-future.apply  # the scale-out engines: tests/python/test_engines.py, hosts/r/tests/testthat/test-engines.R
+  python3-distributed r-cran-future r-cran-future.apply  # the scale-out engines: hosts/python/tests/test_engines.py, hosts/r/tests/testthat/test-engines.R
   python3-hypothesis python3-numpy  # the differential tests (tests/reliability/python)
   # The sanitizer stage, libFuzzer, llvm-symbolizer (scripts/sanitize.sh).
   clang "libclang-rt-$TSB_LLVM-dev" "llvm-$TSB_LLVM"

@@ -10,7 +10,7 @@ BUILD="${TSB_ASAN_BUILD_DIR:-$ROOT/build-asan}"
 # The Python host is built: its tests run in Debian's uninstrumented
 # interpreter with the ASan runtime preloaded (cmake/sanitize.cmake), with
 # fewer differential examples and a shorter soak than the main stage; the R
-# host's tests and a short R soak likewise in Debian's R (tests/r/r.cmake).
+# host's tests and a short R soak likewise in Debian's R (hosts/r/tests/ctest/r.cmake).
 # -O1 and line tables only: readable stacks at a fraction of the compile time.
 # No precompiled headers: a clang PCH embeds its clone's absolute paths, so
 # ccache would miss every unit that uses one in a new clone

@@ -3,7 +3,7 @@
 # operators (aten::linear, aten::relu, aten::dropout) with its parameters as
 # tensors, trained with plain SGD through the ABI's autograd, traced in eval
 # mode and saved; torch.jit.load in Python then predicts what R predicted
-# (tests/autograd/check_deploy.py).
+# (tests/core/runtime/check_deploy.py).
 #
 #   Rscript train.R OUT_DIR    writes OUT_DIR/mlp.pt and OUT_DIR/predictions.json
 #

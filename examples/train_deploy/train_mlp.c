@@ -2,7 +2,7 @@
  * built from operators (aten::linear, aten::relu, aten::dropout) with its
  * parameters as tensors, trained with plain SGD through the ABI's
  * autograd, traced in eval mode and saved; torch.jit.load in Python then
- * predicts what this host predicted (tests/autograd/check_deploy.py).
+ * predicts what this host predicted (tests/core/runtime/check_deploy.py).
  *
  *   tsb_train_mlp OUT_DIR    writes OUT_DIR/mlp.pt and OUT_DIR/predictions.json
  *

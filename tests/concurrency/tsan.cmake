@@ -45,7 +45,7 @@ if(TSB_TSAN_TESTS)
     string(TOUPPER ${fixture} define)
     tsbridge_tsan_plugin(fixture_${fixture}_tsan
       DIRECTORY ${tsan_dir}/fixtures/${fixture}
-      SOURCES plugins/fixtures/fixture_plugin.cc
+      SOURCES core/plugins/fixtures/fixture_plugin.cc
       DEFINES FIXTURE_${define} FIXTURE_NAME="${fixture}")
     list(APPEND tsan_plugins fixture_${fixture}_tsan)
   endforeach()

@@ -27,7 +27,7 @@ set(TSB_FUZZ_DIR ${CMAKE_CURRENT_BINARY_DIR}/fuzz)
 add_custom_command(
   OUTPUT ${TSB_FUZZ_DIR}/seeds/json/seed00
   COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/make_seeds.py ${TSB_FUZZ_DIR}/seeds
-  DEPENDS ${CMAKE_CURRENT_LIST_DIR}/make_seeds.py
+  DEPENDS ${CMAKE_CURRENT_LIST_DIR}/make_seeds.py ${TSB_TEST_FIXTURES_PY}
   COMMENT "Writing the fuzz seed corpora"
   VERBATIM)
 add_custom_target(tsb_fuzz_seeds DEPENDS ${TSB_FUZZ_DIR}/seeds/json/seed00)

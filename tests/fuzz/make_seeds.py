@@ -49,81 +49,28 @@ HOST = ["int", "float", "str", "complex", "Tensor", "Device", "ScalarType", "Lis
         "Tuple[int, str, Optional[float]]", "Optional[List[Tensor]]", "Union[int, str, Tensor]",
         "tsbridge.tensor_pair", "List[Dict[int, Tuple[bool, complex]]]", "Any"]
 
-MODULE_SOURCE = """
-from enum import Enum
-from typing import Dict, List, NamedTuple, Optional, Tuple
-import torch
-
-
-class Color(Enum):
-    RED = 1
-    GREEN = 2
-
-
-class Point(NamedTuple):
-    x: float
-    tags: List[str]
-
-
-@torch.jit.script
-class Box:
-    def __init__(self, n: int):
-        self.n = n
-
-
-class Sub(torch.nn.Module):
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x * 2
-
-
-class M(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.sub = Sub()
-        self.w = torch.nn.Parameter(torch.ones(3))
-
-    def forward(self, x: torch.Tensor, p: Point) -> Tuple[torch.Tensor, Point]:
-        return self.sub(x) + self.w, Point(p.x + 1.0, p.tags + ["y"])
-
-    @torch.jit.export
-    def table(self, d: Dict[str, List[int]], o: Optional[int] = None) -> int:
-        b = Box(len(d))
-        return b.n + (0 if o is None else o)
-
-    @torch.jit.export
-    def color(self, c: Color) -> int:
-        return c.value
-"""
-
 
 def module_seeds(out):
-    """Modules PyTorch saves: as archives, and as records (see
+    """Modules PyTorch saves (the shared Calls and Net of
+    tests/testing/fixtures.py): as archives, and as records (see
     module_load_fuzzer.cc)."""
-    import importlib.util
-    import tempfile
-    import torch
     import zipfile
-    with tempfile.TemporaryDirectory() as work:
-        source = os.path.join(work, "tsb_seed_module.py")
-        with open(source, "w") as f:
-            f.write(MODULE_SOURCE)
-        spec = importlib.util.spec_from_file_location("tsb_seed_module", source)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["tsb_seed_module"] = mod  # inspect finds the source by it
-        spec.loader.exec_module(mod)
-        for i, m in enumerate([mod.M(), mod.Sub()]):
-            buf = io.BytesIO()
-            torch.jit.save(torch.jit.script(m), buf)
-            write(os.path.join(out, "module_load"), f"zip{i:02d}", b"Z" + buf.getvalue())
-            records = b"R"
-            with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as z:
-                for name in z.namelist():
-                    short = name.split("/", 1)[1].encode()
-                    if short == b".data/version":
-                        continue  # the writer adds it
-                    data = z.read(name)
-                    records += bytes([len(short)]) + short + len(data).to_bytes(4, "little") + data
-            write(os.path.join(out, "module_load"), f"records{i:02d}", records)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testing"))
+    import fixtures
+    import torch
+    for i, m in enumerate([fixtures.Calls(), fixtures.Net()]):
+        buf = io.BytesIO()
+        torch.jit.save(torch.jit.script(m), buf)
+        write(os.path.join(out, "module_load"), f"zip{i:02d}", b"Z" + buf.getvalue())
+        records = b"R"
+        with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as z:
+            for name in z.namelist():
+                short = name.split("/", 1)[1].encode()
+                if short == b".data/version":
+                    continue  # the writer adds it
+                data = z.read(name)
+                records += bytes([len(short)]) + short + len(data).to_bytes(4, "little") + data
+        write(os.path.join(out, "module_load"), f"records{i:02d}", records)
 
 
 def write(directory, name, data):

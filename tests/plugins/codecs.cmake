@@ -9,8 +9,8 @@ add_executable(tsbridge_plugin_tests
   ${CMAKE_CURRENT_LIST_DIR}/named_tuple_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/optional_codec_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/object_optional_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/items_fast_path_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/../testing/abi_test.cc
+  ${PROJECT_SOURCE_DIR}/tests/core/abi/items_fast_path_test.cc
+  ${PROJECT_SOURCE_DIR}/tests/testing/abi_test.cc
 )
 target_link_libraries(tsbridge_plugin_tests PRIVATE tsbridge_internal tsb_test_main)
 tsb_build_paths(tsbridge_plugin_tests

@@ -1,6 +1,6 @@
 // Optional attributes of TorchScript class instances, read with
 // tsb_any_get_field once plugins/optional is loaded: a value crosses as its own
-// type (None, or the object). tests/core/enum_object_test.cc covers the rest.
+// type (None, or the object). tests/core/codecs/enum_object_test.cc covers the rest.
 #include "tests/plugins/plugin_testing.h"
 #include "tests/testing/script_objects.h"
 
@@ -14,7 +14,7 @@ TEST_F(ObjectOptionalTest, OptionalFieldOfAnotherClass) {
   Value with(Boundary(Call(module, "node", {true})));
   Value next;
   TSB_ASSERT_OK(tsb_any_get_field(&with.get(), "next", next.out()));
-  EXPECT_STREQ(PluginTest::InfoOf(next.get().type_index).name, "__torch__.Point");
+  EXPECT_STREQ(InfoOf(next.get().type_index).name, "__torch__.Point");
   Value x;
   TSB_ASSERT_OK(tsb_any_get_field(&next.get(), "x", x.out()));
   EXPECT_EQ(x.get().u.i, 3);

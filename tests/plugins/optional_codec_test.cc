@@ -53,9 +53,7 @@ TEST_F(OptionalTest, ErrorsNameTheOptional) {
                     "expected Optional[Device], got str \"gpu\", which does not name a device");
   // An error inside the value keeps its own path and message.
   Value x(Str("x"));
-  tsb_any items[] = {tsb_any_int(1), x.get()};
-  Value list;
-  TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, list.out()));
+  Value list = AnyList({tsb_any_int(1), x.get()});
   ExpectCoerceError(list.get(), TypeOf("Optional[List[int]]"), "[1]", "expected int, got str \"x\"");
   ExpectCoerceError(list.get(), TypeOf("List[Optional[int]]"), "[1]",
                     "expected Optional[int], got str \"x\"");
@@ -159,9 +157,7 @@ TEST_F(UnionTest, TheOneMemberThatAcceptsItWins) {
   Value widened = Coerced(tsb_any_int(1), "Union[float, str]");
   EXPECT_EQ(widened.get().type_index, TSB_TYPE_FLOAT);
   EXPECT_EQ(widened.get().u.d, 1.0);
-  tsb_any items[] = {tsb_any_int(1), tsb_any_int(2)};
-  Value untyped;
-  TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, untyped.out()));
+  Value untyped = AnyList({tsb_any_int(1), tsb_any_int(2)});
   Value list = Coerced(untyped.get(), "Union[Tensor, List[int]]");
   EXPECT_EQ(list.get().type_index, TypeOf("List[int]"));
 }
@@ -178,18 +174,14 @@ TEST_F(UnionTest, NoAcceptingMember) {
                     "expected Optional[Union[int, str]], got float 1.5");
   // The one member the value had the shape of says where it went wrong.
   Value x(Str("x"));
-  tsb_any items[] = {tsb_any_int(1), x.get()};
-  Value list;
-  TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, list.out()));
+  Value list = AnyList({tsb_any_int(1), x.get()});
   ExpectCoerceError(list.get(), TypeOf("Union[str, List[int]]"), "[1]",
                     "expected int, got str \"x\"");
 }
 
 TEST_F(UnionTest, ListOfUnionElementsCrossAsTheirOwnTypes) {
   Value a(Str("a"));
-  tsb_any items[] = {tsb_any_int(1), a.get()};
-  Value untyped;
-  TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, untyped.out()));
+  Value untyped = AnyList({tsb_any_int(1), a.get()});
   Value list = Coerced(untyped.get(), "List[Union[int, str]]");
   Value first, second;
   TSB_ASSERT_OK(tsb_list_get(&list.get(), 0, first.out()));

@@ -16,14 +16,6 @@ namespace tsb::testing {
 
 class PluginTest : public BundledPluginsTest {
  protected:
-  static tsb_type_info InfoOf(int32_t type_index) {
-    tsb_type_info info{};
-    info.struct_size = sizeof(info);
-    Status s(tsb_type_get_info(type_index, &info));
-    EXPECT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
-    return info;
-  }
-
   static std::vector<int32_t> ContainedOf(int32_t type_index) {
     tsb_type_info info = InfoOf(type_index);
     return std::vector<int32_t>(info.contained, info.contained + info.num_contained);
@@ -46,6 +38,14 @@ class PluginTest : public BundledPluginsTest {
     EXPECT_STREQ(tsb_status_get_path(s.get()), path);
     EXPECT_STREQ(tsb_status_get_detail(s.get()), detail);
     EXPECT_EQ(out.get().type_index, TSB_TYPE_INVALID) << "out must stay untouched";
+  }
+
+  // A List[Any] of borrowed items, as a host builds one untyped.
+  static Value AnyList(std::vector<tsb_any> items) {
+    Value list;
+    Status s(tsb_list_new(TSB_TYPE_ANY, items.data(), items.size(), list.out()));
+    EXPECT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
+    return list;
   }
 
   // A new str handle.

@@ -13,6 +13,13 @@ namespace {
 
 using TupleTest = PluginTest;
 
+// The fields of a tsbridge.tensor_pair: two tensors and their handles.
+struct PairFields {
+  at::Tensor t0 = at::ones({2}), t1 = at::zeros({3});
+  Value h0{Boundary(t0)}, h1{Boundary(t1)};
+  tsb_any items[2] = {h0.get(), h1.get()};
+};
+
 c10::TupleTypePtr Point(const char* second_field = "y") {
   return c10::TupleType::createNamed(c10::QualifiedName("tsbridge_test.Point"),
                                      std::vector<std::string>{"x", second_field},
@@ -147,9 +154,7 @@ TEST_F(TupleTest, NestedListsDictsAndTuples) {
 
   // Host-built from untyped pieces, then one coerce to the schema's type.
   Value h0(Boundary(t0)), h1(Boundary(t1));
-  tsb_any tensor_items[] = {h0.get(), h1.get()};
-  Value any_list;
-  TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, tensor_items, 2, any_list.out()));
+  Value any_list = AnyList({h0.get(), h1.get()});
   tsb_any pair_items[] = {tsb_any_int(1), tsb_any_int(2)};
   Value host_pair;
   TSB_ASSERT_OK(tsb_tuple_new(pair_items, 2, host_pair.out()));
@@ -233,9 +238,8 @@ TEST_F(TupleTest, TensorPairFromAPlainTuple) {
   EXPECT_EQ(FieldsOf(pair), (std::vector<std::string>{"first", "second"}));
   EXPECT_EQ(ContainedOf(pair), (std::vector<int32_t>{TSB_TYPE_TENSOR, TSB_TYPE_TENSOR}));
 
-  at::Tensor t0 = at::ones({2}), t1 = at::zeros({3});
-  Value h0(Boundary(t0)), h1(Boundary(t1));
-  tsb_any items[] = {h0.get(), h1.get()};
+  PairFields fields;
+  auto& [t0, t1, h0, h1, items] = fields;
   Value plain, named;
   TSB_ASSERT_OK(tsb_tuple_new(items, 2, plain.out()));
   TSB_ASSERT_OK(tsb_any_coerce(&plain.get(), pair, named.out()));
@@ -289,9 +293,7 @@ TEST_F(TupleTest, ErrorsNameTheElement) {
 
 TEST_F(TupleTest, ErrorPathsGoThroughNestedContainers) {
   Value x(Str("x"));
-  tsb_any list_items[] = {tsb_any_int(1), x.get()};
-  Value any_list;
-  TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, list_items, 2, any_list.out()));
+  Value any_list = AnyList({tsb_any_int(1), x.get()});
   tsb_any items[] = {tsb_any_int(1), any_list.get()};
   Value tuple;
   TSB_ASSERT_OK(tsb_tuple_new(items, 2, tuple.out()));
@@ -318,18 +320,15 @@ TEST_F(TupleTest, NamedTupleErrorsNameTheField) {
 // containers stay what they are (ErrorsNameTheElement).
 TEST_F(TupleTest, AListOrAStrKeyedDictCoercesToARecord) {
   const int32_t pair = TypeOf("tsbridge.tensor_pair");
-  at::Tensor t0 = at::ones({2}), t1 = at::zeros({3});
-  Value h0(Boundary(t0)), h1(Boundary(t1));
-  tsb_any items[] = {h0.get(), h1.get()};
+  PairFields fields;
+  auto& [t0, t1, h0, h1, items] = fields;
   Value list, named;
   TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, items, 2, list.out()));
   TSB_ASSERT_OK(tsb_any_coerce(&list.get(), pair, named.out()));
   EXPECT_EQ(named.get().type_index, pair);
   EXPECT_TRUE(FromBoundary(named.get()).toTupleRef().elements()[1].toTensor().is_same(t1));
   Value tuple;
-  tsb_any mixed[] = {tsb_any_int(4), tsb_any_float(2.5)};
-  Value mixed_list;
-  TSB_ASSERT_OK(tsb_list_new(TSB_TYPE_ANY, mixed, 2, mixed_list.out()));
+  Value mixed_list = AnyList({tsb_any_int(4), tsb_any_float(2.5)});
   TSB_ASSERT_OK(tsb_any_coerce(&mixed_list.get(), TypeOf("Tuple[float, float]"), tuple.out()));
   EXPECT_EQ(FromBoundary(tuple.get()).toTupleRef().elements()[0].toDouble(), 4.0);
   ExpectCoerceError(mixed_list.get(), TypeOf("Tuple[int, int]"), "[1]", "expected int, got float 2.5");
@@ -374,9 +373,8 @@ TEST_F(TupleTest, TupleNewIsTypedFromItsItems) {
 // A registered record built directly from its fields: one tuple, named.
 TEST_F(TupleTest, TypedBuilderMakesTheRecordDirectly) {
   const int32_t pair = TypeOf("tsbridge.tensor_pair");
-  at::Tensor t0 = at::ones({2}), t1 = at::zeros({3});
-  Value h0(Boundary(t0)), h1(Boundary(t1));
-  tsb_any items[] = {h0.get(), h1.get()};
+  PairFields fields;
+  auto& [t0, t1, h0, h1, items] = fields;
   Value named;
   TSB_ASSERT_OK(tsb_tuple_new_typed(pair, items, 2, named.out()));
   EXPECT_EQ(named.get().type_index, pair);
@@ -415,9 +413,8 @@ TEST_F(TupleTest, TypedBuilderErrorsNameTheField) {
 
 // Every field of a record in one call, as tsb_dict_get_items does for dicts.
 TEST_F(TupleTest, AllItemsOfATupleInOneCall) {
-  at::Tensor t0 = at::ones({2}), t1 = at::zeros({3});
-  Value h0(Boundary(t0)), h1(Boundary(t1));
-  tsb_any items[] = {h0.get(), h1.get()};
+  PairFields fields;
+  auto& [t0, t1, h0, h1, items] = fields;
   Value named;
   TSB_ASSERT_OK(tsb_tuple_new_typed(TypeOf("tsbridge.tensor_pair"), items, 2, named.out()));
   Value out[2];

@@ -114,6 +114,19 @@ TEST_F(HanaBoundary, BuiltAsTheRegisteredRecord) {
 
 // ------------------------------------------------ a plugin written with the SDK
 
+// A call's result as an IValue, or its status's message as an error; takes
+// both.
+absl::StatusOr<c10::IValue> TakeCallResult(tsb_status* status, tsb_any& out) {
+  if (status != nullptr) {
+    absl::Status error = absl::UnknownError(tsb_status_get_message(status));
+    tsb_status_free(status);
+    return error;
+  }
+  absl::StatusOr<c10::IValue> result = ToIValue(out);
+  tsb_any_release(&out);
+  return result;
+}
+
 // Calls `name` with C++ arguments; the result, or the error message.
 template <typename R, typename... Args>
 absl::StatusOr<R> CallPlugin(const char* name, const Args&... args) {
@@ -125,13 +138,7 @@ absl::StatusOr<R> CallPlugin(const char* name, const Args&... args) {
   tsb_any out{};
   tsb_status* status = tsb_function_call(name, ::tsb::CallArgs(boundary.data(), boundary.size()).get(), &out);
   for (tsb_any& arg : boundary) tsb_any_release(&arg);
-  if (status != nullptr) {
-    absl::Status error = absl::UnknownError(tsb_status_get_message(status));
-    tsb_status_free(status);
-    return error;
-  }
-  absl::StatusOr<c10::IValue> result = ToIValue(out);
-  tsb_any_release(&out);
+  absl::StatusOr<c10::IValue> result = TakeCallResult(status, out);
   if (!result.ok()) return result.status();
   return Codec<R>::FromIValue(*result);
 }
@@ -200,15 +207,7 @@ absl::StatusOr<c10::IValue> CallWith(const char* name, std::vector<tsb_any> args
   tsb_call_args call{sizeof(tsb_call_args), args.data(),     args.size(),
                      kw_names.data(),       kw_values.data(), kw_values.size()};
   tsb_any out{};
-  tsb_status* status = tsb_function_call(name, &call, &out);
-  if (status != nullptr) {
-    absl::Status error = absl::UnknownError(tsb_status_get_message(status));
-    tsb_status_free(status);
-    return error;
-  }
-  absl::StatusOr<c10::IValue> result = ToIValue(out);
-  tsb_any_release(&out);
-  return result;
+  return TakeCallResult(tsb_function_call(name, &call, &out), out);
 }
 
 TEST_F(SdkPlugin, FunctionSchemaHasKeywordsAndDefaults) {

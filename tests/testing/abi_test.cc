@@ -41,13 +41,6 @@ void Check(tsb_status* raw) {
   ASSERT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
 }
 
-tsb_type_info InfoOf(int32_t type_index) {
-  tsb_type_info info{};
-  info.struct_size = sizeof(info);
-  Check(tsb_type_get_info(type_index, &info));
-  return info;
-}
-
 }  // namespace
 
 tsb_any HostRebuild(const tsb_any& value) {

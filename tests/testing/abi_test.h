@@ -51,6 +51,42 @@ inline void ExpectStatus(tsb_status* raw, tsb_code code, const std::string& path
   EXPECT_EQ(tsb_status_get_message(s.get()), path.empty() ? detail : path + ": " + detail);
 }
 
+// What the registry says of a type index (the test fails where it cannot).
+inline tsb_type_info InfoOf(int32_t type_index) {
+  tsb_type_info info{};
+  info.struct_size = sizeof(info);
+  Status s(tsb_type_get_info(type_index, &info));
+  EXPECT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
+  return info;
+}
+
+// Expects a failure with this code and whole message; takes the status.
+inline void ExpectMessage(tsb_status* raw, tsb_code code, const std::string& message) {
+  Status s(raw);
+  ASSERT_NE(s.get(), nullptr) << "expected: " << message;
+  EXPECT_EQ(tsb_status_get_code(s.get()), code) << tsb_status_get_message(s.get());
+  EXPECT_EQ(tsb_status_get_message(s.get()), message);
+}
+
+// Where a tsb_* call writes a module, for a tsb::Module to own once the call
+// returns: TSB_ASSERT_OK(tsb_module_load(path, Out(m))). tsb::Value has
+// out() for values; tsb::Module is made from a pointer, so this fills one.
+class ModuleOut {
+ public:
+  explicit ModuleOut(Module& owner) : owner_(owner) {}
+  ModuleOut(const ModuleOut&) = delete;
+  ModuleOut& operator=(const ModuleOut&) = delete;
+  ~ModuleOut() {
+    if (raw_ != nullptr) owner_ = Module(raw_);
+  }
+  operator tsb_module**() { return &raw_; }
+
+ private:
+  Module& owner_;
+  tsb_module* raw_ = nullptr;
+};
+inline ModuleOut Out(Module& owner) { return ModuleOut(owner); }
+
 // Loads the bundled plugins (tuple, optional, sparse) next to the library;
 // loading again is a no-op.
 inline void LoadBundledPlugins() {

@@ -1,5 +1,5 @@
 // Helpers for the Enum and object suites: the scripted fixture module
-// (tests/core/fixtures/enum_object_fixture.py) and class types built in C++
+// (tests/core/codecs/enum_object_fixture.py) and class types built in C++
 // for what TorchScript itself refuses to compile (a class that contains
 // itself).
 #ifndef TSBRIDGE_TESTS_TESTING_SCRIPT_OBJECTS_H_
@@ -25,14 +25,6 @@ inline torch::jit::Module LoadFixture() {
 inline c10::IValue Call(torch::jit::Module& module, const char* method,
                        std::vector<c10::IValue> args = {}) {
   return module.get_method(method)(std::move(args));
-}
-
-inline tsb_type_info InfoOf(int32_t type_index) {
-  tsb_type_info info{};
-  info.struct_size = sizeof(info);
-  Status s(tsb_type_get_info(type_index, &info));
-  EXPECT_EQ(s.get(), nullptr) << tsb_status_get_message(s.get());
-  return info;
 }
 
 inline std::vector<std::string> FieldsOf(int32_t type_index) {

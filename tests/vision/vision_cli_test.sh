@@ -9,7 +9,7 @@ tsb=$1 models=$2 work=$3 python=$4
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 mkdir -p "$work"
 cd "$work" || exit 1
-source "$here/../cli/expect.sh"
+source "$here/../../hosts/cli/tests/expect.sh"
 compare() { "$python" "$here/compare_outputs.py" "$@"; }
 
 # A batch for the classifier and the segmentation model: {"file": ...}.

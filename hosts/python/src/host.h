@@ -1,7 +1,7 @@
 // The Python host of tsbridge: shared declarations.
 //
 // Everything here talks to tsbridge through tsbridge/tsbridge.h only (no
-// LibTorch header: tests/python/check_includes.py enforces it). Every
+// LibTorch header: hosts/python/tests/check_includes.py enforces it). Every
 // function runs with the GIL held unless it says otherwise.
 #ifndef TSBRIDGE_PYTHON_HOST_H_
 #define TSBRIDGE_PYTHON_HOST_H_

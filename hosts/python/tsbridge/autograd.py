@@ -30,7 +30,7 @@ def backward(outputs, grad_outputs=None, retain_graph=False):
 def is_grad_enabled():
     """The calling thread's grad mode in LibTorch. With Debian's python3-torch,
     torch and tsbridge load one LibTorch, so this is the very flag
-    torch.no_grad() sets (tests/python/test_autograd.py checks it)."""
+    torch.no_grad() sets (hosts/python/tests/test_autograd.py checks it)."""
     return _native.grad_mode_get()
 
 

@@ -2,7 +2,7 @@
 //
 // Everything here talks to tsbridge through tsbridge/tsbridge.h (with
 // tsbridge.hpp and the host kit, host/kit.hpp, over it) and dlpack.h only:
-// tests/r/check_includes runs tests/python/check_includes.py over this
+// ctest r_includes runs hosts/python/tests/check_includes.py over this
 // directory. R is reached through cpp11; an R error never
 // longjmps through a C++ frame (every R call that may fail runs under
 // cpp11::safe / unwind_protect) and no C++ exception reaches R (entry.h).

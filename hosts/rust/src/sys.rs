@@ -1,6 +1,6 @@
 //! The raw C ABI of `tsbridge.h`, declared by hand (no bindgen: std only).
 //!
-//! `tests/rust/check_declarations.py` compares every `TSB_API` function of
+//! `hosts/rust/tests/check_declarations.py` compares every `TSB_API` function of
 //! the header with the `fn`s here (names, parameter counts, types), and the
 //! `layout` test compares each `#[repr(C)]` struct's size and offsets with
 //! what a C compiler says, so the two cannot drift. C enums are `c_int`

@@ -75,12 +75,12 @@ fn types_a_module_declares_are_found_through_the_module() {
     assert_eq!(e.code, Code::InvalidArgument, "{}", e);
     assert!(e.to_string().contains("tsb_module_parse_type"), "{}", e);
     let point = m.parse_type("__torch__.Point").unwrap();
-    assert_eq!(point.info().unwrap().field_names, vec!["x".to_string(), "y".to_string()]);
+    assert_eq!(point.info().unwrap().field_names, vec!["x".to_string(), "label".to_string()]);
     // Built typed from a plain tuple, then passed.
-    let p = Value::new((1i64, 1.5)).unwrap().coerce(&point).unwrap();
+    let p = Value::new((1.5, "a")).unwrap().coerce(&point).unwrap();
     assert_eq!(p.type_index(), point.index());
     let out = m.call("point", &[p]).unwrap();
-    assert_eq!(out.field("x").unwrap().get::<i64>().unwrap(), 2);
+    assert_eq!(out.field("x").unwrap().get::<f64>().unwrap(), 2.5);
     let colors = m.parse_type("List[__torch__.Color]").unwrap();
     assert_eq!(Value::with_type(vec!["RED"], "List[str]").unwrap().coerce(&colors).unwrap().type_index(), colors.index());
 }

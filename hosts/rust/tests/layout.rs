@@ -1,5 +1,5 @@
 //! The #[repr(C)] structs of sys.rs against the C compiler's layout of
-//! tsbridge.h and <dlpack/dlpack.h>: tests/rust/layout.c prints each
+//! tsbridge.h and <dlpack/dlpack.h>: hosts/rust/tests/layout.c prints each
 //! struct's size and field offsets; every line must match Rust's.
 use std::mem::{align_of, size_of};
 use tsbridge::sys::*;
@@ -44,7 +44,7 @@ fn rust_layouts() -> Vec<String> {
 fn structs_match_the_c_compilers_layout() {
     let c = match std::env::var("TSB_RUST_C_LAYOUT") {
         Ok(p) => std::fs::read_to_string(p).unwrap(),
-        Err(_) => panic!("TSB_RUST_C_LAYOUT is not set: ctest compiles tests/rust/layout.c and passes its output"),
+        Err(_) => panic!("TSB_RUST_C_LAYOUT is not set: ctest compiles hosts/rust/tests/layout.c and passes its output"),
     };
     let rust = rust_layouts();
     let c_lines: Vec<&str> = c.lines().collect();

@@ -135,7 +135,7 @@ fn pt2_packages_load_where_libtorch_can() {
     }
     let m = Module::load(&package).unwrap();
     // {"args", "kwargs", "out"}: the inputs and what PyTorch's own caller
-    // returned, records as plain tuples (tests/export/make_pt2_fixtures.py).
+    // returned, records as plain tuples (tests/core/runtime/make_pt2_fixtures.py).
     let io = Value::from_pickle(&std::fs::read(dir.join("nested_io.pt")).unwrap()).unwrap();
     let io_data = io.to_data().unwrap();
     let lookup = |key: &str| match &io_data {

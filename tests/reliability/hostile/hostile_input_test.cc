@@ -284,7 +284,7 @@ TEST(HostileJsonTest, InvalidUtf8IsRefused) {
 }
 
 // An integer in (INT64_MAX, UINT64_MAX] is an int too, a uint (ABI 1.6,
-// tests/core/uint_test.cc); past UINT64_MAX JSON has only a float.
+// tests/core/codecs/uint_test.cc); past UINT64_MAX JSON has only a float.
 TEST(HostileJsonTest, NonIntegersWhereIntsAreExpected) {
   for (const char* json : {"NaN", "Infinity", "-Infinity", "1e400", "1.5", "\"NaN\"",
                            "18446744073709551616", "-9223372036854775809", "1e19"}) {

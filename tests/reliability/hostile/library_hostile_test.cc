@@ -1,7 +1,7 @@
 // Hostile operator libraries at tsb_library_load (docs/reliability.md,
 // "Hostile inputs"): every kind of file the plugin loader refuses, now given
 // to the operator-library loader. The malformed files are made here, at test
-// time, from the fixture library the build made (tests/runtime/library.cmake):
+// time, from the fixture library the build made (tests/core/runtime/library.cmake):
 // emptied, truncated, its ELF header changed to another class, byte order or
 // machine; besides those, a text file, a directory, a missing file, a library
 // with a symbol nothing defines (one built against another LibTorch) and a

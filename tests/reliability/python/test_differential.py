@@ -31,6 +31,15 @@ def draw_case(data, types=None):
     return p, v
 
 
+def draw_accepted(data):
+    """draw_case, kept only where PyTorch's identity takes the value: the
+    pair, the value and what PyTorch returned."""
+    p, v = draw_case(data)
+    want, refused = torch_call(p.scripted.identity, v)
+    assume(refused is None)
+    return p, v, want
+
+
 def torch_call(method, v):
     """PyTorch's result, or the exception it raised."""
     try:
@@ -122,9 +131,7 @@ def json_ambiguous(t):
 
 @given(st.data())
 def test_json_round_trip_matches_pytorch(data):
-    p, v = draw_case(data)
-    want, refused = torch_call(p.scripted.identity, v)
-    assume(refused is None)
+    p, v, want = draw_accepted(data)
     text = tsbridge._native.to_json(v, p.type_index)
     json.loads(text)  # well-formed (Python's reader takes NaN and Infinity too)
     back = tsbridge._native.from_json(text, p.type_index)
@@ -169,9 +176,7 @@ def test_pickle_from_torch_save(data):
 
 @given(st.data())
 def test_pickle_to_torch_load(data):
-    p, v = draw_case(data)
-    want, refused = torch_call(p.scripted.identity, v)
-    assume(refused is None)
+    p, v, want = draw_accepted(data)
     blob = tsbridge._native.to_pickle(v, p.type_index)
     got = torch_load_bytes(blob)
     # pickle_save writes a NamedTuple as a plain tuple, a dtype as its code

@@ -221,7 +221,7 @@ def cut_in_last_segment(data):
     return data[:cut]
 
 
-# Each made from the loader tests' fixture library (tests/runtime/library.cmake).
+# Each made from the loader tests' fixture library (tests/core/runtime/library.cmake).
 BAD_LIBRARIES = {
     "empty.so": lambda good: b"",
     "head.so": lambda good: good[:64],

@@ -6,28 +6,10 @@ import json
 import sys
 from pathlib import Path
 
-import torch
-
-
-class Net(torch.nn.Module):
-    steps: int
-
-    def __init__(self):
-        super().__init__()
-        self.fc1 = torch.nn.Linear(4, 8)
-        self.drop = torch.nn.Dropout(0.5)
-        self.fc2 = torch.nn.Linear(8, 3)
-        self.register_buffer("scale", torch.tensor([2.0]))
-        self.steps = 0
-        self.label = "net"
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.fc2(self.drop(torch.tanh(self.fc1(x)))) * self.scale
-
-
-def to_json(t):
-    return {"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape),
-            "data": t.detach().flatten().tolist()}
+# The shared fixtures (tests/testing/fixtures.py in the source tree).
+sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "tests" / "testing"))
+from fixtures import Net, tensor_json as to_json  # noqa: E402
+import torch  # noqa: E402
 
 
 def gradients(net, x):

@@ -1,21 +1,13 @@
 """Scripts the module the R host's kind tests call (rkinds.pt), with
 /usr/bin/python3's torch. Usage: fixtures.py WORK_DIR"""
 import sys
-from enum import Enum
 from pathlib import Path
-from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
-import torch
-
-
-class Point(NamedTuple):
-    x: float
-    label: Optional[str]
-
-
-class Color(Enum):
-    RED = 1
-    GREEN = 2
+# The shared fixtures (tests/testing/fixtures.py in the source tree).
+sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "tests" / "testing"))
+from fixtures import Color, Point  # noqa: E402
+import torch  # noqa: E402
 
 
 @torch.jit.script

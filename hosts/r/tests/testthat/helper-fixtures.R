@@ -51,7 +51,7 @@ linear_fixture <- function() {
        want = matrix(as.double(strsplit(want, " ")[[1]]), nrow = 4, byrow = TRUE))
 }
 
-# The .pt2 packages tests/export/make_pt2_fixtures.py compiled into
+# The .pt2 packages tests/core/runtime/make_pt2_fixtures.py compiled into
 # TSB_EXPORT_FIXTURES (set by ctest), where LibTorch is 2.6 or newer.
 export_fixture <- function(name) file.path(Sys.getenv("TSB_EXPORT_FIXTURES"), name)
 has_aoti <- function() file.exists(export_fixture("nested.pt2"))

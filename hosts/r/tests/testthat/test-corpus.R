@@ -1,6 +1,6 @@
-# The PyTorch corpus the Python host is checked against (tests/python/
+# The PyTorch corpus the Python host is checked against (hosts/python/tests/
 # corpus.py), run from R: /usr/bin/python3 writes the arguments and
-# PyTorch's results as JSON (tests/r/corpus_expected.py); each case's
+# PyTorch's results as JSON (hosts/r/tests/ctest/corpus_expected.py); each case's
 # arguments are read as R values by the parameters' types, passed to the
 # method, and the R result, written as JSON by the return type, must equal
 # PyTorch's.
@@ -13,7 +13,7 @@ corpus <- local({
       skip_if(source_dir == "", "TSB_SOURCE_DIR (the tsbridge sources) is not set")
       skip_if_not(has_torch(), "needs /usr/bin/python3 with torch")
       dir <- file.path(tsb_work, "corpus")
-      script <- file.path(source_dir, "tests", "r", "corpus_expected.py")
+      script <- file.path(source_dir, "hosts", "r", "tests", "ctest", "corpus_expected.py")
       if (system2(tsb_python3, c(shQuote(script), shQuote(dir))) != 0) stop("corpus_expected.py failed")
       cases <<- list(json = tsb_from_json(paste(readLines(file.path(dir, "corpus.json"), warn = FALSE),
                                                 collapse = "\n"), "List[Dict[str, Any]]"),

@@ -1,5 +1,5 @@
 # AOTInductor packages (docs/export.md) from R: the package
-# tests/export/make_pt2_fixtures.py compiled, called with the same inputs as
+# tests/core/runtime/make_pt2_fixtures.py compiled, called with the same inputs as
 # PyTorch's own caller (torch._inductor.aoti_load_package), must return the
 # same values. ctest sets TSB_EXPORT_FIXTURES (helper-fixtures.R, export_fixture()).
 

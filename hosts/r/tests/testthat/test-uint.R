@@ -3,11 +3,11 @@
 # expected. With LibTorch 2.9 and newer it crosses an `int` parameter and
 # result as what it is, alone, in List[int] and in Dict[str, int]; before,
 # it is refused naming the release. TSB_TORCH_VERSION is the LibTorch the
-# build found (tests/r/r.cmake).
+# build found (hosts/r/tests/ctest/r.cmake).
 
 torch_version <- Sys.getenv("TSB_TORCH_VERSION")
 has_uint <- function() {
-  if (!nzchar(torch_version)) stop("TSB_TORCH_VERSION is not set (tests/r/r.cmake sets it)")
+  if (!nzchar(torch_version)) stop("TSB_TORCH_VERSION is not set (hosts/r/tests/ctest/r.cmake sets it)")
   numeric_version(torch_version) >= "2.9"
 }
 

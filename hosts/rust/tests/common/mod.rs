@@ -1,5 +1,5 @@
 //! What the tests share: fixture paths (from the environment ctest sets,
-//! tests/rust/rust.cmake) and a comparison of values against PyTorch's.
+//! hosts/rust/tests/rust.cmake) and a comparison of values against PyTorch's.
 #![allow(dead_code)]
 use std::path::PathBuf;
 use tsbridge::{ops, Data, Module, Value};
@@ -8,7 +8,7 @@ use tsbridge::{ops, Data, Module, Value};
 pub fn env_path(name: &str) -> PathBuf {
     match std::env::var_os(name) {
         Some(p) => PathBuf::from(p),
-        None => panic!("{} is not set: run these tests through ctest (tests/rust/rust.cmake) or set it", name),
+        None => panic!("{} is not set: run these tests through ctest (hosts/rust/tests/rust.cmake) or set it", name),
     }
 }
 

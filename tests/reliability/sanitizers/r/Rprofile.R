@@ -1,5 +1,5 @@
 # The leak check of every R process in the sanitizer stage: R's user profile
-# (R_PROFILE_USER, set by tests/r/r.cmake), read at startup like the Python
+# (R_PROFILE_USER, set by hosts/r/tests/ctest/r.cmake), read at startup like the Python
 # processes' sitecustomize.py, which explains why (docs/reliability.md,
 # "Hosts under the sanitizers").
 #

@@ -54,7 +54,7 @@
 #define TSB_PLATFORM_STR_(x) TSB_PLATFORM_STR2_(x)
 
 // Bump when a C++ type shared with plugins changes shape (the layout test,
-// tests/plugins/plugin_abi_layout_test.cc, fails until it is).
+// tests/core/abi/plugin_abi_layout_test.cc, fails until it is).
 #define TSB_SDK_ABI_VERSION 3
 
 // The tag without the SDK part: what an SDK before version 2 wrote.

@@ -1,0 +1,67 @@
+# The Rust host (hosts/rust, docs/rust.md): its declarations checked
+# against tsbridge.h, its structs against the C compiler's layout, and its
+# `cargo test` against PyTorch's outputs. Included from tests/CMakeLists.txt;
+# skipped only when cargo is absent (scripts/common.sh installs Debian's).
+# Debian's own cargo and rustc first: the oldest release's (1.63) is the
+# one the crate supports.
+find_program(TSB_CARGO cargo PATHS /usr/bin NO_DEFAULT_PATH)
+find_program(TSB_CARGO cargo)
+if(NOT TSB_CARGO)
+  message(STATUS "tsbridge: cargo not found, the Rust host's tests are skipped")
+  return()
+endif()
+# A sanitized libtsbridge needs the sanitizer runtimes linked into the test
+# programs, which stable rustc does not do: the Rust host is tested in the
+# main stage of every release, not in the sanitizer stage.
+if(TSB_SANITIZE)
+  message(STATUS "tsbridge: the Rust host's tests run in the main stage, not under TSB_SANITIZE")
+  return()
+endif()
+get_filename_component(tsb_cargo_dir ${TSB_CARGO} DIRECTORY)
+find_program(TSB_RUSTC rustc HINTS ${tsb_cargo_dir} NO_DEFAULT_PATH)
+find_program(TSB_RUSTC rustc)
+
+set(TSB_RUST_DIR ${PROJECT_SOURCE_DIR}/hosts/rust)
+set(TSB_RUST_WORK ${CMAKE_CURRENT_BINARY_DIR}/rust)
+set(TSB_RUST_FIXTURES ${TSB_RUST_WORK}/fixtures)
+
+# Every TSB_API function declared in sys.rs, with the types the header says.
+add_test(NAME rust_declarations
+  COMMAND ${TSB_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/check_declarations.py
+          ${PROJECT_SOURCE_DIR}/sdk/include/tsbridge/tsbridge.h ${TSB_RUST_DIR}/src/sys.rs)
+# The checker can fail: a copy of sys.rs missing one declaration must fail it.
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${TSB_RUST_DIR}/src/sys.rs)
+file(READ ${TSB_RUST_DIR}/src/sys.rs tsb_sys_rs)
+string(REGEX REPLACE "pub fn tsb_list_get_strs[^;]*;" "" tsb_sys_rs "${tsb_sys_rs}")
+file(WRITE ${TSB_RUST_WORK}/sys_missing_one.rs "${tsb_sys_rs}")
+add_test(NAME rust_declarations_catch_a_missing_one
+  COMMAND ${TSB_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/check_declarations.py
+          ${PROJECT_SOURCE_DIR}/sdk/include/tsbridge/tsbridge.h ${TSB_RUST_WORK}/sys_missing_one.rs)
+set_tests_properties(rust_declarations_catch_a_missing_one PROPERTIES WILL_FAIL TRUE)
+
+# The C compiler's layout of the structs sys.rs declares, for tests/layout.rs.
+add_executable(tsbridge_rust_layout ${CMAKE_CURRENT_LIST_DIR}/layout.c)
+target_include_directories(tsbridge_rust_layout PRIVATE ${PROJECT_SOURCE_DIR}/sdk/include)
+add_custom_command(
+  OUTPUT ${TSB_RUST_WORK}/layout.txt
+  COMMAND tsbridge_rust_layout > ${TSB_RUST_WORK}/layout.txt
+  DEPENDS tsbridge_rust_layout
+  VERBATIM)
+
+# The modules and PyTorch's outputs the tests compare against.
+add_custom_command(
+  OUTPUT ${TSB_RUST_FIXTURES}/kinds.pt
+  COMMAND ${TSB_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/make_fixtures.py ${TSB_RUST_FIXTURES}
+  DEPENDS ${CMAKE_CURRENT_LIST_DIR}/make_fixtures.py ${TSB_TEST_FIXTURES_PY}
+  COMMENT "Scripting the Rust host's test modules with ${TSB_PYTHON3}"
+  VERBATIM)
+add_custom_target(tsbridge_rust_fixtures ALL
+  DEPENDS ${TSB_RUST_FIXTURES}/kinds.pt ${TSB_RUST_WORK}/layout.txt)
+add_dependencies(tsbridge_rust_fixtures tsbridge_export_fixtures fixture_oplib
+                 tsbridge_export_box_plugin tsbridge_plugin_tuple tsbridge_plugin_optional
+                 tsbridge_plugin_sparse)
+
+add_test(NAME rust_host
+  COMMAND ${TSB_CARGO} test --offline --manifest-path ${TSB_RUST_DIR}/Cargo.toml)
+set_tests_properties(rust_host PROPERTIES TIMEOUT 900 ENVIRONMENT
+  "RUSTC=${TSB_RUSTC};CARGO_TARGET_DIR=${TSB_RUST_WORK}/target;TSBRIDGE_LIB_DIR=$<TARGET_FILE_DIR:tsbridge>;TSB_RUST_FIXTURES=${TSB_RUST_FIXTURES};TSB_RUST_C_LAYOUT=${TSB_RUST_WORK}/layout.txt;TSB_EXPORT_FIXTURES=${TSB_EXPORT_FIXTURES};TSB_EXPORT_BOX_PLUGIN=$<TARGET_FILE:tsbridge_export_box_plugin>;TSB_OPLIB_FIXTURE=$<TARGET_FILE:fixture_oplib>")
