@@ -133,10 +133,10 @@ TEST_F(TraceTest, NamedTupleOutputTracesAsItsTuple) {
     tsb_trace_options options{};
     options.struct_size = sizeof options;
     options.strict = strict;
-    Module traced;
-    TSB_ASSERT_OK(tsb_module_trace_with(&SumDiff, nullptr, inputs, 2, &options, traced.out()));
+    Module traced{nullptr};
+    TSB_ASSERT_OK(tsb_module_trace_with(&SumDiff, nullptr, inputs, 2, &options, Out(traced)));
     Value out;
-    TSB_ASSERT_OK(CallModule(traced.m, "forward", {b.get(), a.get()}, {}, out.out()));
+    TSB_ASSERT_OK(CallModule(traced.get(), "forward", {b.get(), a.get()}, {}, out.out()));
     c10::IValue result = FromBoundary(out.get());
     ASSERT_TRUE(result.isTuple()) << strict;
     const auto& items = result.toTupleRef().elements();
