@@ -28,7 +28,7 @@ fn rust_layouts() -> Vec<String> {
     layout!(out, tsb_plugin_info { struct_size, name, version, path, platform_tag, num_kinds, kinds, num_types, types, num_functions, functions });
     layout!(out, tsb_library_info { struct_size, name, path, num_operators, operators });
     layout!(out, tsb_call_args { struct_size, args, num_args, kw_names, kw_values, num_kwargs });
-    layout!(out, tsb_argument_info { struct_size, name, annotation, type_index, has_default, kwarg_only, default_json });
+    layout!(out, tsb_argument_info { struct_size, name, annotation, type_index, has_default, kwarg_only, default_json, list_size });
     layout!(out, tsb_schema_info { struct_size, name, overload_name, schema, num_arguments, arguments, num_returns, returns });
     layout!(out, tsb_trace_options { struct_size, strict, method_name });
     layout!(out, DLDevice { device_type, device_id });

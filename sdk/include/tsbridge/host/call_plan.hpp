@@ -93,14 +93,8 @@ class CallPlan {
   }
   // An operator's, from all its overloads; throws ConvertError.
   static CallPlan ForOperator(const char* name) {
-    size_t n = 0;
-    CheckStatus(tsb_op_count_overloads(name, &n));
-    std::vector<tsb_schema_info> overloads(n);
-    for (size_t i = 0; i < n; ++i) {
-      overloads[i].struct_size = sizeof(tsb_schema_info);
-      CheckStatus(tsb_op_get_overload(name, i, &overloads[i]));
-    }
-    return CallPlan(overloads.data(), n);
+    const std::vector<tsb_schema_info> overloads = Overloads(name);
+    return CallPlan(overloads.data(), overloads.size());
   }
 
   const std::string& callee() const { return callee_; }
