@@ -124,7 +124,7 @@ TEST_F(TraceTest, HostFailureAbandonsTheTrace) {
 }
 
 // A NamedTuple output traces in both modes as the tuple of its items, as
-// torch.jit.trace records a namedtuple (tests/python/test_named_tuples.py
+// torch.jit.trace records a namedtuple (hosts/python/tests/test_named_tuples.py
 // and the R host's tests compare with it).
 TEST_F(TraceTest, NamedTupleOutputTracesAsItsTuple) {
   Value a(Boundary(at::tensor({5.0, 5.0}))), b(Boundary(at::tensor({1.0, 2.0})));
