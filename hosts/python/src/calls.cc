@@ -264,15 +264,9 @@ PyObject* CallObject(const tsb_any& object, const std::string& method, PyObject*
 
 PyObject* GraphFor(tsb_module* module, const std::string& method, PyObject* const* args,
                    size_t nargs, PyObject* kwnames) {
-  // Typed by the method's schema, as a call of it is (an unknown name is
-  // left to the core, which names the methods there are).
-  CallPlan plan(method);
-  for (const tsb_schema_info& info : tsb::kit::Methods(module)) {
-    if (method == info.name) plan = CallPlan::ForMethod(info);
-  }
   IdentityScope scope;
   Args a;
-  ConvertArgs(plan, args, nargs, kwnames, a);
+  ConvertArgs(CallPlan::ForModuleMethod(module, method), args, nargs, kwnames, a);
   char* text = nullptr;
   tsb_status* status;
   Py_BEGIN_ALLOW_THREADS

@@ -39,19 +39,6 @@ PyObject* SchemaDict(const tsb_schema_info& s) {
                              s.not_callable));
 }
 
-// The method's schema; name NULL (no such method) if the module has none
-// of that name.
-tsb_schema_info FindMethod(tsb_module* m, const char* name) {
-  size_t n = 0;
-  Raise(tsb_module_count_methods(m, &n));
-  for (size_t i = 0; i < n; ++i) {
-    tsb_schema_info info{};
-    info.struct_size = sizeof(info);
-    Raise(tsb_module_get_method(m, i, &info));
-    if (std::string(name) == info.name) return info;
-  }
-  return tsb_schema_info{};
-}
 
 // ------------------------------------------------------------- functions
 
@@ -164,10 +151,7 @@ PyObject* NewMethodCaller(PyObject*, PyObject* args) {
   const char* name;
   if (!PyArg_ParseTuple(args, "Os", &capsule, &name)) return nullptr;
   return Entry([&]() -> PyObject* {
-    tsb_schema_info info = FindMethod(ModuleFromCapsule(capsule), name);
-    // No such method: untyped, and the call says so.
-    return MethodCaller(capsule, name,
-                        info.name != nullptr ? CallPlan::ForMethod(info) : CallPlan(name));
+    return MethodCaller(capsule, name, CallPlan::ForModuleMethod(ModuleFromCapsule(capsule), name));
   });
 }
 

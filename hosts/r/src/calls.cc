@@ -235,18 +235,12 @@ Caller& CallerOf(SEXP xptr) {
 }
 
 Caller* MethodCaller(tsb_module* module, const std::string& name) {
-  size_t n = 0;
-  CheckStatus(tsb_module_count_methods(module, &n));
-  for (size_t i = 0; i < n; ++i) {
-    tsb_schema_info info{};
-    info.struct_size = sizeof info;
-    CheckStatus(tsb_module_get_method(module, i, &info));
-    if (name != info.name) continue;
+  if (const auto info = tsb::kit::FindMethod(module, name)) {
     auto* c = new Caller;
     c->kind = Caller::kMethod;
     c->module = module;
     c->name = name;
-    c->plan = tsb::kit::CallPlan::ForMethod(info);
+    c->plan = tsb::kit::CallPlan::ForMethod(*info);
     return c;
   }
   Fail(TSB_ERR_NOT_FOUND, "the module has no method '" + name + "'");

@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -84,6 +85,13 @@ class CallPlan {
 
   // A method's plan, from tsb_module_get_method's schema.
   static CallPlan ForMethod(const tsb_schema_info& method) { return CallPlan(&method, 1); }
+  // A module's method by name; a name the module lacks is planned untyped,
+  // and the call says so (the core names the methods there are). Throws
+  // ConvertError.
+  static CallPlan ForModuleMethod(const tsb_module* m, std::string_view name) {
+    const std::optional<tsb_schema_info> method = FindMethod(m, name);
+    return method ? ForMethod(*method) : CallPlan(std::string(name));
+  }
   // A plugin function's (tsb_function_get_schema); throws ConvertError.
   static CallPlan ForFunction(const char* name) {
     tsb_schema_info info{};

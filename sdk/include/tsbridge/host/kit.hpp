@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -131,6 +132,14 @@ inline std::vector<tsb_schema_info> Methods(const tsb_module* m) {
   return Listed<tsb_schema_info>(
       CheckStatus, [&](size_t* n) { return tsb_module_count_methods(m, n); },
       [&](size_t i, tsb_schema_info* info) { return tsb_module_get_method(m, i, info); });
+}
+
+// The method `name` of a module, or nothing if it has none of that name.
+inline std::optional<tsb_schema_info> FindMethod(const tsb_module* m, std::string_view name) {
+  for (const tsb_schema_info& info : Methods(m)) {
+    if (name == info.name) return info;
+  }
+  return std::nullopt;
 }
 
 inline std::vector<tsb_schema_info> Overloads(const char* op) {
