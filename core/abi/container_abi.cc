@@ -137,6 +137,17 @@ tsb_status* tsb_any_flatten(const tsb_any* value, tsb_any* out, size_t capacity,
   });
 }
 
+tsb_status* tsb_any_flatten_borrowed(const tsb_any* value, tsb_any* out, size_t capacity,
+                                     size_t* n) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(n, "n"));
+    if (capacity > 0) TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    BorrowedValue arg;
+    TSB_RETURN_IF_ERROR(BorrowArg(value, "value", &arg));
+    return tsb::FlattenValue(*arg.value, *arg.type, out, capacity, n, /*borrow_tensors=*/true);
+  });
+}
+
 tsb_status* tsb_any_get_field(const tsb_any* value, const char* name, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));

@@ -107,6 +107,17 @@ tsb_status* tsb_module_call(tsb_module* module, const char* method, const tsb_ca
   });
 }
 
+tsb_status* tsb_module_call_method(tsb_module* module, size_t i, const tsb_call_args* args,
+                                   tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(module, "module"));
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    rt::HostArgs host;
+    TSB_RETURN_IF_ERROR(tsb::abi::CallArgsArg(args, &host));
+    return rt::CallMethodAt(*module, i, host, out);
+  });
+}
+
 tsb_status* tsb_object_write(const tsb_any* object, char** data, size_t* size) {
   return Guard([&]() -> absl::Status {
     TSB_ASSIGN_OR_RETURN(c10::IValue value, tsb::abi::ValueArg(object, "object"));

@@ -65,6 +65,27 @@ void tsb_any_release(tsb_any* v) {
   if (v != nullptr) tsb::Release(*v);
 }
 
+tsb_status* tsb_any_keep(const tsb_any* v, tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_RETURN_IF_ERROR(CheckArg(v, "v"));
+    if (tsb::IsHandle(*v)) {
+      TSB_RETURN_IF_ERROR(tsb::Decode(*v).status());  // a well-formed one
+      tsb::Retain(*v);
+      *out = *v;
+      return absl::OkStatus();
+    }
+    if (v->flags == 0) {  // inline: itself, once checked
+      TSB_RETURN_IF_ERROR(tsb::Decode(*v).status());
+      *out = *v;
+      return absl::OkStatus();
+    }
+    TSB_ASSIGN_OR_RETURN(tsb::TypedValue kept, tsb::Decode(*v));  // a copy of what it names
+    *out = tsb::MakeHandle(kept.type->index, std::move(kept.value));
+    return absl::OkStatus();
+  });
+}
+
 tsb_status* tsb_handle_count(size_t* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));

@@ -14,6 +14,14 @@ class TensorCodec final : public KindCodec {
   c10::TypePtr Canonical(const c10::TypePtr&) const override {
     return c10::TensorType::get();
   }
+  // A handle, or a borrowed tensor (ABI 1.9): the tensor it names.
+  absl::StatusOr<c10::IValue> Decode(const tsb_any& value) const override {
+    if (value.flags != TSB_FLAG_BORROWED) return KindCodec::Decode(value);
+    if (value.u.borrowed == nullptr) {
+      return absl::InvalidArgumentError("malformed value: a borrowed tensor names nothing");
+    }
+    return c10::IValue(BorrowedTensor(value));
+  }
   absl::StatusOr<c10::IValue> Coerce(const c10::IValue& value,
                                      const TypeInfo& expected) const override {
     if (value.isTensor()) return value;

@@ -306,13 +306,30 @@ absl::Status DescribeMethod(const tsb_module& module, size_t i, tsb_schema_info*
   return absl::OkStatus();
 }
 
+namespace {
+
+absl::Status Call(const tsb_module& module, const tsb_module::Method& m, const HostArgs& args,
+                  tsb_any* out) {
+  if (m.aoti != nullptr) return CallAotiModel(*m.aoti, *m.signature, args, out);
+  c10::IValue self = m.takes_self ? c10::IValue(module.module._ivalue()) : c10::IValue();
+  return Run(*m.function, *m.signature, std::move(self), args, out);
+}
+
+}  // namespace
+
+absl::Status CallMethodAt(const tsb_module& module, size_t i, const HostArgs& args,
+                          tsb_any* out) {
+  if (i >= module.methods.size()) {
+    return absl::OutOfRangeError(absl::StrCat("expected a method index below ",
+                                              module.methods.size(), " (the module's methods), got ", i));
+  }
+  return Call(module, module.methods[i], args, out);
+}
+
 absl::Status CallMethod(const tsb_module& module, absl::string_view method,
                         const HostArgs& args, tsb_any* out) {
   for (const tsb_module::Method& m : module.methods) {
-    if (m.name != method) continue;
-    if (m.aoti != nullptr) return CallAotiModel(*m.aoti, *m.signature, args, out);
-    c10::IValue self = m.takes_self ? c10::IValue(module.module._ivalue()) : c10::IValue();
-    return Run(*m.function, *m.signature, std::move(self), args, out);
+    if (m.name == method) return Call(module, m, args, out);
   }
   if (module.is_package) {
     std::vector<std::string> names;

@@ -34,6 +34,9 @@ absl::StatusOr<const TypeInfo*> ParseModuleType(const tsb_module& module,
                                                 absl::string_view annotation);
 absl::Status CallMethod(const tsb_module& module, absl::string_view method,
                         const HostArgs& args, tsb_any* out);
+// Method i in DescribeMethod's order (tsb_module_call_method): no lookup.
+absl::Status CallMethodAt(const tsb_module& module, size_t i, const HostArgs& args,
+                          tsb_any* out);
 // Calls the method and gives the graph the executor optimized for those
 // arguments (ScriptModule.graph_for), as text.
 absl::StatusOr<std::string> GraphFor(const tsb_module& module, absl::string_view method,

@@ -50,9 +50,12 @@ namespace {
 absl::Status CheckedType(const tsb_any& value, const TypeInfo** out) {
   const TypeInfo* info = TypeRegistry::Global().Find(value.type_index);
   if (info == nullptr) return FindType(value.type_index).status();
-  if ((value.flags & ~(TSB_FLAG_HANDLE | TSB_FLAG_BORROWED_STR)) != 0 ||
+  // A borrowed tensor (1.9) carries that flag alone, on a tensor.
+  if ((value.flags & ~(TSB_FLAG_HANDLE | TSB_FLAG_BORROWED_STR | TSB_FLAG_BORROWED)) != 0 ||
       ((value.flags & TSB_FLAG_BORROWED_STR) != 0 &&
-       (value.type_index != TSB_TYPE_STR || (value.flags & TSB_FLAG_HANDLE) != 0))) {
+       (value.type_index != TSB_TYPE_STR || (value.flags & TSB_FLAG_HANDLE) != 0)) ||
+      ((value.flags & TSB_FLAG_BORROWED) != 0 &&
+       (value.type_index != TSB_TYPE_TENSOR || value.flags != TSB_FLAG_BORROWED))) {
     return absl::InvalidArgumentError(absl::StrCat(
         "malformed value: flags ", value.flags, " do not fit type ", info->annotation));
   }

@@ -21,7 +21,9 @@ namespace {
 // caller's buffer held before (the header promises nothing is written then).
 class FlatWriter {
  public:
-  FlatWriter(tsb_any* out, size_t capacity) : out_(out), capacity_(capacity) {}
+  FlatWriter(tsb_any* out, size_t capacity, bool borrow_tensors)
+      : out_(out), capacity_(capacity), borrow_tensors_(borrow_tensors) {}
+  bool borrow_tensors() const { return borrow_tensors_; }
   ~FlatWriter() {
     if (keep_) return;
     const size_t n = size_ < capacity_ ? size_ : capacity_;
@@ -80,6 +82,7 @@ class FlatWriter {
   void Save() { saved_.push_back(out_[size_]); }
   tsb_any* out_;
   size_t capacity_;
+  bool borrow_tensors_;
   size_t size_ = 0;
   bool keep_ = false;
   absl::InlinedVector<tsb_any, 64> saved_;
@@ -94,6 +97,11 @@ absl::Status Flatten(const c10::IValue& value, const TypeInfo& static_type, Flat
       w.Put(tsb_any_borrowed_str(s.c_str()));
       return absl::OkStatus();
     }
+  }
+  if (w.borrow_tensors() && value.isTensor() &&
+      (static_type.index == TSB_TYPE_TENSOR || abstract)) {
+    w.Put(BorrowTensor(value.toTensor()));  // the tensor `value` holds: no reference
+    return absl::OkStatus();
   }
   const TypeInfo* type = &static_type;
   if (abstract) {
@@ -135,8 +143,8 @@ absl::Status Flatten(const c10::IValue& value, const TypeInfo& static_type, Flat
 }  // namespace
 
 absl::Status FlattenValue(const c10::IValue& value, const TypeInfo& type, tsb_any* out,
-                          size_t capacity, size_t* needed) {
-  FlatWriter w(out, capacity);
+                          size_t capacity, size_t* needed, bool borrow_tensors) {
+  FlatWriter w(out, capacity, borrow_tensors);
   TSB_RETURN_IF_ERROR(Flatten(value, type, w, 0));
   *needed = w.size();
   w.Keep();

@@ -19,8 +19,10 @@ namespace tsb {
 // too small nothing stays written (every reference taken is released) and
 // the status is OK: the caller compares *needed with capacity. A failure
 // also leaves nothing written.
+// With `borrow_tensors` (tsb_any_flatten_borrowed), a tensor leaf is a
+// borrowed entry naming the tensor `value` holds, not a new reference.
 absl::Status FlattenValue(const c10::IValue& value, const TypeInfo& type, tsb_any* out,
-                          size_t capacity, size_t* needed);
+                          size_t capacity, size_t* needed, bool borrow_tensors = false);
 
 }  // namespace tsb
 

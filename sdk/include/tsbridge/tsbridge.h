@@ -56,7 +56,7 @@
 
 /* Version first, as DLPack does: hosts compare these with tsb_version(). */
 #define TSB_VERSION_MAJOR 1
-#define TSB_VERSION_MINOR 8
+#define TSB_VERSION_MINOR 9
 #define TSB_VERSION_PATCH 0
 #define TSB_VERSION \
   (TSB_VERSION_MAJOR * 10000 + TSB_VERSION_MINOR * 100 + TSB_VERSION_PATCH)
@@ -312,6 +312,14 @@ typedef struct tsb_object tsb_object; /* opaque, refcounted */
 #define TSB_FLAG_HANDLE 1u       /* u.obj holds one reference */
 #define TSB_FLAG_BORROWED_STR 2u /* u.borrowed_str: caller-owned, NUL-ended */
 #define TSB_FLAG_CONTAINER 4u    /* an entry of tsb_any_flatten: not a value */
+/* A borrowed tensor (added in 1.9): u.borrowed names a tensor something
+ * else keeps alive (the value tsb_any_flatten_borrowed flattened; a host's
+ * own tensor object, through a torch companion: tsb::BorrowTensor in
+ * tsbridge/plugin/kind_codec.hpp), and holds no reference. Valid only while
+ * that lives. Every function taking a value takes one (a builder stores the
+ * tensor itself); tsb_any_release only resets it and tsb_any_retain does
+ * nothing: a host that keeps one makes a reference with tsb_any_keep. */
+#define TSB_FLAG_BORROWED 8u
 
 typedef struct tsb_any {
   int32_t type_index;
@@ -322,6 +330,7 @@ typedef struct tsb_any {
     double d;       /* float */
     tsb_object* obj;
     const char* borrowed_str; /* a C string a host passes, or tsb_any_flatten's */
+    const void* borrowed;     /* TSB_FLAG_BORROWED: the tensor it names (1.9) */
   } u;
 } tsb_any;
 
@@ -389,6 +398,11 @@ TSB_API void tsb_any_release(tsb_any* v);
  * ignoring views; the same list, dict, tuple, object) while either lives.
  * 0 for inline values and for str (immutable: identity does not matter). */
 TSB_API tsb_status* tsb_any_get_id(const tsb_any* v, uint64_t* out);
+/* A value the caller may keep, made from any value (added in 1.9): a new
+ * reference for a handle (as tsb_any_retain) and for a borrowed tensor
+ * (TSB_FLAG_BORROWED: a handle of the tensor it names), a str handle
+ * holding a copy for a borrowed str, the value itself when inline. */
+TSB_API tsb_status* tsb_any_keep(const tsb_any* v, tsb_any* out);
 /* Number of live handles in the process (a leak check for tests). */
 TSB_API tsb_status* tsb_handle_count(size_t* out);
 
@@ -443,6 +457,30 @@ TSB_API tsb_status* tsb_list_get_items(const tsb_any* list, size_t n, tsb_any* o
  * the status is OK: call again with that many. */
 TSB_API tsb_status* tsb_any_flatten(const tsb_any* value, tsb_any* out, size_t capacity,
                                     size_t* n);
+/* tsb_any_flatten with its tensor leaves borrowed (added in 1.9): each is
+ * TSB_FLAG_BORROWED, valid while `value` lives and is not changed, as its
+ * strs are, so no reference is made per tensor; a host that keeps one calls
+ * tsb_any_keep. Every other entry as tsb_any_flatten (release each one as
+ * there: a borrowed entry needs nothing). */
+TSB_API tsb_status* tsb_any_flatten_borrowed(const tsb_any* value, tsb_any* out,
+                                             size_t capacity, size_t* n);
+/* The inverse of tsb_any_flatten (added in 1.9): a value of type
+ * `type_index` built in one pass from entries[0..n) in its pre-order form.
+ * An entry is a container (TSB_FLAG_CONTAINER, its type index, in u.i the
+ * number of entries after it that belong to it: a List's or Tuple's items
+ * in order, a Dict's keys and values alternating) or a leaf (inline, a
+ * borrowed str, a handle, a borrowed tensor). Nothing is taken: every
+ * entry stays the caller's. Each item is converted to the type its place
+ * has, as tsb_any_coerce converts (an int where a float is expected, a
+ * List entry where a Tuple is); where that type is Any, a container entry's
+ * own type index says what it is (List[Any], Dict[str, Any] and the
+ * Tuple of its items' types are typed by their items). The result equals
+ * building each container with tsb_list_new, tsb_tuple_new and
+ * tsb_dict_new and coercing the whole to `type_index`, without a handle
+ * per container; errors carry the item's path ("['a'][2]: expected
+ * Tensor, got int 3"). A new reference in *out. */
+TSB_API tsb_status* tsb_any_unflatten(int32_t type_index, const tsb_any* entries, size_t n,
+                                      tsb_any* out);
 /* Field `name` of a NamedTuple, or attribute `name` of a TorchScript class
  * instance (TSB_KIND_OBJECT), converted by its declared type: a new
  * reference in *out. A torchbind custom class has no readable fields. */
@@ -911,6 +949,11 @@ TSB_API tsb_status* tsb_module_get_method(const tsb_module* module, size_t i,
  * "forward(): argument 'p' → field 'b': expected Optional[int], got str \"x\"". */
 TSB_API tsb_status* tsb_module_call(tsb_module* module, const char* method,
                                     const tsb_call_args* args, tsb_any* out);
+/* tsb_module_call of method i, in tsb_module_get_method's order, with no
+ * lookup by name: a host resolves a method once and calls it by its index
+ * (a module's methods never change). Added in 1.9. */
+TSB_API tsb_status* tsb_module_call_method(tsb_module* module, size_t i,
+                                           const tsb_call_args* args, tsb_any* out);
 
 /* Dispatcher operators by qualified name ("aten::add", "torchsparse::spmm").
  * The overload is chosen from the schemas and the argument types, never by

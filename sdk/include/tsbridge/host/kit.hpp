@@ -28,6 +28,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -361,7 +362,10 @@ class TypeCache {
 //   Out UInt(uint64_t);            an int above INT64_MAX (TSB_TYPE_UINT,
 //                                 ABI 1.6): never to be read as an int64_t
 //   Out Complex(double re, double im); Out Str(const char*, size_t);
-//   Out Tensor(const tsb_any&); Out TorchEnum(int32_t type, int64_t code);
+//   Out Tensor(const tsb_any&);    the host's own reference to keep, if
+//                                 any, made from it (tsb_any_keep); it may
+//                                 be a borrowed entry (below)
+//   Out TorchEnum(int32_t type, int64_t code);
 //   Out IntList(const Entry&, const int64_t*, size_t);  // bulk copies (a
 //                                 // List[int] holding a uint goes to List)
 //   Out FloatList(const Entry&, const double*, size_t);
@@ -371,6 +375,11 @@ class TypeCache {
 //   Out Dict(const Entry&, DictItems<Host>&);
 //   Out Enum(const Entry&, const tsb_any&);
 //   Out Object(const Entry&, const tsb_any&);  // objects, custom classes
+//   static constexpr bool kBorrowTensors = true;  // optional (ABI 1.9):
+//                                 the walk flattens with
+//                                 tsb_any_flatten_borrowed, so Tensor() gets
+//                                 borrowed entries and no reference is made
+//                                 for a tensor the host only reads or wraps
 // A container value comes out of the boundary whole, in one
 // tsb_any_flatten: no handle per inner container or str. The host makes
 // its container and asks for each item, converted (a failure named by the
@@ -413,20 +422,33 @@ class Children {
   bool flat_ = true;
 };
 
+// Whether Host walks borrowed tensors (kBorrowTensors) and the library
+// has tsb_any_flatten_borrowed (1.9; docs/abi.md: a newer host checks).
+template <typename Host, typename = void>
+struct BorrowsTensors : std::false_type {};
+template <typename Host>
+struct BorrowsTensors<Host, std::void_t<decltype(Host::kBorrowTensors)>>
+    : std::integral_constant<bool, Host::kBorrowTensors> {};
+inline bool LibraryBorrowsTensors() {
+  static const bool has = tsb_version() >= 10900;
+  return has;
+}
+
 // A value's entries as tsb_any_flatten wrote them, released at the end.
 // The buffers are the thread's, one per nesting of walks (a host's hook may
 // walk another value), and keep their size: after the first calls a walk
 // allocates nothing and flattens once.
 class Flat {
  public:
-  explicit Flat(const tsb_any& v) : buffer_(Acquire()) {
+  Flat(const tsb_any& v, bool borrow_tensors) : buffer_(Acquire()) {
     try {
+      auto flatten = borrow_tensors ? tsb_any_flatten_borrowed : tsb_any_flatten;
       if (buffer_.empty()) buffer_.resize(64);
       size_t n = 0;
-      CheckStatus(tsb_any_flatten(&v, buffer_.data(), buffer_.size(), &n));
+      CheckStatus(flatten(&v, buffer_.data(), buffer_.size(), &n));
       while (n > buffer_.size()) {  // the value may grow in between: ask again
         buffer_.resize(n);
-        CheckStatus(tsb_any_flatten(&v, buffer_.data(), buffer_.size(), &n));
+        CheckStatus(flatten(&v, buffer_.data(), buffer_.size(), &n));
       }
       size_ = n;
     } catch (...) {  // a failed flatten wrote nothing; the depth is given back
@@ -660,7 +682,8 @@ typename Host::Out Walk(Host& host, const tsb_any& v) {
     case TSB_KIND_TUPLE:
     case TSB_KIND_NAMEDTUPLE:
     case TSB_KIND_DICT: {
-      internal::Flat flat(v);
+      internal::Flat flat(v, internal::BorrowsTensors<Host>::value &&
+                                 internal::LibraryBorrowsTensors());
       if (flat.data()[0].flags & TSB_FLAG_CONTAINER) return internal::WalkFlat(host, flat.data(), 0);
       return internal::WalkFetched(host, type, v);
     }

@@ -60,6 +60,25 @@ inline bool IsLeafOfType(const c10::IValue& value, const TypeInfo& type) noexcep
   }
 }
 
+// A borrowed tensor entry (TSB_FLAG_BORROWED, ABI 1.9) naming `tensor`,
+// which the caller keeps alive while the entry is used: how a host's torch
+// companion passes its own tensors to a builder or a call with no handle
+// each. Any function taking a value takes it; it holds no reference.
+inline tsb_any BorrowTensor(const at::Tensor& tensor) noexcept {
+  tsb_any out;
+  out.type_index = TSB_TYPE_TENSOR;
+  out.flags = TSB_FLAG_BORROWED;
+  out.u.borrowed = tensor.unsafeGetTensorImpl();
+  return out;
+}
+// The tensor a borrowed tensor entry names (a new reference to it).
+inline at::Tensor BorrowedTensor(const tsb_any& entry) {
+  auto* impl = static_cast<c10::TensorImpl*>(const_cast<void*>(entry.u.borrowed));
+  return at::Tensor(
+      c10::intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>::unsafe_reclaim_from_nonowning(
+          impl));
+}
+
 // "str \"x\"", "int 3", "List[int] of length 3": what an error says it found.
 std::string DescribeValue(const c10::IValue& value);
 // "expected int, got str \"x\"" as a type error.
