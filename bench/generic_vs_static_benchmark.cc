@@ -229,9 +229,10 @@ struct SinkHost {
   Out Float(double d) { return sink.Float(d), 0; }
   Out Complex(double, double) { return 0; }
   Out Str(const char* data, size_t len) { return sink.Str(data, len), 0; }
+  static constexpr bool kBorrowTensors = true;  // the walk lends tensors (ABI 1.9)
   Out Tensor(const tsb_any& v) {
-    tsb_any handle = v;
-    tsb_any_retain(&handle);
+    tsb_any handle;  // the host's own reference, as the static side's
+    tsb::kit::CheckStatus(tsb_any_keep(&v, &handle));
     return sink.TensorHandle(&handle), 0;
   }
   Out TorchEnum(int32_t, int64_t) { return 0; }
@@ -282,9 +283,9 @@ tsb_status* Walk(tsb_any* v, Sink& sink) {
 template <typename T>
 absl::Status GenericOut(const T& value, int32_t registered, Sink& sink) {
   TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* type, tsb::FindType(registered));
-  // Built as the registered record where the codec can (tsb::ToIValueAs),
-  // so the coerce only checks it.
-  TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::CoerceTo(tsb::ToIValueAs(value, &type->type), *type));
+  // Built as the registered type, and not coerced again where the codec
+  // builds exactly it (tsb::ToIValueOf).
+  TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::ToIValueOf(value, *type));
   tsb_any boundary;
   TSB_RETURN_IF_ERROR(tsb::ToBoundary(std::move(iv), *type, &boundary));
   return StatusOf(Walk(&boundary, sink));
@@ -309,8 +310,8 @@ template <typename T>
 absl::StatusOr<T> GenericRecordIn(const tsb_any* leaves, size_t n, int32_t registered) {
   tsb_any record;
   TSB_RETURN_IF_ERROR(StatusOf(tsb_tuple_new_typed(registered, leaves, n, &record)));
-  absl::StatusOr<c10::IValue> iv = tsb::ToIValue(record);
-  absl::StatusOr<T> result = iv.ok() ? tsb::Codec<T>::FromIValue(*iv) : iv.status();
+  // Read in place, as the static side reads its handle.
+  absl::StatusOr<T> result = tsb::Codec<T>::FromIValue(record.u.obj->value);
   tsb_any_release(&record);
   return result;
 }
@@ -321,6 +322,35 @@ absl::StatusOr<T> GenericRecordInCoerce(const tsb_any* leaves, size_t n, int32_t
   tsb_any tuple;
   TSB_RETURN_IF_ERROR(StatusOf(tsb_tuple_new(leaves, n, &tuple)));
   return GenericFinish<T>(&tuple, registered);
+}
+
+// The dict from its leaves in one call (ABI 1.9): the host writes its
+// entries in tsb_any_flatten's pre-order form (a container entry, then its
+// items), borrowing every leaf, and tsb_any_unflatten builds the typed
+// c10::Dict and its lists at once, with no handle per list.
+absl::StatusOr<Dict> GenericDictUnflatten() {
+  thread_local std::vector<tsb_any> entries;  // the host's buffer, kept
+  entries.clear();
+  auto open = [&](int32_t type, size_t count) {
+    tsb_any e;
+    e.type_index = type;
+    e.flags = TSB_FLAG_CONTAINER;
+    e.u.i = static_cast<int64_t>(count);
+    entries.push_back(e);
+  };
+  open(g_dict_index, kKeys * (2 + kElements));
+  for (size_t k = 0; k < kKeys; ++k) {
+    entries.push_back(tsb_any_borrowed_str(g_keys[k].c_str()));
+    open(g_list_index, kElements);
+    entries.insert(entries.end(), g_dict_leaves[k], g_dict_leaves[k] + kElements);
+  }
+  tsb_any dict;
+  TSB_RETURN_IF_ERROR(
+      StatusOf(tsb_any_unflatten(g_dict_index, entries.data(), entries.size(), &dict)));
+  const c10::IValue* value = &dict.u.obj->value;  // read in place, as the static side does
+  absl::StatusOr<Dict> result = tsb::Codec<Dict>::FromIValue(*value);
+  tsb_any_release(&dict);
+  return result;
 }
 
 // The dict from its leaves: one tsb_list_new per key, then tsb_dict_new.
@@ -666,7 +696,8 @@ bool SetUp() {
                  StaticPairIn()) &&
          CheckIn("hana_stats", g_stats,
                  GenericRecordIn<Stats>(g_stats_leaves, 3, g_stats_index), StaticStatsIn()) &&
-         CheckIn("dict_str_list_opt", g_dict, GenericDictIn(true), StaticDictIn()) &&
+         CheckIn("dict_str_list_opt", g_dict, GenericDictUnflatten(), StaticDictIn()) &&
+         CheckIn("dict_str_list_opt builders", g_dict, GenericDictIn(true), StaticDictIn()) &&
          CheckIn("dict_str_list_opt untyped", g_dict, GenericDictIn(false), StaticDictIn()) &&
          CheckIn("tensor_pair coerce", g_pair,
                  GenericRecordInCoerce<Pair>(g_pair_leaves, 2, g_pair_index), StaticPairIn()) &&
@@ -746,7 +777,9 @@ int main(int argc, char** argv) {
   AddType("hana_stats", &g_stats, g_stats_index, StaticStatsOut, StaticStatsRead, StaticStatsIn,
           [] { return GenericRecordIn<Stats>(g_stats_leaves, 3, g_stats_index); });
   AddType("dict_str_list_opt", &g_dict, g_dict_index, StaticDictOut, StaticDictRead,
-          StaticDictIn, [] { return GenericDictIn(true); });
+          StaticDictIn, [] { return GenericDictUnflatten(); });
+  Add("dict_str_list_opt/in/generic_builders", "dict_str_list_opt/in/static",
+      InLoop([] { return GenericDictIn(true); }));
   Add("dict_str_list_opt/in/generic_untyped", "dict_str_list_opt/in/static",
       InLoop([] { return GenericDictIn(false); }));
   Add("tensor_pair/in/generic_coerce", "tensor_pair/in/static",

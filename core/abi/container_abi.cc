@@ -8,6 +8,7 @@
 #include "core/compat/torch_compat.h"
 #include "core/value/containers.h"
 #include "core/value/flatten.h"
+#include "core/value/unflatten.h"
 #include "tsbridge/plugin/kind_codec.hpp"
 
 using tsb::TypeInfo;
@@ -145,6 +146,16 @@ tsb_status* tsb_any_flatten_borrowed(const tsb_any* value, tsb_any* out, size_t 
     BorrowedValue arg;
     TSB_RETURN_IF_ERROR(BorrowArg(value, "value", &arg));
     return tsb::FlattenValue(*arg.value, *arg.type, out, capacity, n, /*borrow_tensors=*/true);
+  });
+}
+
+tsb_status* tsb_any_unflatten(int32_t type_index, const tsb_any* entries, size_t n,
+                              tsb_any* out) {
+  return Guard([&]() -> absl::Status {
+    TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
+    TSB_RETURN_IF_ERROR(CheckItems(n, entries, "entries"));
+    TSB_ASSIGN_OR_RETURN(const TypeInfo* type, tsb::FindType(type_index));
+    return tsb::UnflattenValue(*type, entries, n, out);
   });
 }
 

@@ -75,6 +75,11 @@ tsb_status* tsb_any_keep(const tsb_any* v, tsb_any* out) {
       *out = *v;
       return absl::OkStatus();
     }
+    if (v->flags == TSB_FLAG_BORROWED && v->type_index == TSB_TYPE_TENSOR &&
+        v->u.borrowed != nullptr) {  // what a walk lends most: no lookup
+      *out = tsb::MakeHandle(TSB_TYPE_TENSOR, c10::IValue(tsb::BorrowedTensor(*v)));
+      return absl::OkStatus();
+    }
     if (v->flags == 0) {  // inline: itself, once checked
       TSB_RETURN_IF_ERROR(tsb::Decode(*v).status());
       *out = *v;

@@ -62,6 +62,17 @@ std::vector<std::string> FunctionRegistry::Names() {
   return names_;
 }
 
+namespace {
+
+// A tuple whose type is the registered record's own TypePtr: only the SDK's
+// record builders and the core build one with it, each of that type.
+bool IsBuiltRecord(const c10::IValue& value, const TypeInfo& record) {
+  return (record.kind == TSB_KIND_NAMEDTUPLE || record.kind == TSB_KIND_TUPLE) &&
+         value.isTuple() && value.toTupleRef().type().get() == record.type.get();
+}
+
+}  // namespace
+
 absl::Status FunctionRegistry::Call(const PluginFunction& function,
                                     const runtime::HostArgs& args, tsb_any* out) {
   runtime::Binding binding;
@@ -84,8 +95,11 @@ absl::Status FunctionRegistry::Run(const PluginFunction& function,
   }
   // The declared type, not the value's own: a plain tuple becomes the record
   // the function was registered to return. A leaf of exactly the declared
-  // type (a Tensor for Tensor) is already typed: the coerce would only copy it.
-  if (LeafTypeIndex(stack.back()) != binding.result->index) {
+  // type (a Tensor for Tensor) is already typed: the coerce would only copy
+  // it; so is a record the SDK built as the registered type itself (it does
+  // so only where the codec builds exactly that type: tsb::BuildsExactly).
+  if (LeafTypeIndex(stack.back()) != binding.result->index &&
+      !IsBuiltRecord(stack.back(), *binding.result)) {
     absl::StatusOr<c10::IValue> typed = CoerceTo(stack.back(), *binding.result);
     if (!typed.ok()) return WithPath(typed.status(), "result");
     stack.back() = *std::move(typed);

@@ -54,9 +54,8 @@ bool CrossesAsItself(const TypeInfo& have, const TypeInfo& element) {
   return a.yes;
 }
 
-// A builder's item as `element` wants it: shared when it already has that
-// type, or crosses as itself under an abstract one (a Tensor for
-// Optional[Tensor], anything for Any); else converted by the element's codec.
+}  // namespace
+
 absl::StatusOr<c10::IValue> ItemAs(const tsb_any& item, const TypeInfo& element) {
   // A well-formed item of the element's own index (a host that built it
   // typed): its value as it is, with no lookup. Else checked below.
@@ -77,6 +76,8 @@ absl::StatusOr<c10::IValue> ItemAs(const tsb_any& item, const TypeInfo& element)
   if (b.type == &element || CrossesAsItself(*b.type, element)) return *b.value;
   return CoerceTo(*b.value, element);
 }
+
+namespace {
 
 // List[element], typed from the element's fixed index, not from a value.
 absl::StatusOr<const TypeInfo*> ListOf(int32_t element) {

@@ -53,6 +53,11 @@ absl::Status DictLookup(const c10::IValue& dict, const TypeInfo& type, const c10
                         tsb_any* out);
 
 // ------------------------------------------------------------ building
+
+// A builder's item as `element` wants it: shared when it already has that
+// type, or crosses as itself under an abstract one (a Tensor for
+// Optional[Tensor], anything for Any); else converted by the element's codec.
+absl::StatusOr<c10::IValue> ItemAs(const tsb_any& item, const TypeInfo& element);
 // Each is typed from the type indices the host names or the items carry,
 // never inferred from values. `items`, `keys` and `values` hold n.
 

@@ -237,6 +237,41 @@ TEST_F(ModuleTest, SavesForTheLiteInterpreter) {
   EXPECT_EQ(MessageOf(null_path), "argument 'path' is NULL");
 }
 
+TEST_F(ModuleTest, CallsAMethodByItsIndexWithNoLookup) {
+  Module compiled{nullptr};
+  TSB_ASSERT_OK(tsb_module_compile(
+      "def twice(self, a: int) -> int:\n    return a * 2\n"
+      "def negate(self, a: int) -> int:\n    return -a\n",
+      Out(compiled)));
+  // Indices in tsb_module_get_method's order, resolved once by name.
+  size_t count = 0;
+  TSB_ASSERT_OK(tsb_module_count_methods(compiled.get(), &count));
+  ASSERT_EQ(count, 2u);
+  size_t twice = count, negate = count;
+  for (size_t i = 0; i < count; ++i) {
+    tsb_schema_info info{};
+    info.struct_size = sizeof(info);
+    TSB_ASSERT_OK(tsb_module_get_method(compiled.get(), i, &info));
+    (std::string(info.name) == "twice" ? twice : negate) = i;
+  }
+  tsb_any a = tsb_any_int(21);
+  const tsb_call_args args = tsb_call_args_make(&a, 1);
+  Value out;
+  TSB_ASSERT_OK(tsb_module_call_method(compiled.get(), twice, &args, out.out()));
+  EXPECT_EQ(out.get().u.i, 42);
+  TSB_ASSERT_OK(tsb_module_call_method(compiled.get(), negate, &args, out.out()));
+  EXPECT_EQ(out.get().u.i, -21);
+  // Errors name the method as a call by name does.
+  tsb_any s = tsb_any_borrowed_str("x");
+  const tsb_call_args bad = tsb_call_args_make(&s, 1);
+  Status wrong(tsb_module_call_method(compiled.get(), twice, &bad, out.out()));
+  EXPECT_EQ(MessageOf(wrong), "twice(): argument 'a': expected int, got str \"x\"");
+  Status past(tsb_module_call_method(compiled.get(), 2, &args, out.out()));
+  EXPECT_EQ(tsb_status_get_code(past.get()), TSB_ERR_OUT_OF_RANGE);
+  EXPECT_EQ(MessageOf(past),
+            "expected a method index below 2 (the module's methods), got 2");
+}
+
 TEST_F(ModuleTest, CompilesFreeFunctionsAsCompilationUnitDoes) {
   // The example: `def fn(x: Tensor)` without self, as R torch's
   // jit_compile and torch.jit.CompilationUnit take it; one calls the other.

@@ -31,6 +31,7 @@
 #define TSBRIDGE_CODEC_HPP_
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -172,6 +173,63 @@ c10::IValue ToIValueAs(const T& value, [[maybe_unused]] const c10::TypePtr* as) 
     if (as != nullptr) return Codec<T>::ToIValue(value, *as);
   }
   return Codec<T>::ToIValue(value);
+}
+
+namespace detail {
+
+// Whether T's own type (Codec<T>::type()) built as `expected` is of that
+// type by construction: the same type, or (a codec that BuildsAs) a record
+// of the same arity whose every element is T's element type or an abstract
+// one (Optional, Union, Any) T's element is a subtype of. Then CoerceTo
+// would return the built value unchanged.
+template <typename T>
+bool ComputeBuildsExactly(const TypeInfo& expected) {
+  const c10::TypePtr own = Codec<T>::type();
+  if (*own == *expected.type) return true;
+  if constexpr (!BuildsAs<T>::value) {
+    return false;
+  } else {
+    const auto* tuple = own->template castRaw<c10::TupleType>();
+    if (tuple == nullptr || (expected.kind != TSB_KIND_TUPLE && expected.kind != TSB_KIND_NAMEDTUPLE) ||
+        tuple->elements().size() != expected.contained.size()) {
+      return false;
+    }
+    for (size_t i = 0; i < expected.contained.size(); ++i) {
+      absl::StatusOr<const TypeInfo*> want = FindType(expected.contained[i]);
+      if (!want.ok()) return false;
+      const c10::TypePtr& have = tuple->elements()[i];
+      if (*have == *(*want)->type) continue;
+      if (!(*want)->codec->is_abstract() || !have->isSubtypeOf(*(*want)->type)) return false;
+    }
+    return true;
+  }
+}
+
+}  // namespace detail
+
+// Whether Codec<T>::ToIValue, built as `expected` (ToIValueAs), needs no
+// coerce to it: the codec contract (a codec builds its own type()) makes
+// the value of that type. Worked out once per T and type; types are never
+// un-interned, so the answer for a TypeInfo never changes.
+template <typename T>
+bool BuildsExactly(const TypeInfo& expected) {
+  static std::atomic<const TypeInfo*> yes{nullptr}, no{nullptr};
+  if (yes.load(std::memory_order_acquire) == &expected) return true;
+  if (no.load(std::memory_order_acquire) == &expected) return false;
+  const bool exact = detail::ComputeBuildsExactly<T>(expected);
+  (exact ? yes : no).store(&expected, std::memory_order_release);
+  return exact;
+}
+
+// `value` as a value of the registered type `expected`: built as it
+// (ToIValueAs), and coerced only when the codec does not build exactly it
+// (BuildsExactly). A value a codec built as its registered type is never
+// checked a second time.
+template <typename T>
+absl::StatusOr<c10::IValue> ToIValueOf(const T& value, const TypeInfo& expected) {
+  c10::IValue built = ToIValueAs(value, &expected.type);
+  if (BuildsExactly<T>(expected)) return built;
+  return CoerceTo(built, expected);
 }
 
 }  // namespace tsb

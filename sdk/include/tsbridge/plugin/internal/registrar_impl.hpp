@@ -41,8 +41,10 @@ struct RegisteredFunction {
   // plugin, after registration); points into the registry's TypeInfo.
   mutable std::atomic<const c10::TypePtr*> record{nullptr};
 
-  // The record type a tuple result is built as directly (nullptr: build
-  // R's own type and let the core coerce it).
+  // The record type a tuple result is built as directly, when R's codec
+  // builds exactly it (BuildsExactly: the core then finds the record's own
+  // type and does not coerce it again); nullptr: build R's own type and let
+  // the core coerce it.
   const c10::TypePtr* RecordType() const {
     if constexpr (std::is_void_v<R>) {
       return nullptr;
@@ -57,7 +59,7 @@ struct RegisteredFunction {
         return nullptr;
       }
       absl::StatusOr<const TypeInfo*> info = FindType(index);
-      if (!info.ok()) return nullptr;
+      if (!info.ok() || !BuildsExactly<std::decay_t<R>>(**info)) return nullptr;
       type = &(*info)->type;
       record.store(type, std::memory_order_release);
       return type;
