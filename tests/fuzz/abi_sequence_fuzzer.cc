@@ -1,5 +1,7 @@
 // libFuzzer: a sequence of host ABI calls driven by the input bytes: build
-// values, coerce them to types, read them back, release them. Whatever the
+// values, coerce them to types, read them back, flatten them (tensors
+// lent), rebuild them from entries (tsb_any_unflatten, also from entries
+// the bytes make up), release them. Whatever the
 // sequence, every call returns a status or a value, and no handle leaks.
 #include <cstddef>
 #include <cstdint>
@@ -70,7 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int steps = 0; in.size > 0 && steps < 64; ++steps) {
     tsb_any out{};
     const size_t top = values.size();
-    switch (in.Next() % 10) {
+    switch (in.Next() % 12) {
       case 0: stack.Push(tsb_any_int(in.Int()), 1); break;
       case 1: stack.Push(tsb_any_float(in.Int() / 4.0), 1); break;
       case 2: stack.Push(tsb_any_bool(in.Next() & 1), 1); break;
@@ -114,6 +116,48 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         char* repr = nullptr;
         if (tsb_status* s = tsb_any_repr(&values[top - 1], &repr)) tsb_status_free(s);
         else tsb_string_free(repr);
+        break;
+      }
+      case 10: {  // flatten the top, lending its tensors; rebuild it as a type
+        if (top == 0) break;
+        size_t n = 0;
+        tsb_status_free(tsb_any_flatten_borrowed(&values[top - 1], nullptr, 0, &n));
+        if (n == 0 || n > kMaxWeight) break;
+        std::vector<tsb_any> entries(n);
+        if (tsb_status* s = tsb_any_flatten_borrowed(&values[top - 1], entries.data(), n, &n)) {
+          tsb_status_free(s);
+          break;
+        }
+        int32_t type = values[top - 1].type_index;  // its own type, or another
+        if (in.Next() & 1) tsb_status_free(tsb_type_parse(kTypes[in.Next() % kNumTypes], &type));
+        stack.Keep(tsb_any_unflatten(type, entries.data(), n, &out), out, stack.weights[top - 1]);
+        tsb_any kept{};  // a lent leaf kept past the flattened value's use
+        stack.Keep(tsb_any_keep(&entries[in.Next() % n], &kept), kept, 1);
+        for (tsb_any& e : entries) tsb_any_release(&e);
+        break;
+      }
+      case 11: {  // entries the bytes make up: containers of any count over the top values
+        std::vector<tsb_any> entries;
+        size_t weight = 1;
+        for (size_t i = 0, k = in.Next() % 8; i < k; ++i) {
+          const uint8_t b = in.Next();
+          if ((b & 3) == 0 || top == 0) {
+            int32_t type = TSB_TYPE_ANY;
+            tsb_status_free(tsb_type_parse(kTypes[in.Next() % kNumTypes], &type));
+            tsb_any e = tsb_any_inline(type, static_cast<int8_t>(in.Next()));
+            e.flags = TSB_FLAG_CONTAINER;
+            entries.push_back(e);
+            ++weight;
+          } else {
+            const size_t at = top - 1 - (b >> 2) % top;
+            entries.push_back(values[at]);  // borrowed, not taken
+            weight += stack.weights[at];
+          }
+        }
+        if (weight > kMaxWeight) break;
+        int32_t type = TSB_TYPE_ANY;
+        tsb_status_free(tsb_type_parse(kTypes[in.Next() % kNumTypes], &type));
+        stack.Keep(tsb_any_unflatten(type, entries.data(), entries.size(), &out), out, weight);
         break;
       }
       case 9:  // release the top
