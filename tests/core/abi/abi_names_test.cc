@@ -33,7 +33,7 @@ const std::set<std::string> kVerbs = {
     "new", "free", "get", "set", "make", "parse", "load", "save", "compile", "trace",
     "call", "read", "write", "retain", "release", "coerce", "repr", "len", "count",
     "copy", "to", "from", "zero", "detach", "backward", "enable", "find", "defer",
-    "flatten"};
+    "flatten", "unflatten", "keep"};
 
 // "" when `name` follows the scheme, else why not.
 std::string Check(const std::string& name) {
