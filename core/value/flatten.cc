@@ -88,9 +88,20 @@ class FlatWriter {
   absl::InlinedVector<tsb_any, 64> saved_;
 };
 
+// Whether `type` is abstract (Optional, Union, Any, Number): the fixed leaf
+// types are not, known from the index alone, with no load of their codec
+// (another cache line) and no virtual call, once per item.
+bool IsAbstract(const TypeInfo& type) {
+  if (type.index < TSB_TYPE_FIRST_DYNAMIC && type.index != TSB_TYPE_ANY &&
+      type.index != TSB_TYPE_NUMBER) {
+    return false;
+  }
+  return type.codec->is_abstract();
+}
+
 absl::Status Flatten(const c10::IValue& value, const TypeInfo& static_type, FlatWriter& w,
                      int depth) {
-  const bool abstract = static_type.codec->is_abstract();  // once per item
+  const bool abstract = IsAbstract(static_type);
   if (value.isString() && (static_type.index == TSB_TYPE_STR || abstract)) {
     const std::string& s = value.toStringRef();
     if (std::memchr(s.data(), '\0', s.size()) == nullptr) {  // else a handle below
@@ -102,6 +113,15 @@ absl::Status Flatten(const c10::IValue& value, const TypeInfo& static_type, Flat
       (static_type.index == TSB_TYPE_TENSOR || abstract)) {
     w.Put(BorrowTensor(value.toTensor()));  // the tensor `value` holds: no reference
     return absl::OkStatus();
+  }
+  if (!abstract) {  // an int, float, bool or None of its own fixed type: inline, no codec
+    const int32_t index = static_type.index;
+    if (index == TSB_TYPE_INT && value.isInt()) return w.Put(tsb_any_int(value.toInt())), absl::OkStatus();
+    if (index == TSB_TYPE_FLOAT && value.isDouble()) {
+      return w.Put(tsb_any_float(value.toDouble())), absl::OkStatus();
+    }
+    if (index == TSB_TYPE_BOOL && value.isBool()) return w.Put(tsb_any_bool(value.toBool())), absl::OkStatus();
+    if (index == TSB_TYPE_NONE && value.isNone()) return w.Put(tsb_any_none()), absl::OkStatus();
   }
   const TypeInfo* type = &static_type;
   if (abstract) {
