@@ -1,7 +1,8 @@
-//! Value → Data: a container is opened whole with one
-//! `tsb_any_flatten_borrowed` (ABI 1.9; strs and tensors borrowed, every
-//! other leaf inline or a new reference), then read. A tensor goes into
-//! `Data` as a handle of its own (`tsb_any_keep`): it outlives the value.
+//! Value → Data: a container is opened whole with one `tsb_any_flatten`
+//! (strs borrowed, every other leaf inline or a new reference), then read.
+//! Not `tsb_any_flatten_borrowed` (ABI 1.9): `Data` keeps every tensor it
+//! meets, and a reference made inside the flatten costs less than a
+//! borrowed entry plus a `tsb_any_keep` call per tensor (docs/rust.md, Speed).
 use crate::data::{Data, FromData};
 use crate::error::{c_str, check, Code, Error, Result};
 use crate::kind::Kind;
@@ -46,23 +47,13 @@ unsafe fn retained(raw: &sys::tsb_any) -> Value {
     Value::from_raw(*raw)
 }
 
-/// tsb_any_flatten_borrowed where the library has it (1.9), else
-/// tsb_any_flatten (its tensors new references).
-unsafe fn flatten(raw: &sys::tsb_any, out: *mut sys::tsb_any, capacity: usize, n: &mut usize) -> *mut sys::tsb_status {
-    if crate::library_has(crate::ABI_1_9) {
-        sys::tsb_any_flatten_borrowed(raw, out, capacity, n)
-    } else {
-        sys::tsb_any_flatten(raw, out, capacity, n)
-    }
-}
-
 fn flattened(raw: &sys::tsb_any) -> Result<Data> {
     let mut entries = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
     let mut n = 0usize;
     loop {
         entries.clear();
         let capacity = entries.capacity();
-        check(unsafe { flatten(raw, entries.as_mut_ptr(), capacity, &mut n) })?;
+        check(unsafe { sys::tsb_any_flatten(raw, entries.as_mut_ptr(), capacity, &mut n) })?;
         if n <= capacity {
             unsafe { entries.set_len(n) };
             break;
@@ -89,10 +80,6 @@ fn read_entry(entries: &mut [sys::tsb_any], pos: &mut usize) -> Result<Data> {
     if entry.flags & sys::TSB_FLAG_CONTAINER == 0 {
         if entry.flags & sys::TSB_FLAG_BORROWED_STR != 0 {
             return Ok(Data::Str(c_str(unsafe { entry.u.borrowed_str })));
-        }
-        if entry.flags & sys::TSB_FLAG_BORROWED != 0 {
-            // Valid only while the flattened value lives: Data keeps its own.
-            return Ok(Data::Tensor(Tensor::from_value(Value::fill(|o| unsafe { sys::tsb_any_keep(&entry, o) })?)));
         }
         return leaf(unsafe { Value::from_raw(entry) });
     }

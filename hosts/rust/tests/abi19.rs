@@ -1,6 +1,6 @@
-//! The ABI 1.9 additions, seen from Rust: a walk borrows tensors and keeps
-//! its own reference of each one `Data` holds; a method resolved once is
-//! called by its index.
+//! The ABI 1.9 additions, seen from Rust: a flatten that borrows tensors
+//! and a keep that makes a handle of one; every tensor `Data` holds is its
+//! own reference; a method resolved once is called by its index.
 use tsbridge::{sys, Code, Data, Module, Tensor, Value};
 
 const SOURCE: &str = "
