@@ -1,8 +1,11 @@
 //! The Rust host against the raw C ABI (its own `sys` declarations) in one
 //! process, on one module (hosts/rust/tests/make_fixtures.py's kinds.pt):
-//!   noop        a no-op method call: Module::call ÷ tsb_module_call
+//!   noop        a no-op method call: Module::call ÷ tsb_module_call (by
+//!               name), and Method::call ÷ tsb_module_call_method (by index)
 //!   dict100     a Dict[str, Tensor] of 100 out to Rust: Value::to_data (the
-//!               Data enum) ÷ the C walk (tsb_any_flatten, then releasing)
+//!               Data enum) ÷ the C walk (tsb_any_flatten, then releasing),
+//!               and ÷ the walk that makes no reference
+//!               (tsb_any_flatten_borrowed, ABI 1.9)
 //! Each figure is a ratio of paired runs (the two sides alternate, REPS
 //! pairs of N iterations); printed as the median with the 25th–75th
 //! percentile of the per-pair ratios, as bench/ratios.py prints spreads.
@@ -72,21 +75,36 @@ fn main() {
         },
     );
 
-    let dict = module.call("tensors", &[Value::from(100i64)]).unwrap();
-    let mut entries: Vec<sys::tsb_any> = Vec::with_capacity(256);
+    let method = module.find_method("noop").unwrap();
     paired(
-        "Dict[str, Tensor] of 100 out",
-        2000,
-        || drop(dict.to_data().unwrap()),
+        "no-op method call by index",
+        20000,
+        || drop(method.call(&[]).unwrap()),
         || unsafe {
-            let mut n = 0usize;
-            let s = sys::tsb_any_flatten(dict.as_raw(), entries.as_mut_ptr(), entries.capacity(), &mut n);
-            assert!(s.is_null() && n <= entries.capacity());
-            entries.set_len(n);
-            for e in entries.iter_mut() {
-                sys::tsb_any_release(e);
-            }
-            entries.set_len(0);
+            let mut out = sys::tsb_any::invalid();
+            let s = sys::tsb_module_call_method(module.as_raw(), method.index(), std::ptr::null(), &mut out);
+            assert!(s.is_null());
+            sys::tsb_any_release(&mut out);
         },
     );
+
+    let dict = module.call("tensors", &[Value::from(100i64)]).unwrap();
+    let mut entries: Vec<sys::tsb_any> = Vec::with_capacity(256);
+    type Flatten = unsafe extern "C" fn(*const sys::tsb_any, *mut sys::tsb_any, usize, *mut usize) -> *mut sys::tsb_status;
+    let mut walk = |flatten: Flatten| unsafe {
+        let mut n = 0usize;
+        let s = flatten(dict.as_raw(), entries.as_mut_ptr(), entries.capacity(), &mut n);
+        assert!(s.is_null() && n <= entries.capacity());
+        entries.set_len(n);
+        for e in entries.iter_mut() {
+            sys::tsb_any_release(e);
+        }
+        entries.set_len(0);
+    };
+    paired("Dict[str, Tensor] of 100 out ÷ flatten", 2000, || drop(dict.to_data().unwrap()), || {
+        walk(sys::tsb_any_flatten)
+    });
+    paired("Dict[str, Tensor] of 100 out ÷ flatten_borrowed", 2000, || drop(dict.to_data().unwrap()), || {
+        walk(sys::tsb_any_flatten_borrowed)
+    });
 }

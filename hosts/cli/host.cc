@@ -19,7 +19,7 @@ std::string ToJson(const tsb_any& value) {
   return json;
 }
 
-tsb_schema_info FindMethod(tsb_module* module, const std::string& method) {
+Method FindMethod(tsb_module* module, const std::string& method) {
   size_t count = 0;
   Check(tsb_module_count_methods(module, &count), "cannot list methods");
   std::string names;
@@ -27,7 +27,7 @@ tsb_schema_info FindMethod(tsb_module* module, const std::string& method) {
     tsb_schema_info info{};
     info.struct_size = sizeof(info);
     Check(tsb_module_get_method(module, i, &info), "cannot read a method");
-    if (method == info.name) return info;
+    if (method == info.name) return Method{i, info};
     names += std::string(names.empty() ? "" : ", ") + info.name;
   }
   throw Failure("the module has no method '" + method + "' (it has: " + names + ")");

@@ -24,8 +24,13 @@ struct Failure : std::runtime_error {
 
 Module LoadModule(const std::string& path);
 std::string ToJson(const tsb_any& value);
-// The schema of `method` in `module`; Failure listing the methods if absent.
-tsb_schema_info FindMethod(tsb_module* module, const std::string& method);
+// A method of a module: its index (tsb_module_call_method's) and schema.
+struct Method {
+  size_t index = 0;
+  tsb_schema_info info{};
+};
+// The method `method` of `module`; Failure listing the methods if absent.
+Method FindMethod(tsb_module* module, const std::string& method);
 
 }  // namespace tsb::cli
 

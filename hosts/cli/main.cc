@@ -229,11 +229,19 @@ int RunModule(const std::string& path, const std::string& method, const std::str
   Module module = LoadModule(path);
   Callee callee;
   callee.name = method;
-  callee.plan = kit::CallPlan::ForMethod(FindMethod(module.get(), method));
+  const Method found = FindMethod(module.get(), method);
+  callee.plan = kit::CallPlan::ForMethod(found.info);
   tsb_module* raw = module.get();
-  callee.call = [raw, method](const tsb_call_args* call_args, tsb_any* out) {
-    return tsb_module_call(raw, method.c_str(), call_args, out);
-  };
+  // By index from 1.9 (no lookup by name per call; --jsonl calls many times).
+  if (tsb_version() >= 10900) {
+    callee.call = [raw, index = found.index](const tsb_call_args* call_args, tsb_any* out) {
+      return tsb_module_call_method(raw, index, call_args, out);
+    };
+  } else {
+    callee.call = [raw, method](const tsb_call_args* call_args, tsb_any* out) {
+      return tsb_module_call(raw, method.c_str(), call_args, out);
+    };
+  }
   return Run(callee, args, kwargs, jsonl, options);
 }
 

@@ -15,6 +15,7 @@ mod call;
 mod data;
 mod error;
 mod kind;
+mod method;
 pub mod module;
 mod object;
 pub mod ops;
@@ -32,6 +33,7 @@ pub use call::{Argument, Kwargs, Schema};
 pub use data::{Data, FromData};
 pub use error::{Code, Error, Result};
 pub use kind::Kind;
+pub use method::Method;
 pub use module::Module;
 pub use object::Object;
 pub use scalars::{Device, Dtype, Layout, MemoryFormat};
@@ -40,7 +42,7 @@ pub use trace::TraceOptions;
 pub use types::{Type, TypeInfo};
 pub use value::{handle_count, Value};
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Mutex;
 
 static INIT_OK: AtomicBool = AtomicBool::new(false);
@@ -75,6 +77,21 @@ pub fn init() -> Option<Error> {
 }
 
 /// "MAJOR.MINOR.PATCH" of the loaded library.
+/// tsb_version() of the first of ABI 1.9's additions.
+pub(crate) const ABI_1_9: i32 = 10900;
+
+/// Whether the loaded library is `version` or newer (tsb_version(), read
+/// once): a function added in a minor version is called only then.
+pub(crate) fn library_has(version: i32) -> bool {
+    static LOADED: AtomicI32 = AtomicI32::new(0);
+    let mut loaded = LOADED.load(Ordering::Relaxed);
+    if loaded == 0 {
+        loaded = unsafe { sys::tsb_version() };
+        LOADED.store(loaded, Ordering::Relaxed);
+    }
+    loaded >= version
+}
+
 pub fn version_string() -> String {
     error::c_str(unsafe { sys::tsb_version_get_string() })
 }

@@ -2,6 +2,7 @@
 //! `.pt2` AOTInductor packages, all through `tsb_module`.
 use crate::call::{empty_schema_info, with_args, with_cstr, Kwargs, Schema};
 use crate::error::{c_str, check, listed, Result};
+use crate::method::Method;
 use crate::sys;
 use crate::tensor::Tensor;
 use crate::types::Type;
@@ -101,6 +102,11 @@ impl Module {
     }
     pub fn method(&self, name: &str) -> Result<Option<Schema>> {
         Ok(self.methods()?.into_iter().find(|s| s.name == name))
+    }
+    /// The method `name`, resolved once: its calls skip the lookup by name.
+    /// `Code::NotFound` naming it (and the module's methods) if absent.
+    pub fn find_method(&self, name: &str) -> Result<Method<'_>> {
+        Method::find(self, name)
     }
 
     /// A type annotation where the classes, NamedTuples and Enums this

@@ -27,7 +27,7 @@ pub const TSB_ERR_ALREADY_EXISTS: tsb_code = 8;
 pub const TSB_ERR_INTERNAL: tsb_code = 9;
 
 pub const TSB_VERSION_MAJOR: i32 = 1;
-pub const TSB_VERSION_MINOR: i32 = 8;
+pub const TSB_VERSION_MINOR: i32 = 9;
 pub const TSB_MAX_DEPTH: usize = 512;
 
 pub const TSB_KIND_INVALID: tsb_kind = 0;
@@ -74,6 +74,8 @@ pub const TSB_TYPE_UINT: i32 = 14;
 pub const TSB_FLAG_HANDLE: u32 = 1;
 pub const TSB_FLAG_BORROWED_STR: u32 = 2;
 pub const TSB_FLAG_CONTAINER: u32 = 4;
+/// A borrowed tensor (1.9): `u.borrowed`, no reference held; keep one with tsb_any_keep.
+pub const TSB_FLAG_BORROWED: u32 = 8;
 
 /// DLPack's type codes (tsb_dlpack_type_code).
 pub const TSB_DLPACK_INT: u8 = 0;
@@ -91,6 +93,8 @@ pub union tsb_any_payload {
     pub d: f64,
     pub obj: *mut tsb_object,
     pub borrowed_str: *const c_char,
+    /// TSB_FLAG_BORROWED: the tensor it names (1.9).
+    pub borrowed: *const c_void,
 }
 
 /// Every value: 16 bytes, a scalar inline or a refcounted handle.
@@ -293,6 +297,7 @@ extern "C" {
     pub fn tsb_type_make_dict(key: i32, value: i32, out: *mut i32) -> *mut tsb_status;
 
     pub fn tsb_any_retain(v: *const tsb_any);
+    pub fn tsb_any_keep(v: *const tsb_any, out: *mut tsb_any) -> *mut tsb_status;
     pub fn tsb_any_release(v: *mut tsb_any);
     pub fn tsb_any_get_id(v: *const tsb_any, out: *mut u64) -> *mut tsb_status;
     pub fn tsb_handle_count(out: *mut usize) -> *mut tsb_status;
@@ -315,6 +320,8 @@ extern "C" {
     pub fn tsb_list_get(list: *const tsb_any, i: usize, out: *mut tsb_any) -> *mut tsb_status;
     pub fn tsb_list_get_items(list: *const tsb_any, n: usize, out: *mut tsb_any) -> *mut tsb_status;
     pub fn tsb_any_flatten(value: *const tsb_any, out: *mut tsb_any, capacity: usize, n: *mut usize) -> *mut tsb_status;
+    pub fn tsb_any_flatten_borrowed(value: *const tsb_any, out: *mut tsb_any, capacity: usize, n: *mut usize) -> *mut tsb_status;
+    pub fn tsb_any_unflatten(type_index: i32, entries: *const tsb_any, n: usize, out: *mut tsb_any) -> *mut tsb_status;
     pub fn tsb_any_get_field(value: *const tsb_any, name: *const c_char, out: *mut tsb_any) -> *mut tsb_status;
     pub fn tsb_dict_get_item(dict: *const tsb_any, i: usize, key: *mut tsb_any, value: *mut tsb_any) -> *mut tsb_status;
     pub fn tsb_dict_get_items(dict: *const tsb_any, n: usize, keys: *mut tsb_any, values: *mut tsb_any) -> *mut tsb_status;
@@ -386,6 +393,7 @@ extern "C" {
     pub fn tsb_module_count_methods(module: *const tsb_module, out: *mut usize) -> *mut tsb_status;
     pub fn tsb_module_get_method(module: *const tsb_module, i: usize, out: *mut tsb_schema_info) -> *mut tsb_status;
     pub fn tsb_module_call(module: *mut tsb_module, method: *const c_char, args: *const tsb_call_args, out: *mut tsb_any) -> *mut tsb_status;
+    pub fn tsb_module_call_method(module: *mut tsb_module, i: usize, args: *const tsb_call_args, out: *mut tsb_any) -> *mut tsb_status;
 
     pub fn tsb_op_count_overloads(name: *const c_char, out: *mut usize) -> *mut tsb_status;
     pub fn tsb_op_get_overload(name: *const c_char, i: usize, out: *mut tsb_schema_info) -> *mut tsb_status;

@@ -51,9 +51,9 @@ impl Value {
     ///
     /// # Safety
     /// `raw` must be a value this library gave out as a new reference (or
-    /// an inline one), not released elsewhere. A borrowed str is refused.
+    /// an inline one), not released elsewhere. A borrowed str or tensor is refused.
     pub unsafe fn from_raw(raw: sys::tsb_any) -> Value {
-        debug_assert!(raw.flags & sys::TSB_FLAG_BORROWED_STR == 0);
+        debug_assert!(raw.flags & (sys::TSB_FLAG_BORROWED_STR | sys::TSB_FLAG_BORROWED) == 0);
         Value { raw }
     }
     /// Gives up ownership: the caller releases the result.

@@ -1,5 +1,8 @@
 //! Value → Data: a container is opened whole with one `tsb_any_flatten`
 //! (strs borrowed, every other leaf inline or a new reference), then read.
+//! Not `tsb_any_flatten_borrowed` (ABI 1.9): `Data` keeps every tensor it
+//! meets, and a reference made inside the flatten costs less than a
+//! borrowed entry plus a `tsb_any_keep` call per tensor (docs/rust.md, Speed).
 use crate::data::{Data, FromData};
 use crate::error::{c_str, check, Code, Error, Result};
 use crate::kind::Kind;

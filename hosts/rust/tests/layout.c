@@ -1,6 +1,7 @@
 /* Prints the size, alignment and field offsets of every struct the Rust
  * host declares by hand (hosts/rust/src/sys.rs), as this C compiler lays
- * them out; hosts/rust/tests/layout.rs compares them line by line. */
+ * them out, and the header's constants that say how a value is read;
+ * hosts/rust/tests/layout.rs compares them line by line. */
 #include <stdalign.h>
 #include <stdio.h>
 
@@ -12,9 +13,19 @@
 #define FIELD_AS(t, name, f) printf("%s.%s %zu\n", name, #f, offsetof(t, f))
 #define SIZE(t) SIZE_AS(t, #t)
 #define FIELD(t, f) FIELD_AS(t, #t, f)
+/* tsb_any's union has no name in C: sys.rs calls it tsb_any_payload. */
+#define PAYLOAD(f) \
+  printf("tsb_any_payload.%s %zu\n", #f, offsetof(tsb_any, u.f) - offsetof(tsb_any, u))
+#define CONSTANT(c) printf("const %s %lld\n", #c, (long long)(c))
 
 int main(void) {
   SIZE(tsb_any); FIELD(tsb_any, type_index); FIELD(tsb_any, flags); FIELD(tsb_any, u);
+  printf("tsb_any_payload size %zu align %zu\n", sizeof(((tsb_any*)0)->u),
+         alignof(__typeof__(((tsb_any*)0)->u)));
+  PAYLOAD(i); PAYLOAD(u); PAYLOAD(d); PAYLOAD(obj); PAYLOAD(borrowed_str); PAYLOAD(borrowed);
+  CONSTANT(TSB_VERSION_MAJOR); CONSTANT(TSB_VERSION_MINOR);
+  CONSTANT(TSB_FLAG_HANDLE); CONSTANT(TSB_FLAG_BORROWED_STR); CONSTANT(TSB_FLAG_CONTAINER);
+  CONSTANT(TSB_FLAG_BORROWED);
   SIZE(tsb_type_info); FIELD(tsb_type_info, struct_size); FIELD(tsb_type_info, kind);
   FIELD(tsb_type_info, annotation); FIELD(tsb_type_info, name); FIELD(tsb_type_info, num_contained);
   FIELD(tsb_type_info, contained); FIELD(tsb_type_info, field_names); FIELD(tsb_type_info, provider);

@@ -1,6 +1,7 @@
 //! The #[repr(C)] structs of sys.rs against the C compiler's layout of
 //! tsbridge.h and <dlpack/dlpack.h>: hosts/rust/tests/layout.c prints each
-//! struct's size and field offsets; every line must match Rust's.
+//! struct's size and field offsets, and the constants saying how a value is
+//! read; every line must match Rust's.
 use std::mem::{align_of, size_of};
 use tsbridge::sys::*;
 
@@ -20,9 +21,18 @@ macro_rules! layout {
     }};
 }
 
+macro_rules! constants {
+    ($out:ident, $($c:ident),*) => {{
+        $( $out.push(format!("const {} {}", stringify!($c), $c)); )*
+    }};
+}
+
 fn rust_layouts() -> Vec<String> {
     let mut out = Vec::new();
     layout!(out, tsb_any { type_index, flags, u });
+    layout!(out, tsb_any_payload { i, u, d, obj, borrowed_str, borrowed });
+    constants!(out, TSB_VERSION_MAJOR, TSB_VERSION_MINOR);
+    constants!(out, TSB_FLAG_HANDLE, TSB_FLAG_BORROWED_STR, TSB_FLAG_CONTAINER, TSB_FLAG_BORROWED);
     layout!(out, tsb_type_info { struct_size, kind, annotation, name, num_contained, contained, field_names, provider, num_fields });
     layout!(out, tsb_tensor_info { struct_size, dtype, layout, device_type, device_index, ndim, sizes, strides, storage_offset, numel, requires_grad, is_contiguous });
     layout!(out, tsb_plugin_info { struct_size, name, version, path, platform_tag, num_kinds, kinds, num_types, types, num_functions, functions });
@@ -48,13 +58,18 @@ fn structs_match_the_c_compilers_layout() {
     };
     let rust = rust_layouts();
     let c_lines: Vec<&str> = c.lines().collect();
+    // What a line is about: "tsb_any.flags", "tsb_any size", "const TSB_FLAG_BORROWED".
+    let subject = |l: &str| l.split(' ').take(2).collect::<Vec<_>>().join(" ");
     for line in &c_lines {
-        assert!(rust.iter().any(|r| r == line), "C says `{}`; Rust has {:?}", line, rust.iter().find(|r| r.split(' ').next() == line.split(' ').next()));
+        assert!(rust.iter().any(|r| r == line), "C says `{}`; Rust has {:?}", line, rust.iter().find(|r| subject(r) == subject(line)));
+    }
+    for constant in ["TSB_FLAG_BORROWED", "TSB_VERSION_MINOR"] {
+        assert!(c_lines.iter().any(|l| l.starts_with(&format!("const {} ", constant))), "layout.c printed no {}", constant);
     }
     // Every Rust struct was checked (the versioned DLPack ones only where
     // the system's dlpack.h has them).
     let checked = |name: &str| c_lines.iter().any(|l| l.starts_with(&format!("{} size", name)));
-    for name in ["tsb_any", "tsb_tensor_info", "tsb_trace_options", "DLManagedTensor", "DLTensor"] {
+    for name in ["tsb_any", "tsb_any_payload", "tsb_tensor_info", "tsb_trace_options", "DLManagedTensor", "DLTensor"] {
         assert!(checked(name), "layout.c printed nothing for {}", name);
     }
 }
