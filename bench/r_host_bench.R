@@ -5,7 +5,9 @@
 # (scripts/bench.sh passes build/bench/r_host_c_baseline.) Figures are
 # ratios of medians of CPU time measured in this run: an R call of a no-op method and of
 # a method of six scalars vs the same call from C (r_host_c_baseline.c, the
-# same module source); a List[float] of 1M out of and into tsbridge vs R
+# same module source, tsb_module_call by name: the baseline the goals are
+# stated against; its call by index, tsb_module_call_method, as the R host
+# calls, is printed too); a List[float] of 1M out of and into tsbridge vs R
 # copying a numeric vector of 1M (in: a method taking it; in and out: a
 # method returning it unchanged, so the out direction is the difference). R torch's
 # jit call overhead, about 6 us (711 us through the jit call against 705 us
@@ -70,6 +72,12 @@ rows <- data.frame(
   baseline_is = c("the same call from C", "the same call from C", "R copies 1M doubles",
                   "R copies 1M doubles"))
 rows$ratio <- rows$r_host / rows$baseline
+# The goals: the kept method within 2x the C call; `m$noop()` within 2x
+# the C call plus R's own `$` on a classed environment (the module is one).
+goals <- list(
+  list(what = "`noop()` / the C call (goal <= 2)", ratio = r_noop_var / c_ns[["noop"]]),
+  list(what = "`m$noop()` / (the C call + R's `$`) (goal <= 2)",
+       ratio = r_noop / (c_ns[["noop"]] + r_lookup)))
 fmt <- function(ns) ifelse(ns >= 1e6, sprintf("%.2f ms", ns / 1e6),
                            ifelse(ns >= 1e3, sprintf("%.2f us", ns / 1e3), sprintf("%.0f ns", ns)))
 if (markdown) {
@@ -84,7 +92,11 @@ if (markdown) {
               fmt(r_noop_var), r_noop_var / c_ns[["noop"]]))
   cat(sprintf("| `m$noop`, the lookup alone (R's S3 dispatch for `$`) | %s |\n", fmt(r_lookup)))
   cat(sprintf("| an empty R closure, called the same way | %s |\n", fmt(r_empty)))
-  cat(sprintf("| the same call from C | %s |\n", fmt(c_ns[["noop"]])))
+  cat(sprintf("| the same call from C (by name, `tsb_module_call`) | %s |\n", fmt(c_ns[["noop"]])))
+  cat(sprintf("| the same call from C by index (`tsb_module_call_method`) | %s |\n",
+              fmt(c_ns[["noop_by_index"]])))
+  cat("\nGoals (issue 38), same run:\n\n| goal | ratio | met |\n|---|---|---|\n")
+  for (g in goals) cat(sprintf("| %s | %.2f | %s |\n", g$what, g$ratio, if (g$ratio <= 2) "yes" else "no"))
   cat(sprintf(paste0("\nReference, not measured here: R torch's jit call overhead, about 6 us ",
                      "(711 us through the jit call against 705 us for a 3x1000 MLP's forward ",
                      "pass called directly; docs/r.md); the R host's whole no-op call is %.1f of it.\n"),
@@ -92,5 +104,6 @@ if (markdown) {
 } else {
   print(rows, row.names = FALSE)
   print(c(whole = r_noop, kept_in_a_variable = r_noop_var, dollar_lookup = r_lookup,
-          empty_closure = r_empty, c_call = c_ns[["noop"]]))
+          empty_closure = r_empty, c_call = c_ns[["noop"]], c_call_by_index = c_ns[["noop_by_index"]]))
+  print(stats::setNames(vapply(goals, function(g) g$ratio, 0), c("kept_vs_c", "dollar_vs_c_plus_dollar")))
 }

@@ -21,14 +21,16 @@ tsb_default <- function() structure(list(), class = "tsb_default")
   formals(f) <- fmls
   # The routine by name, looked up in the namespace at each call: a
   # NativeSymbolInfo baked in would not survive serialize() (its address
-  # reads back as NULL in another process). The formals go by value, in
+  # reads back as NULL in another process). .External itself is baked in
+  # (a primitive serializes by name): no lookup through the namespace, its
+  # imports and base at each call. The formals go by value, in
   # order: R forces them before the routine runs. A default not given is
   # left to the callee, as in every host: a call passes what the caller gave.
   values <- Map(function(name, a) {
     if (!a$has_default) return(as.name(name))
     bquote(if (missing(.(as.name(name)))) tsb_default() else .(as.name(name)))
   }, names(fmls), schema$arguments)
-  body(f) <- as.call(c(quote(.External), quote(tsbr_call_values), caller, unname(values)))
+  body(f) <- as.call(c(.External, quote(tsbr_call_values), caller, unname(values)))
   environment(f) <- asNamespace("tsbridge")
   attr(f, "tsb_schema") <- schema$schema
   f

@@ -35,23 +35,22 @@ void FinalizeCaller(SEXP xptr) {
 }
 
 // Converted positional and keyword arguments, at most `capacity` in all.
+// Keyword names are borrowed: the plan's (which outlives the call) or R's
+// CHARSXPs of the argument list's names (alive while the call runs).
 struct Args {
   explicit Args(size_t capacity) : positional(capacity), keyword(capacity) {}
   OwnedVec positional;
   OwnedVec keyword;
   size_t num_positional = 0, num_keyword = 0;
-  std::vector<std::string> names;
-  std::vector<const char*> name_ptrs;
+  std::vector<const char*> names;
   tsb_any* NextPositional() { return &positional[num_positional++]; }
   tsb_any* NextKeyword() { return &keyword[num_keyword++]; }
   tsb_call_args Make() {
-    name_ptrs.clear();
-    for (const std::string& n : names) name_ptrs.push_back(n.c_str());
     tsb_call_args a;
     a.struct_size = sizeof a;
     a.args = positional.data();
     a.num_args = num_positional;
-    a.kw_names = name_ptrs.data();
+    a.kw_names = names.data();
     a.kw_values = keyword.data();
     a.num_kwargs = num_keyword;
     return a;
@@ -88,7 +87,7 @@ void ConvertPositional(const tsb::kit::CallPlan& plan, SEXP value, Args& a) {
       at, [&](const tsb::kit::PlannedArgument& p) { FromR(value, TypeFor(p, value), out); });
 }
 void ConvertKeyword(const tsb::kit::CallPlan& plan, const char* name, SEXP value, Args& a) {
-  a.names.emplace_back(name);
+  a.names.push_back(name);
   tsb_any* out = a.NextKeyword();
   plan.BuildKeyword(
       name, [&](const tsb::kit::PlannedArgument& p) { FromR(value, TypeFor(p, value), out); });
@@ -99,7 +98,7 @@ SEXP Finish(const Caller& c, Args& a) {
   tsb_call_args args = a.Make();
   switch (c.kind) {
     case Caller::kMethod:
-      CheckStatus(tsb_module_call(c.module, c.name.c_str(), &args, result.out()));
+      CheckStatus(tsb_module_call_method(c.module, c.method_index, &args, result.out()));
       break;
     case Caller::kFunction:
       CheckStatus(tsb_function_call(c.name.c_str(), &args, result.out()));
@@ -235,12 +234,15 @@ Caller& CallerOf(SEXP xptr) {
 }
 
 Caller* MethodCaller(tsb_module* module, const std::string& name) {
-  if (const auto info = tsb::kit::FindMethod(module, name)) {
+  const std::vector<tsb_schema_info> methods = tsb::kit::Methods(module);
+  for (size_t i = 0; i < methods.size(); ++i) {
+    if (name != methods[i].name) continue;
     auto* c = new Caller;
     c->kind = Caller::kMethod;
     c->module = module;
+    c->method_index = i;
     c->name = name;
-    c->plan = tsb::kit::CallPlan::ForMethod(*info);
+    c->plan = tsb::kit::CallPlan::ForMethod(methods[i]);
     return c;
   }
   Fail(TSB_ERR_NOT_FOUND, "the module has no method '" + name + "'");

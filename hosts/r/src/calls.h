@@ -12,11 +12,13 @@
 namespace tsbr {
 
 // One callable, looked up once: its kind, and how its arguments are typed
-// (its schemas' plan, tsbridge/host/call_plan.hpp).
+// (its schemas' plan, tsbridge/host/call_plan.hpp). A method is called by
+// its index (tsb_module_call_method): no lookup by name per call.
 struct Caller {
   enum Kind { kMethod, kOperator, kFunction };
   Kind kind = kOperator;
   tsb_module* module = nullptr;  // kMethod; the caller's xptr keeps the module alive
+  size_t method_index = 0;       // kMethod: in tsb_module_get_method's order
   std::string name;
   tsb::kit::CallPlan plan;
 };

@@ -40,6 +40,9 @@ struct RBuffer {
 std::thread::id g_r_thread;
 std::mutex g_pending_mutex;
 std::vector<SEXP> g_pending;  // released by the R thread (DrainDeleters)
+// Whether g_pending may hold something: every entry point drains, and the
+// mutex cost more than the rest of a no-op call's C++ (set under the mutex).
+std::atomic<bool> g_has_pending{false};
 std::atomic<int64_t> g_deleter_calls{0};
 std::atomic<int64_t> g_live_buffers{0};
 
@@ -52,6 +55,7 @@ void DeleteRBuffer(DLManagedTensor* managed) {
   } else {  // a LibTorch thread: R is not thread-safe; the R thread releases it
     std::lock_guard<std::mutex> lock(g_pending_mutex);
     g_pending.push_back(buffer->object);
+    g_has_pending.store(true, std::memory_order_release);
   }
   delete buffer;
 }
@@ -209,10 +213,12 @@ constexpr ArrayReader kArrayReaders[] = {
 void InitTensors() { g_r_thread = std::this_thread::get_id(); }
 
 void DrainDeleters() {
+  if (!g_has_pending.load(std::memory_order_acquire)) return;
   std::vector<SEXP> pending;
   {
     std::lock_guard<std::mutex> lock(g_pending_mutex);
     pending.swap(g_pending);
+    g_has_pending.store(false, std::memory_order_relaxed);
   }
   for (SEXP x : pending) R_ReleaseObject(x);
 }
@@ -263,8 +269,8 @@ const tsb_any& HandleOf(SEXP xptr, const char* what) {
 void ReleaseHandle(SEXP xptr) { FinalizeHandle(xptr); }
 
 SEXP TensorToR(const tsb_any& v) {
-  tsb_any handle = v;
-  tsb_any_retain(&handle);
+  tsb_any handle;  // a new reference, from a handle or a borrowed tensor alike
+  CheckStatus(tsb_any_keep(&v, &handle));
   SEXP xptr = PROTECT(WrapHandle(handle));
   static SEXP cls = [] {
     SEXP c = Rf_mkString("tsb_tensor");

@@ -36,9 +36,11 @@ SEXP ObjectToR(const TypeEntry& type, const tsb_any& v) {
   return env;
 }
 
-// How each kind looks in R; Out keeps the R value protected.
+// How each kind looks in R; Out keeps the R value protected. Tensors come
+// borrowed (kBorrowTensors): TensorToR keeps the one it wraps (tsb_any_keep).
 class RWalk {
  public:
+  static constexpr bool kBorrowTensors = true;
   using Out = cpp11::sexp;
   using Entry = TypeEntry;
   using Guard = tsb::kit::NestingGuard;
@@ -176,6 +178,19 @@ SEXP Int64Vector(const int64_t* data, size_t n) {
 }
 
 SEXP ToR(const tsb_any& v) {
+  // A None, bool, int or float (a method's usual result) straight into R:
+  // neither the walk nor a protected wrapper.
+  switch (v.type_index) {
+    case TSB_TYPE_NONE: return R_NilValue;
+    case TSB_TYPE_BOOL: return cpp11::safe[Rf_ScalarLogical](v.u.i != 0 ? 1 : 0);
+    case TSB_TYPE_FLOAT: return cpp11::safe[Rf_ScalarReal](v.u.d);
+    case TSB_TYPE_INT:
+      if (v.u.i > INT_MIN && v.u.i <= INT_MAX) {  // INT_MIN is R's NA
+        return cpp11::safe[Rf_ScalarInteger](static_cast<int>(v.u.i));
+      }
+      break;
+    default: break;
+  }
   RWalk host;
   return tsb::kit::Walk(host, v);
 }

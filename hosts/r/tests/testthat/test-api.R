@@ -25,6 +25,53 @@ test_that("compile: methods with formals from the schema", {
                class = "tsb_error")
 })
 
+test_that("a method kept in a variable calls its own method, by its resolved index", {
+  m <- tsb_compile(paste0(
+    "def plus_one(self, x: int) -> int:\n    return x + 1\n",
+    "def plus_two(self, x: int) -> int:\n    return x + 2\n",
+    "def check(self, k: int) -> int:\n",
+    "    assert k >= 0, 'k must not be negative'\n    return k\n",
+    "def noop(self) -> None:\n    pass\n"))
+  one <- m$plus_one
+  two <- m$plus_two
+  expect_identical(one(1L), 2L)
+  expect_identical(two(1L), 3L)
+  expect_identical(one(10L), 11L)           # each call goes to its own method
+  expect_null(m$noop())
+  expect_identical(m$check(4L), 4L)         # other methods called in between
+  expect_identical(two(10L), 12L)
+  expect_identical(one(20L), 21L)
+  noop <- m$noop
+  for (i in 1:3) expect_null(noop())
+  # Errors still name the method: the host's conversion and the call itself.
+  check <- m$check
+  expect_error(check("x"), "^check\\(\\): argument 'k'", class = "tsb_type_error")
+  expect_error(check(-1L), "^check\\(\\): (.|\n)*k must not be negative", class = "tsb_torch_error")
+  expect_error(one("x"), "^plus_one\\(\\): argument 'x'", class = "tsb_type_error")
+  expect_identical(check(5L), 5L)           # still works after its errors
+})
+
+test_that("tensors out of a container stay valid after the container is gone", {
+  m <- tsb_compile(paste0(
+    "def pair(self, x: Tensor) -> Tuple[Tensor, List[Tensor]]:\n",
+    "    return (x * 2, [x + 1, x])\n"))
+  x <- tsb_tensor(c(1, 2, 3))
+  out <- m$pair(x)
+  a <- out[[1]]
+  b <- out[[2]][[1]]
+  same <- out[[2]][[2]]
+  rm(out)
+  invisible(gc())
+  for (i in 1:3) m$pair(x)                  # the walk's borrowed entries reused
+  invisible(gc())
+  expect_identical(as.vector(a), c(2, 4, 6))
+  expect_identical(as.vector(b), c(2, 3, 4))
+  expect_identical(as.vector(same), c(1, 2, 3))
+  rm(x)
+  invisible(gc())
+  expect_identical(as.vector(same), c(1, 2, 3))  # kept: its own reference
+})
+
 test_that("errors are conditions with class, path, detail and code", {
   m <- rkinds()
   e <- tryCatch(m$ints(list(1L, "x")), error = function(e) e)
