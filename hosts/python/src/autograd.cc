@@ -292,8 +292,8 @@ PyObject* GraphTensorToPython(const tsb_any& v) {
     tsb_status_free(s);
     return nullptr;
   }
-  tsb_any kept = v;
-  tsb_any_retain(&kept);
+  tsb_any kept;
+  CheckStatus(tsb_any_keep(&v, &kept));  // `v` may be a borrowed entry
   return Wrap(kept);
 }
 

@@ -12,6 +12,7 @@
 #include <dlpack/dlpack.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 
@@ -32,6 +33,7 @@ namespace {
 
 Torch g_torch;
 thread_local IdentityScope* g_scope = nullptr;  // calls run without the GIL
+thread_local bool g_lend = false;                // a LendTensors lives
 const char* const kDLTensor = "dltensor";
 const char* const kUsedDLTensor = "used_dltensor";
 
@@ -93,11 +95,12 @@ void InitFastPath() {
     return;
   }
   const auto* fast = static_cast<const tsbpy_torch_api*>(api);
-  if (fast->struct_size < sizeof(tsbpy_torch_api)) {
+  if (fast->struct_size < offsetof(tsbpy_torch_api, borrow_torch)) {
     g_torch.fast_reason = "tsbridge._torch is older than tsbridge._native";
     return;
   }
   g_torch.fast = fast;
+  g_torch.fast_borrows = fast->struct_size >= sizeof(tsbpy_torch_api);
 }
 
 // torch's DLPack C exchange API, unless the environment turns it off; the
@@ -238,7 +241,13 @@ PyObject* TensorToPython(const tsb_any& v) {
   }
   Ref result;
   if (g_torch.fast != nullptr) {  // the tensor itself; its own object if it has one
-    result.p = Check(g_torch.fast->to_torch(&v));
+    const tsb_any* tensor = &v;
+    tsb::Value kept;
+    if (v.flags == TSB_FLAG_BORROWED && !g_torch.fast_borrows) {  // it reads handles only
+      CheckStatus(tsb_any_keep(&v, kept.out()));
+      tensor = &kept.get();
+    }
+    result.p = Check(g_torch.fast->to_torch(tensor));
     ++g_torch.crossings[kCompanion][kOut];
     if (IdentityScope* keeper = IdentityScope::Keeper()) keeper->Remember(v, result.p);
     return result.release();
@@ -278,7 +287,8 @@ void TensorFromPython(PyObject* obj, tsb_any* out) {
   }
   if (!g_torch.available || PyCapsule_CheckExact(obj)) return FromCapsule(obj, out);
   if (g_torch.fast != nullptr) {  // no scope entry: the tensor keeps its object
-    const int done = g_torch.fast->from_torch(obj, out);
+    const int done = g_lend && g_torch.fast_borrows ? g_torch.fast->borrow_torch(obj, out)
+                                                    : g_torch.fast->from_torch(obj, out);
     if (done < 0) throw PyErrorSet{};
     if (done > 0) return void(++g_torch.crossings[kCompanion][kIn]);
   }
@@ -312,6 +322,9 @@ void TensorFromPython(PyObject* obj, tsb_any* out) {
 
 // ------------------------------------------------------------ identity
 
+LendTensors::LendTensors() : outer_(g_lend) { g_lend = true; }
+LendTensors::~LendTensors() { g_lend = outer_; }
+
 void MarkGraphCall() {
   if (g_scope != nullptr) g_scope->graph = true;
 }
@@ -338,8 +351,8 @@ void IdentityScope::Remember(const tsb_any& handle, PyObject* obj) {
   tsb_status* s = tsb_any_get_id(&handle, &id);
   if (s != nullptr || id == 0) return tsb_status_free(s);
   if (FindHandle(obj) != nullptr) return;
-  tsb_any kept = handle;
-  tsb_any_retain(&kept);
+  tsb_any kept;
+  CheckStatus(tsb_any_keep(&handle, &kept));  // `handle` may be a borrowed entry
   entries_.push_back({id, Py_NewRef(obj), kept});
 }
 

@@ -17,6 +17,9 @@ struct PythonOut {
   using Guard = RecursionGuard;
   using Items = tsb::kit::Items<PythonOut>;
   using DictItems = tsb::kit::DictItems<PythonOut>;
+  // Tensors come as borrowed entries: TensorToPython wraps the tensor
+  // itself and keeps a reference (tsb_any_keep) only where it stores one.
+  static constexpr bool kBorrowTensors = true;
 
   const Entry& Type(int32_t index) { return tsbpy::Type(index); }
 
