@@ -346,14 +346,27 @@ IdentityScope* IdentityScope::Keeper() {
   return nullptr;
 }
 
-void IdentityScope::Remember(const tsb_any& handle, PyObject* obj) {
+namespace {
+
+// tsb_any_get_id of a handle, or 0. A borrowed entry has none of its own
+// (the core answers 0): the caller asks with a handle of it.
+uint64_t IdOf(const tsb_any& handle) {
   uint64_t id = 0;
   tsb_status* s = tsb_any_get_id(&handle, &id);
-  if (s != nullptr || id == 0) return tsb_status_free(s);
+  if (s == nullptr) return id;
+  tsb_status_free(s);
+  return 0;
+}
+
+}  // namespace
+
+void IdentityScope::Remember(const tsb_any& handle, PyObject* obj) {
   if (FindHandle(obj) != nullptr) return;
-  tsb_any kept;
-  CheckStatus(tsb_any_keep(&handle, &kept));  // `handle` may be a borrowed entry
-  entries_.push_back({id, Py_NewRef(obj), kept});
+  tsb::Value kept;
+  CheckStatus(tsb_any_keep(&handle, kept.out()));  // `handle` may be a borrowed entry
+  const uint64_t id = IdOf(kept.get());
+  if (id == 0) return;
+  entries_.push_back({id, Py_NewRef(obj), kept.release()});
 }
 
 void IdentityScope::Index() const {
@@ -365,12 +378,12 @@ void IdentityScope::Index() const {
 
 PyObject* IdentityScope::FindObject(const tsb_any& handle) const {
   if (entries_.empty()) return nullptr;
-  uint64_t id = 0;
-  tsb_status* s = tsb_any_get_id(&handle, &id);
-  if (s != nullptr) {
-    tsb_status_free(s);
-    return nullptr;
+  tsb::Value kept;
+  if (handle.flags == TSB_FLAG_BORROWED) {
+    tsb_status* s = tsb_any_keep(&handle, kept.out());
+    if (s != nullptr) return tsb_status_free(s), nullptr;
   }
+  const uint64_t id = IdOf(handle.flags == TSB_FLAG_BORROWED ? kept.get() : handle);
   if (entries_.size() <= kLinear) {
     for (const Entry& e : entries_) {
       if (e.id == id) return e.obj;
