@@ -230,6 +230,8 @@ class IdentityScope {
   PyObject* FindObject(const tsb_any& handle) const;
   // The handle made from a Python object, or nullptr (borrowed).
   const tsb_any* FindHandle(PyObject* obj) const;
+  // Nothing remembered (the fast path's usual case): no lookup to make.
+  bool empty() const { return entries_.empty(); }
   // Whether tensors made for Python are remembered too (tracing: the
   // host function must hand the tracer's own tensors back).
   bool keep_outputs = false;

@@ -231,10 +231,12 @@ bool IsTensor(PyObject* obj) {
 }
 
 PyObject* TensorToPython(const tsb_any& v) {
-  for (IdentityScope* scope = g_scope; scope != nullptr; scope = scope->outer()) {
+  IdentityScope* const innermost = g_scope;
+  for (IdentityScope* scope = innermost; scope != nullptr; scope = scope->outer()) {
+    if (scope->empty()) continue;
     if (PyObject* same = scope->FindObject(v)) return Py_NewRef(same);
   }
-  for (IdentityScope* scope = g_scope; scope != nullptr; scope = scope->outer()) {
+  for (IdentityScope* scope = innermost; scope != nullptr; scope = scope->outer()) {
     if (!scope->graph) continue;
     if (PyObject* kept = GraphTensorToPython(v)) return kept;
     break;
@@ -279,6 +281,7 @@ PyObject* TensorToPython(const tsb_any& v) {
 
 void TensorFromPython(PyObject* obj, tsb_any* out) {
   for (IdentityScope* scope = g_scope; scope != nullptr; scope = scope->outer()) {
+    if (scope->empty()) continue;
     if (const tsb_any* same = scope->FindHandle(obj)) {  // the same tensor again
       *out = *same;
       tsb_any_retain(out);
