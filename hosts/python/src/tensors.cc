@@ -243,13 +243,12 @@ PyObject* TensorToPython(const tsb_any& v) {
   }
   Ref result;
   if (g_torch.fast != nullptr) {  // the tensor itself; its own object if it has one
-    const tsb_any* tensor = &v;
-    tsb::Value kept;
     if (v.flags == TSB_FLAG_BORROWED && !g_torch.fast_borrows) {  // it reads handles only
+      tsb::Value kept;
       CheckStatus(tsb_any_keep(&v, kept.out()));
-      tensor = &kept.get();
+      return TensorToPython(kept.get());
     }
-    result.p = Check(g_torch.fast->to_torch(tensor));
+    result.p = Check(g_torch.fast->to_torch(&v));
     ++g_torch.crossings[kCompanion][kOut];
     if (IdentityScope* keeper = IdentityScope::Keeper()) keeper->Remember(v, result.p);
     return result.release();
@@ -365,11 +364,15 @@ uint64_t IdOf(const tsb_any& handle) {
 
 void IdentityScope::Remember(const tsb_any& handle, PyObject* obj) {
   if (FindHandle(obj) != nullptr) return;
-  tsb::Value kept;
-  CheckStatus(tsb_any_keep(&handle, kept.out()));  // `handle` may be a borrowed entry
-  const uint64_t id = IdOf(kept.get());
-  if (id == 0) return;
-  entries_.push_back({id, Py_NewRef(obj), kept.release()});
+  tsb_any kept = handle;
+  if (handle.flags == TSB_FLAG_BORROWED) {
+    CheckStatus(tsb_any_keep(&handle, &kept));
+  } else {
+    tsb_any_retain(&kept);
+  }
+  const uint64_t id = IdOf(kept);
+  if (id == 0) return tsb_any_release(&kept);
+  entries_.push_back({id, Py_NewRef(obj), kept});
 }
 
 void IdentityScope::Index() const {
@@ -381,12 +384,13 @@ void IdentityScope::Index() const {
 
 PyObject* IdentityScope::FindObject(const tsb_any& handle) const {
   if (entries_.empty()) return nullptr;
-  tsb::Value kept;
   if (handle.flags == TSB_FLAG_BORROWED) {
+    tsb::Value kept;
     tsb_status* s = tsb_any_keep(&handle, kept.out());
     if (s != nullptr) return tsb_status_free(s), nullptr;
+    return FindObject(kept.get());
   }
-  const uint64_t id = IdOf(handle.flags == TSB_FLAG_BORROWED ? kept.get() : handle);
+  const uint64_t id = IdOf(handle);
   if (entries_.size() <= kLinear) {
     for (const Entry& e : entries_) {
       if (e.id == id) return e.obj;
