@@ -32,6 +32,7 @@ void TensorHandle(PyObject* obj, tsb_any* out, const std::string& where) {
       tsb_any_release(out);
       tsb::kit::Fail(TSB_ERR_TYPE, "expected a tensor");
     }
+    KeepLent(out);  // a tsbridge.Tensor outlives `obj`
   });
 }
 

@@ -238,11 +238,9 @@ tsb_status* TraceCallback(void* user_data, const tsb_any* inputs, size_t n, tsb_
       const char* s = out.get().u.borrowed_str;
       CheckStatus(tsb_str_new(s, std::strlen(s), out.out()));
     }
-    if (out.get().flags == TSB_FLAG_BORROWED) {  // lent: a nested call's LendTensors
-      const tsb_any lent = out.get();
-      CheckStatus(tsb_any_keep(&lent, out.out()));
-    }
-    *output = out.release();
+    tsb_any kept = out.release();
+    KeepLent(&kept);  // must outlive `result` too
+    *output = kept;
     return nullptr;
   } catch (const PyErrorSet&) {
     PyErr_Fetch(&state->type, &state->value, &state->traceback);

@@ -204,6 +204,10 @@ void TensorFromPython(PyObject* obj, tsb_any* out);
 // tensor entry (no handle) for a torch.Tensor: only for Python objects
 // that outlive every use of what is built (a call's arguments, which the
 // caller holds until the call returns; builders store the tensor itself).
+// A converted value some code keeps past the Python object it came from:
+// a lent tensor entry (Python code run while a call's arguments convert
+// can convert again) becomes a handle of it (tsb_any_keep); others stay.
+void KeepLent(tsb_any* v);
 class LendTensors {
  public:
   LendTensors();

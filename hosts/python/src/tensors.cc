@@ -324,6 +324,12 @@ void TensorFromPython(PyObject* obj, tsb_any* out) {
 
 // ------------------------------------------------------------ identity
 
+void KeepLent(tsb_any* v) {
+  if (v->flags != TSB_FLAG_BORROWED) return;
+  const tsb_any lent = *v;
+  CheckStatus(tsb_any_keep(&lent, v));
+}
+
 LendTensors::LendTensors() : outer_(g_lend) { g_lend = true; }
 LendTensors::~LendTensors() { g_lend = outer_; }
 

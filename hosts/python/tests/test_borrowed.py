@@ -121,3 +121,26 @@ def test_lent_tensors_leave_no_handle_behind(lender):
         lender.made(10)
     gc.collect()
     assert tsbridge._native.live_handles() == before
+
+
+class Sneaky(list):
+    """A list whose iteration runs Python code while a call's arguments are
+    being converted: what that code makes must not be lent."""
+
+    made = []
+
+    def __iter__(self):
+        Sneaky.made.append(tsbridge.Tensor(torch.full([3], 5.0)))  # its torch.Tensor dies here
+        return super().__iter__()
+
+
+def test_what_python_code_makes_during_a_call_is_not_lent(lender):
+    Sneaky.made.clear()
+    gc.collect()
+    before = tsbridge._native.live_handles()
+    got = lender(Sneaky([torch.ones(2)]))
+    assert torch.equal(got[0], torch.ones(2)) and len(Sneaky.made) == 1
+    gc.collect()
+    assert tsbridge._native.live_handles() == before + 1  # the tsbridge.Tensor's own
+    torch.full([3], 9.0)  # reuse the freed memory, if it was freed
+    assert torch.equal(Sneaky.made[0].torch(), torch.full([3], 5.0))
