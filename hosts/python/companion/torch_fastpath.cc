@@ -3,11 +3,14 @@
 // An optional companion of tsbridge._native, built only where LibTorch's
 // Python library and headers are (Debian's libtorch-dev ships
 // libtorch_python.so and torch/csrc/autograd/python_variable.h). It hands
-// the host two C functions in a capsule (src/torch_fastpath.h):
+// the host C functions in a capsule (src/torch_fastpath.h):
 // - from_torch: the at::Tensor inside a torch.Tensor (THPVariable_Unpack)
 //   into a tensor handle;
-// - to_torch: a handle's at::Tensor into its torch.Tensor (THPVariable_Wrap,
-//   which returns the tensor's existing Python object when it has one).
+// - borrow_torch: the same at::Tensor as a borrowed tensor entry (no
+//   handle, no reference), for values that live through the call;
+// - to_torch: a handle's (or a borrowed entry's) at::Tensor into its
+//   torch.Tensor (THPVariable_Wrap, which returns the tensor's existing
+//   Python object when it has one).
 // No DLPack and no new TensorImpl: the tensor crosses as itself, so
 // requires_grad, grad_fn and .grad survive the crossing.
 //
@@ -30,11 +33,15 @@ void SetError(PyObject* type, const std::string& what) {
   PyErr_SetString(type, what.c_str());
 }
 
+// 1 for a torch.Tensor (or subclass), 0 for another object, -1 on error.
+int IsTorchTensor(PyObject* obj) {
+  if (THPVariable_CheckExact(obj)) return 1;  // exact torch.Tensor or Parameter: no call
+  return PyObject_IsInstance(obj, THPVariableClass);
+}
+
 int FromTorch(PyObject* obj, tsb_any* out) {
-  if (!THPVariable_CheckExact(obj)) {  // exact torch.Tensor or Parameter: no call
-    const int is = PyObject_IsInstance(obj, THPVariableClass);
-    if (is <= 0) return is;
-  }
+  const int is = IsTorchTensor(obj);
+  if (is <= 0) return is;
   try {
     absl::Status s = g_tensor->codec->Encode(c10::IValue(THPVariable_Unpack(obj)), *g_tensor, out);
     if (!s.ok()) {
@@ -48,12 +55,22 @@ int FromTorch(PyObject* obj, tsb_any* out) {
   return 1;
 }
 
+int BorrowTorch(PyObject* obj, tsb_any* out) {
+  const int is = IsTorchTensor(obj);
+  if (is <= 0) return is;
+  *out = tsb::BorrowTensor(THPVariable_Unpack(obj));  // the object's own at::Tensor
+  return 1;
+}
+
 PyObject* ToTorch(const tsb_any* v) {
-  if (v == nullptr || v->type_index != TSB_TYPE_TENSOR || (v->flags & TSB_FLAG_HANDLE) == 0) {
-    SetError(PyExc_TypeError, "tsbridge._torch: expected a tensor handle");
+  const bool borrowed = v != nullptr && v->flags == TSB_FLAG_BORROWED;
+  if (v == nullptr || v->type_index != TSB_TYPE_TENSOR ||
+      ((v->flags & TSB_FLAG_HANDLE) == 0 && !borrowed)) {
+    SetError(PyExc_TypeError, "tsbridge._torch: expected a tensor handle or borrowed tensor");
     return nullptr;
   }
   try {
+    if (borrowed) return THPVariable_Wrap(tsb::BorrowedTensor(*v));  // no codec call
     absl::StatusOr<c10::IValue> value = g_tensor->codec->Decode(*v);
     if (!value.ok()) {
       SetError(PyExc_RuntimeError, "tsbridge._torch: " + std::string(value.status().message()));
@@ -66,7 +83,7 @@ PyObject* ToTorch(const tsb_any* v) {
   }
 }
 
-const tsbpy_torch_api kApi = {sizeof(tsbpy_torch_api), FromTorch, ToTorch};
+const tsbpy_torch_api kApi = {sizeof(tsbpy_torch_api), FromTorch, ToTorch, BorrowTorch};
 
 PyModuleDef g_module = {PyModuleDef_HEAD_INIT, "_torch",
                         "tsbridge's torch fast path: tensors cross as themselves "

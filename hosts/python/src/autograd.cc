@@ -32,6 +32,7 @@ void TensorHandle(PyObject* obj, tsb_any* out, const std::string& where) {
       tsb_any_release(out);
       tsb::kit::Fail(TSB_ERR_TYPE, "expected a tensor");
     }
+    KeepLent(out);  // a tsbridge.Tensor outlives `obj`
   });
 }
 
@@ -292,8 +293,8 @@ PyObject* GraphTensorToPython(const tsb_any& v) {
     tsb_status_free(s);
     return nullptr;
   }
-  tsb_any kept = v;
-  tsb_any_retain(&kept);
+  tsb_any kept;
+  CheckStatus(tsb_any_keep(&v, &kept));  // `v` may be a borrowed entry
   return Wrap(kept);
 }
 

@@ -31,6 +31,7 @@ bool LoneScalar(PyObject* x) { return PyLong_Check(x) || PyFloat_Check(x); }
 // callee's plan (tsbridge/host/call_plan.hpp).
 void ConvertArgs(const CallPlan& plan, PyObject* const* args, size_t nargs, PyObject* kwnames,
                  Args& out) {
+  LendTensors lend;  // the caller holds the arguments until the call returns
   out.positional.resize(nargs);
   for (size_t i = 0; i < nargs; ++i) {
     plan.BuildPositional(i, [&](const tsb::kit::PlannedArgument& a) {
@@ -79,9 +80,34 @@ struct Caller {
   PyObject* owner;  // keeps the module alive (a capsule), or NULL
   tsb_module* module;
   std::string name;  // method or "ns::op"
+  size_t method;     // the method's index (tsb_module_call_method), or kByName
   bool is_function;  // a plugin function, not an operator
   CallPlan plan;
 };
+
+constexpr size_t kByName = static_cast<size_t>(-1);
+
+// The index of a module's method `name` for tsb_module_call_method (ABI
+// 1.9), or kByName: an older library, or no such method (the call by name
+// then says so).
+size_t MethodIndex(const tsb_module* module, const std::string& name) {
+  if (tsb_version() < 10900) return kByName;
+  size_t n = 0;
+  if (tsb_status* s = tsb_module_count_methods(module, &n)) {
+    tsb_status_free(s);
+    return kByName;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    tsb_schema_info info{};
+    info.struct_size = sizeof info;
+    if (tsb_status* s = tsb_module_get_method(module, i, &info)) {
+      tsb_status_free(s);
+      return kByName;
+    }
+    if (info.name != nullptr && name == info.name) return i;
+  }
+  return kByName;
+}
 
 PyObject* CallCaller(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   auto* c = reinterpret_cast<Caller*>(self);
@@ -97,7 +123,8 @@ PyObject* CallCaller(PyObject* self, PyObject* const* args, size_t nargsf, PyObj
     const tsb_call_args call_args{sizeof(tsb_call_args), pos, nargs, names, kw, nkw};
     if (c->module != nullptr) {
       return Finish([&](tsb_any* out) {
-        return tsb_module_call(c->module, c->name.c_str(), &call_args, out);
+        return c->method != kByName ? tsb_module_call_method(c->module, c->method, &call_args, out)
+                                    : tsb_module_call(c->module, c->name.c_str(), &call_args, out);
       });
     }
     if (c->is_function) {  // bound like an operator: keywords, defaults
@@ -177,6 +204,7 @@ PyObject* MakeCaller(PyObject* owner, tsb_module* module, const std::string& nam
   c->owner = owner;
   c->module = module;
   new (&c->name) std::string(name);
+  c->method = module != nullptr ? MethodIndex(module, name) : kByName;
   c->is_function = is_function;
   new (&c->plan) CallPlan(std::move(plan));
   PyObject_GC_Track(c);
@@ -210,7 +238,9 @@ tsb_status* TraceCallback(void* user_data, const tsb_any* inputs, size_t n, tsb_
       const char* s = out.get().u.borrowed_str;
       CheckStatus(tsb_str_new(s, std::strlen(s), out.out()));
     }
-    *output = out.release();
+    tsb_any kept = out.release();
+    KeepLent(&kept);  // must outlive `result` too
+    *output = kept;
     return nullptr;
   } catch (const PyErrorSet&) {
     PyErr_Fetch(&state->type, &state->value, &state->traceback);

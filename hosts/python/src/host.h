@@ -131,6 +131,10 @@ struct Torch {
   // NULL: then tensors cross as DLPack. `fast_reason` says why not.
   const tsbpy_torch_api* fast = nullptr;
   std::string fast_reason;
+  // The companion lends tensors (its borrow_torch) and reads borrowed
+  // entries back: a call's tensor arguments and a walk's tensors then
+  // cross with no handle each.
+  bool fast_borrows = false;
   // Without the companion: torch's DLPack C exchange API (torch >= 2.10,
   // torch.Tensor.__dlpack_c_exchange_api__), else NULL and DLPack capsules.
   // `exchange_reason` says why not; `exchange_capsule` keeps it alive.
@@ -192,9 +196,28 @@ PyObject* ToPython(const tsb_any& v);
 void FromPython(PyObject* obj, int32_t expected, tsb_any* out);
 
 // Tensors through DLPack (tensors.cc).
-PyObject* TensorToPython(const tsb_any& v);
+PyObject* TensorToPython(const tsb_any& v);  // `v` may be a borrowed tensor entry
 bool IsTensor(PyObject* obj);  // a torch.Tensor or a DLPack capsule
 void TensorFromPython(PyObject* obj, tsb_any* out);
+
+// While one lives on this thread, TensorFromPython may write a borrowed
+// tensor entry (no handle) for a torch.Tensor: only for Python objects
+// that outlive every use of what is built (a call's arguments, which the
+// caller holds until the call returns; builders store the tensor itself).
+// A converted value some code keeps past the Python object it came from:
+// a lent tensor entry (Python code run while a call's arguments convert
+// can convert again) becomes a handle of it (tsb_any_keep); others stay.
+void KeepLent(tsb_any* v);
+class LendTensors {
+ public:
+  LendTensors();
+  ~LendTensors();
+  LendTensors(const LendTensors&) = delete;
+  LendTensors& operator=(const LendTensors&) = delete;
+
+ private:
+  bool outer_;
+};
 
 // Per call: a tensor that went in comes back as the same Python object when
 // the callee returns it, as PyTorch does (tsb_any_get_id); the same Python
@@ -211,6 +234,8 @@ class IdentityScope {
   PyObject* FindObject(const tsb_any& handle) const;
   // The handle made from a Python object, or nullptr (borrowed).
   const tsb_any* FindHandle(PyObject* obj) const;
+  // Nothing remembered (the fast path's usual case): no lookup to make.
+  bool empty() const { return entries_.empty(); }
   // Whether tensors made for Python are remembered too (tracing: the
   // host function must hand the tracer's own tensors back).
   bool keep_outputs = false;

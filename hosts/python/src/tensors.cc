@@ -12,6 +12,7 @@
 #include <dlpack/dlpack.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 
@@ -32,6 +33,7 @@ namespace {
 
 Torch g_torch;
 thread_local IdentityScope* g_scope = nullptr;  // calls run without the GIL
+thread_local bool g_lend = false;                // a LendTensors lives
 const char* const kDLTensor = "dltensor";
 const char* const kUsedDLTensor = "used_dltensor";
 
@@ -93,11 +95,12 @@ void InitFastPath() {
     return;
   }
   const auto* fast = static_cast<const tsbpy_torch_api*>(api);
-  if (fast->struct_size < sizeof(tsbpy_torch_api)) {
+  if (fast->struct_size < offsetof(tsbpy_torch_api, borrow_torch)) {
     g_torch.fast_reason = "tsbridge._torch is older than tsbridge._native";
     return;
   }
   g_torch.fast = fast;
+  g_torch.fast_borrows = fast->struct_size >= sizeof(tsbpy_torch_api);
 }
 
 // torch's DLPack C exchange API, unless the environment turns it off; the
@@ -228,16 +231,23 @@ bool IsTensor(PyObject* obj) {
 }
 
 PyObject* TensorToPython(const tsb_any& v) {
-  for (IdentityScope* scope = g_scope; scope != nullptr; scope = scope->outer()) {
+  IdentityScope* const innermost = g_scope;
+  for (IdentityScope* scope = innermost; scope != nullptr; scope = scope->outer()) {
+    if (scope->empty()) continue;
     if (PyObject* same = scope->FindObject(v)) return Py_NewRef(same);
   }
-  for (IdentityScope* scope = g_scope; scope != nullptr; scope = scope->outer()) {
+  for (IdentityScope* scope = innermost; scope != nullptr; scope = scope->outer()) {
     if (!scope->graph) continue;
     if (PyObject* kept = GraphTensorToPython(v)) return kept;
     break;
   }
   Ref result;
   if (g_torch.fast != nullptr) {  // the tensor itself; its own object if it has one
+    if (v.flags == TSB_FLAG_BORROWED && !g_torch.fast_borrows) {  // it reads handles only
+      tsb::Value kept;
+      CheckStatus(tsb_any_keep(&v, kept.out()));
+      return TensorToPython(kept.get());
+    }
     result.p = Check(g_torch.fast->to_torch(&v));
     ++g_torch.crossings[kCompanion][kOut];
     if (IdentityScope* keeper = IdentityScope::Keeper()) keeper->Remember(v, result.p);
@@ -270,6 +280,7 @@ PyObject* TensorToPython(const tsb_any& v) {
 
 void TensorFromPython(PyObject* obj, tsb_any* out) {
   for (IdentityScope* scope = g_scope; scope != nullptr; scope = scope->outer()) {
+    if (scope->empty()) continue;
     if (const tsb_any* same = scope->FindHandle(obj)) {  // the same tensor again
       *out = *same;
       tsb_any_retain(out);
@@ -278,7 +289,8 @@ void TensorFromPython(PyObject* obj, tsb_any* out) {
   }
   if (!g_torch.available || PyCapsule_CheckExact(obj)) return FromCapsule(obj, out);
   if (g_torch.fast != nullptr) {  // no scope entry: the tensor keeps its object
-    const int done = g_torch.fast->from_torch(obj, out);
+    const int done = g_lend && g_torch.fast_borrows ? g_torch.fast->borrow_torch(obj, out)
+                                                    : g_torch.fast->from_torch(obj, out);
     if (done < 0) throw PyErrorSet{};
     if (done > 0) return void(++g_torch.crossings[kCompanion][kIn]);
   }
@@ -312,6 +324,15 @@ void TensorFromPython(PyObject* obj, tsb_any* out) {
 
 // ------------------------------------------------------------ identity
 
+void KeepLent(tsb_any* v) {
+  if (v->flags != TSB_FLAG_BORROWED) return;
+  const tsb_any lent = *v;
+  CheckStatus(tsb_any_keep(&lent, v));
+}
+
+LendTensors::LendTensors() : outer_(g_lend) { g_lend = true; }
+LendTensors::~LendTensors() { g_lend = outer_; }
+
 void MarkGraphCall() {
   if (g_scope != nullptr) g_scope->graph = true;
 }
@@ -333,13 +354,30 @@ IdentityScope* IdentityScope::Keeper() {
   return nullptr;
 }
 
-void IdentityScope::Remember(const tsb_any& handle, PyObject* obj) {
+namespace {
+
+// tsb_any_get_id of a handle, or 0. A borrowed entry has none of its own
+// (the core answers 0): the caller asks with a handle of it.
+uint64_t IdOf(const tsb_any& handle) {
   uint64_t id = 0;
   tsb_status* s = tsb_any_get_id(&handle, &id);
-  if (s != nullptr || id == 0) return tsb_status_free(s);
+  if (s == nullptr) return id;
+  tsb_status_free(s);
+  return 0;
+}
+
+}  // namespace
+
+void IdentityScope::Remember(const tsb_any& handle, PyObject* obj) {
   if (FindHandle(obj) != nullptr) return;
   tsb_any kept = handle;
-  tsb_any_retain(&kept);
+  if (handle.flags == TSB_FLAG_BORROWED) {
+    CheckStatus(tsb_any_keep(&handle, &kept));
+  } else {
+    tsb_any_retain(&kept);
+  }
+  const uint64_t id = IdOf(kept);
+  if (id == 0) return tsb_any_release(&kept);
   entries_.push_back({id, Py_NewRef(obj), kept});
 }
 
@@ -352,12 +390,13 @@ void IdentityScope::Index() const {
 
 PyObject* IdentityScope::FindObject(const tsb_any& handle) const {
   if (entries_.empty()) return nullptr;
-  uint64_t id = 0;
-  tsb_status* s = tsb_any_get_id(&handle, &id);
-  if (s != nullptr) {
-    tsb_status_free(s);
-    return nullptr;
+  if (handle.flags == TSB_FLAG_BORROWED) {
+    tsb::Value kept;
+    tsb_status* s = tsb_any_keep(&handle, kept.out());
+    if (s != nullptr) return tsb_status_free(s), nullptr;
+    return FindObject(kept.get());
   }
+  const uint64_t id = IdOf(handle);
   if (entries_.size() <= kLinear) {
     for (const Entry& e : entries_) {
       if (e.id == id) return e.obj;

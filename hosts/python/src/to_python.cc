@@ -11,12 +11,18 @@
 namespace tsbpy {
 namespace {
 
+// kBorrow: tensors come as borrowed entries, which TensorToPython wraps
+// (the companion's to_torch) and keeps a reference of (tsb_any_keep) only
+// where it stores one. Without the companion (DLPack) each tensor needs a
+// handle anyway (its id, its export), so the walk makes them as before.
+template <bool kBorrow>
 struct PythonOut {
   using Out = Ref;
   using Entry = TypeEntry;
   using Guard = RecursionGuard;
   using Items = tsb::kit::Items<PythonOut>;
   using DictItems = tsb::kit::DictItems<PythonOut>;
+  static constexpr bool kBorrowTensors = kBorrow;
 
   const Entry& Type(int32_t index) { return tsbpy::Type(index); }
 
@@ -104,7 +110,11 @@ struct PythonOut {
 }  // namespace
 
 PyObject* ToPython(const tsb_any& v) {
-  PythonOut host;
+  if (GetTorch().fast_borrows) {
+    PythonOut<true> host;
+    return tsb::kit::Walk(host, v).release();
+  }
+  PythonOut<false> host;
   return tsb::kit::Walk(host, v).release();
 }
 

@@ -2,8 +2,8 @@
 // companion module tsbridge._torch hands tsbridge._native in a capsule.
 //
 // The companion (hosts/python/companion/) is built with LibTorch's Python
-// library; the host is not: it sees only these two C functions, so its
-// sources still include tsbridge.h alone. Both run with the GIL held.
+// library; the host is not: it sees only these C functions, so its sources
+// still include tsbridge.h alone. All run with the GIL held.
 #ifndef TSBRIDGE_PYTHON_TORCH_FASTPATH_H_
 #define TSBRIDGE_PYTHON_TORCH_FASTPATH_H_
 
@@ -36,8 +36,15 @@ typedef struct tsbpy_torch_api {
   // A tensor handle (borrowed) as the torch.Tensor of its at::Tensor: a new
   // reference; the tensor's existing Python object when it has one (so a
   // tensor returned unchanged is the object that went in). NULL with a
-  // Python exception set, e.g. for a value that is not a tensor.
+  // Python exception set, e.g. for a value that is not a tensor. A
+  // companion with borrow_torch also takes a borrowed tensor entry
+  // (TSB_FLAG_BORROWED) here.
   PyObject* (*to_torch)(const tsb_any* tensor);
+  // Added later (the host checks struct_size before using it): a
+  // torch.Tensor as a borrowed tensor entry naming its at::Tensor, no
+  // reference made: valid only while `obj` lives (a call's arguments).
+  // Returns as from_torch does.
+  int (*borrow_torch)(PyObject* obj, tsb_any* out);
 } tsbpy_torch_api;
 
 #ifdef __cplusplus

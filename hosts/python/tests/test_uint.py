@@ -61,6 +61,24 @@ def test_an_int_within_int64_is_unchanged(m):
     assert m.ints([2**63 - 1, -5]) == [2**63 - 1, -5]
 
 
+# Around the inline read of one-digit ints (|x| < 2**30) and the C API's
+# past it, each sign.
+EDGES = [0, 1, -1, 255, 256, -5, -6, 2**30 - 1, 2**30, -(2**30) + 1, -(2**30), 2**31,
+         -(2**31), 2**62, 2**63 - 1, -2**63]
+
+
+class Int(int):
+    pass
+
+
+def test_ints_each_side_of_one_digit_cross_unchanged(m):
+    for x in EDGES:
+        assert m.ident(x) == x and m.ident(Int(x)) == x
+    assert m.ints(EDGES) == EDGES
+    assert m.ints(EDGES * 1000) == EDGES * 1000
+    assert m.ints([Int(x) for x in EDGES]) == EDGES  # item by item
+
+
 def test_a_float_parameter_widens_it(m):
     if not UINT:
         return refused(lambda: m.half(2**63))
