@@ -235,9 +235,11 @@ tsb_status* tsb_any_get_id(const tsb_any* v, uint64_t* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::abi::ValueArg(v, "v"));
-    // The TensorImpl (or list, dict, object) the IValue points to; inline
-    // values, strings the host lent and scalars have none.
-    *out = tsb::IsHandle(*v) && iv.isPtrType() && !iv.isString()
+    // The TensorImpl (or list, dict, object) the IValue points to, also of
+    // a lent tensor; inline values, strings the host lent and scalars have
+    // none.
+    const bool names_object = tsb::IsHandle(*v) || v->flags == TSB_FLAG_BORROWED;
+    *out = names_object && iv.isPtrType() && !iv.isString()
                ? reinterpret_cast<uintptr_t>(iv.internalToPointer())
                : 0;
     return absl::OkStatus();

@@ -39,6 +39,14 @@ TEST_F(BorrowedTest, AWalkLendsTheTensorsItHoldsAndMakesNoReference) {
   EXPECT_EQ(entries[2].type_index, TSB_TYPE_TENSOR);
   EXPECT_TRUE(BorrowedTensor(entries[2]).is_same(a));
   EXPECT_TRUE(BorrowedTensor(entries[4]).is_same(b));
+  // A lent tensor has the id a handle of the same tensor has.
+  uint64_t lent_id = 0, handle_id = 0;
+  tsb_any handle = Boundary(c10::IValue(a), "Tensor");
+  TSB_ASSERT_OK(tsb_any_get_id(&entries[2], &lent_id));
+  TSB_ASSERT_OK(tsb_any_get_id(&handle, &handle_id));
+  EXPECT_NE(lent_id, 0u);
+  EXPECT_EQ(lent_id, handle_id);
+  tsb_any_release(&handle);
   // Every function taking a value takes one: here the tensor's info.
   tsb_tensor_info info{};
   info.struct_size = sizeof(info);
