@@ -279,9 +279,13 @@ tsb_status* Walk(tsb_any* v, Sink& sink) {
 
 // -------------------------------------------------------- generic paths
 
+// Each generic path a function of its own, as each static one is, so that
+// bench/instruction_counts.py counts it per call.
+#define TSB_BENCH_PATH __attribute__((noinline))
+
 // C++ value -> the registered type -> the host's walk.
 template <typename T>
-absl::Status GenericOut(const T& value, int32_t registered, Sink& sink) {
+TSB_BENCH_PATH absl::Status GenericOut(const T& value, int32_t registered, Sink& sink) {
   TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* type, tsb::FindType(registered));
   // Built as the registered type, and not coerced again where the codec
   // builds exactly it (tsb::ToIValueOf).
@@ -307,7 +311,7 @@ absl::StatusOr<T> GenericFinish(tsb_any* built, int32_t registered) {
 // A record from its leaves, built as the registered type at once
 // (tsb_tuple_new_typed), then read into T.
 template <typename T>
-absl::StatusOr<T> GenericRecordIn(const tsb_any* leaves, size_t n, int32_t registered) {
+TSB_BENCH_PATH absl::StatusOr<T> GenericRecordIn(const tsb_any* leaves, size_t n, int32_t registered) {
   tsb_any record;
   TSB_RETURN_IF_ERROR(StatusOf(tsb_tuple_new_typed(registered, leaves, n, &record)));
   // Read in place, as the static side reads its handle.
@@ -328,7 +332,7 @@ absl::StatusOr<T> GenericRecordInCoerce(const tsb_any* leaves, size_t n, int32_t
 // entries in tsb_any_flatten's pre-order form (a container entry, then its
 // items), borrowing every leaf, and tsb_any_unflatten builds the typed
 // c10::Dict and its lists at once, with no handle per list.
-absl::StatusOr<Dict> GenericDictUnflatten() {
+TSB_BENCH_PATH absl::StatusOr<Dict> GenericDictUnflatten() {
   thread_local std::vector<tsb_any> entries;  // the host's buffer, kept
   entries.clear();
   auto open = [&](int32_t type, size_t count) {
@@ -380,18 +384,18 @@ absl::StatusOr<Dict> GenericDictIn(bool typed) {
 
 // What a hand-written binding returns for each type: the IValue built
 // directly, in one handle.
-tsb_any StaticPairOut(const Pair& p) {
+TSB_BENCH_PATH tsb_any StaticPairOut(const Pair& p) {
   return tsb::MakeHandle(g_pair_index,
                          c10::IValue(c10::ivalue::Tuple::createNamed(
                              {std::get<0>(p), std::get<1>(p)}, g_pair_type)));
 }
-tsb_any StaticStatsOut(const Stats& st) {
+TSB_BENCH_PATH tsb_any StaticStatsOut(const Stats& st) {
   return tsb::MakeHandle(g_stats_index,
                          c10::IValue(c10::ivalue::Tuple::createNamed(
                              {c10::IValue(st.count), c10::IValue(st.mean), st.values},
                              g_stats_type)));
 }
-tsb_any StaticDictOut(const Dict& d) {
+TSB_BENCH_PATH tsb_any StaticDictOut(const Dict& d) {
   c10::impl::GenericDict dict(c10::StringType::get(), g_list_type);
   dict.reserve(d.size());
   for (const auto& [key, items] : d) {
@@ -410,20 +414,20 @@ void TensorLeaf(const c10::IValue& value, Sink& sink) {
   tsb_any leaf = tsb::MakeHandle(TSB_TYPE_TENSOR, value);
   sink.TensorHandle(&leaf);
 }
-void StaticPairRead(tsb_any* h, Sink& sink) {
+TSB_BENCH_PATH void StaticPairRead(tsb_any* h, Sink& sink) {
   const auto& elements = h->u.obj->value.toTupleRef().elements();
   TensorLeaf(elements[0], sink);
   TensorLeaf(elements[1], sink);
   tsb_any_release(h);
 }
-void StaticStatsRead(tsb_any* h, Sink& sink) {
+TSB_BENCH_PATH void StaticStatsRead(tsb_any* h, Sink& sink) {
   const auto& elements = h->u.obj->value.toTupleRef().elements();
   sink.Int(elements[0].toInt());
   sink.Float(elements[1].toDouble());
   TensorLeaf(elements[2], sink);
   tsb_any_release(h);
 }
-void StaticDictRead(tsb_any* h, Sink& sink) {
+TSB_BENCH_PATH void StaticDictRead(tsb_any* h, Sink& sink) {
   for (const auto& entry : h->u.obj->value.toGenericDict()) {
     const std::string& key = entry.key().toStringRef();
     sink.Str(key.data(), key.size());
@@ -442,7 +446,7 @@ void StaticDictRead(tsb_any* h, Sink& sink) {
 // handle the host passes on, unpacked straight into T.
 const c10::IValue& LeafValue(const tsb_any& leaf) { return leaf.u.obj->value; }
 
-Pair StaticPairIn() {
+TSB_BENCH_PATH Pair StaticPairIn() {
   tsb_any h = tsb::MakeHandle(
       g_pair_index, c10::IValue(c10::ivalue::Tuple::createNamed(
                         {LeafValue(g_pair_leaves[0]), LeafValue(g_pair_leaves[1])}, g_pair_type)));
@@ -451,7 +455,7 @@ Pair StaticPairIn() {
   tsb_any_release(&h);
   return result;
 }
-Stats StaticStatsIn() {
+TSB_BENCH_PATH Stats StaticStatsIn() {
   tsb_any h = tsb::MakeHandle(
       g_stats_index,
       c10::IValue(c10::ivalue::Tuple::createNamed(
@@ -463,7 +467,7 @@ Stats StaticStatsIn() {
   tsb_any_release(&h);
   return result;
 }
-Dict StaticDictIn() {
+TSB_BENCH_PATH Dict StaticDictIn() {
   c10::impl::GenericDict dict(c10::StringType::get(), g_list_type);
   dict.reserve(kKeys);
   for (size_t k = 0; k < kKeys; ++k) {

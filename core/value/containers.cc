@@ -397,12 +397,23 @@ absl::Status NewDict(int32_t key_type, int32_t value_type, const tsb_any* keys,
   dict.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     // The path names the entry by its key, as every host does: key "a".
-    BorrowedValue given;
-    absl::Status status = Borrow(keys[i], &given);
-    if (!status.ok()) return WithPath(status, absl::StrCat("keys[", i, "]"));
-    absl::StatusOr<c10::IValue> k = given.type == key ? absl::StatusOr<c10::IValue>(*given.value)
-                                                      : CoerceTo(*given.value, *key);
-    if (!k.ok()) return WithPath(k.status(), KeySegmentOf(*given.value));
+    absl::StatusOr<c10::IValue> k;
+    if (key->index == TSB_TYPE_STR && keys[i].type_index == TSB_TYPE_STR &&
+        keys[i].flags == TSB_FLAG_BORROWED_STR && keys[i].u.borrowed_str != nullptr) {
+      k = c10::IValue(std::string(keys[i].u.borrowed_str));  // a host's str key: no lookup
+    } else {
+      BorrowedValue given;
+      absl::Status status = Borrow(keys[i], &given);
+      if (!status.ok()) return WithPath(status, absl::StrCat("keys[", i, "]"));
+      if (given.type != key) {
+        k = CoerceTo(*given.value, *key);
+        if (!k.ok()) return WithPath(k.status(), KeySegmentOf(*given.value));
+      } else if (given.value == &given.scratch) {
+        k = std::move(given.scratch);
+      } else {
+        k = *given.value;
+      }
+    }
     absl::StatusOr<c10::IValue> v = ItemAs(values[i], *value);
     absl::Status depth = v.ok() ? CheckDepth(*v, kMaxValueDepth - 1) : v.status();
     if (!depth.ok()) return WithPath(std::move(depth), KeySegmentOf(*k));

@@ -92,21 +92,8 @@ constexpr size_t kByName = static_cast<size_t>(-1);
 // then says so).
 size_t MethodIndex(const tsb_module* module, const std::string& name) {
   if (tsb_version() < 10900) return kByName;
-  size_t n = 0;
-  if (tsb_status* s = tsb_module_count_methods(module, &n)) {
-    tsb_status_free(s);
-    return kByName;
-  }
-  for (size_t i = 0; i < n; ++i) {
-    tsb_schema_info info{};
-    info.struct_size = sizeof info;
-    if (tsb_status* s = tsb_module_get_method(module, i, &info)) {
-      tsb_status_free(s);
-      return kByName;
-    }
-    if (info.name != nullptr && name == info.name) return i;
-  }
-  return kByName;
+  const std::optional<tsb::kit::FoundMethod> found = tsb::kit::FindMethod(module, name);
+  return found ? found->index : kByName;
 }
 
 PyObject* CallCaller(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {

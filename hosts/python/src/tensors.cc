@@ -356,8 +356,7 @@ IdentityScope* IdentityScope::Keeper() {
 
 namespace {
 
-// tsb_any_get_id of a handle, or 0. A borrowed entry has none of its own
-// (the core answers 0): the caller asks with a handle of it.
+// tsb_any_get_id of a handle or a lent tensor, or 0.
 uint64_t IdOf(const tsb_any& handle) {
   uint64_t id = 0;
   tsb_status* s = tsb_any_get_id(&handle, &id);
@@ -390,13 +389,7 @@ void IdentityScope::Index() const {
 
 PyObject* IdentityScope::FindObject(const tsb_any& handle) const {
   if (entries_.empty()) return nullptr;
-  if (handle.flags == TSB_FLAG_BORROWED) {
-    tsb::Value kept;
-    tsb_status* s = tsb_any_keep(&handle, kept.out());
-    if (s != nullptr) return tsb_status_free(s), nullptr;
-    return FindObject(kept.get());
-  }
-  const uint64_t id = IdOf(handle);
+  const uint64_t id = IdOf(handle);  // a lent tensor's too: the id a handle of it has
   if (entries_.size() <= kLinear) {
     for (const Entry& e : entries_) {
       if (e.id == id) return e.obj;

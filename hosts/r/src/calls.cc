@@ -234,15 +234,13 @@ Caller& CallerOf(SEXP xptr) {
 }
 
 Caller* MethodCaller(tsb_module* module, const std::string& name) {
-  const std::vector<tsb_schema_info> methods = tsb::kit::Methods(module);
-  for (size_t i = 0; i < methods.size(); ++i) {
-    if (name != methods[i].name) continue;
+  if (const auto found = tsb::kit::FindMethod(module, name)) {
     auto* c = new Caller;
     c->kind = Caller::kMethod;
     c->module = module;
-    c->method_index = i;
+    c->method_index = found->index;
     c->name = name;
-    c->plan = tsb::kit::CallPlan::ForMethod(methods[i]);
+    c->plan = tsb::kit::CallPlan::ForMethod(found->info);
     return c;
   }
   Fail(TSB_ERR_NOT_FOUND, "the module has no method '" + name + "'");

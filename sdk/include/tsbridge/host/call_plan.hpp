@@ -89,8 +89,8 @@ class CallPlan {
   // and the call says so (the core names the methods there are). Throws
   // ConvertError.
   static CallPlan ForModuleMethod(const tsb_module* m, std::string_view name) {
-    const std::optional<tsb_schema_info> method = FindMethod(m, name);
-    return method ? ForMethod(*method) : CallPlan(std::string(name));
+    const std::optional<FoundMethod> method = FindMethod(m, name);
+    return method ? ForMethod(method->info) : CallPlan(std::string(name));
   }
   // A plugin function's (tsb_function_get_schema); throws ConvertError.
   static CallPlan ForFunction(const char* name) {

@@ -135,10 +135,18 @@ inline std::vector<tsb_schema_info> Methods(const tsb_module* m) {
       [&](size_t i, tsb_schema_info* info) { return tsb_module_get_method(m, i, info); });
 }
 
+// A module's method found by name: its schema, and its index for
+// tsb_module_call_method (ABI 1.9), which calls it with no lookup by name.
+struct FoundMethod {
+  size_t index = 0;
+  tsb_schema_info info{};
+};
+
 // The method `name` of a module, or nothing if it has none of that name.
-inline std::optional<tsb_schema_info> FindMethod(const tsb_module* m, std::string_view name) {
-  for (const tsb_schema_info& info : Methods(m)) {
-    if (name == info.name) return info;
+inline std::optional<FoundMethod> FindMethod(const tsb_module* m, std::string_view name) {
+  const std::vector<tsb_schema_info> methods = Methods(m);
+  for (size_t i = 0; i < methods.size(); ++i) {
+    if (name == methods[i].name) return FoundMethod{i, methods[i]};
   }
   return std::nullopt;
 }
