@@ -95,7 +95,7 @@ if (markdown) {
   cat(sprintf("| the same call from C (by name, `tsb_module_call`) | %s |\n", fmt(c_ns[["noop"]])))
   cat(sprintf("| the same call from C by index (`tsb_module_call_method`) | %s |\n",
               fmt(c_ns[["noop_by_index"]])))
-  cat("\nGoals (issue 38), same run:\n\n| goal | ratio | met |\n|---|---|---|\n")
+  cat("\nGoals, same run:\n\n| goal | ratio | met |\n|---|---|---|\n")
   for (g in goals) cat(sprintf("| %s | %.2f | %s |\n", g$what, g$ratio, if (g$ratio <= 2) "yes" else "no"))
   cat(sprintf(paste0("\nReference, not measured here: R torch's jit call overhead, about 6 us ",
                      "(711 us through the jit call against 705 us for a 3x1000 MLP's forward ",

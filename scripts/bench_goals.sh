@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The figures issue 38's goals are measured with (docs/benchmarks.md, "The
+# The figures the conversion goals are measured with (docs/benchmarks.md, "The
 # conversion goals on three releases"): generic ÷ static paired, the Python
 # host against PyTorch, the R host against C, for one build directory.
 #   bash scripts/bench_goals.sh [BUILD]        (default: build)
@@ -9,9 +9,12 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${1:-build}"
 cd "$ROOT"
 cmake --build "$BUILD" -j2 --target generic_vs_static_benchmark r_host_c_baseline \
-  tsbridge_python_package
+  tsbridge_python tsbridge_python_torch tsbridge_python_package
 (cd "$BUILD" && ctest -R '^r_install$' >/dev/null)
-echo "commit $(git rev-parse --short HEAD), load: $(cut -d' ' -f1-3 /proc/loadavg)"
+# The commit, also where git is absent (a Debian root).
+head=$(cat .git/HEAD)
+[[ $head == ref:* ]] && head=$(cat ".git/${head#ref: }" 2>/dev/null || grep " ${head#ref: }\$" .git/packed-refs | cut -d' ' -f1)
+echo "commit ${head:0:7}, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 OMP_WAIT_POLICY=PASSIVE "$BUILD/bench/generic_vs_static_benchmark" --paired --paired_markdown
 PYTHONPATH="$BUILD/python" /usr/bin/python3 bench/python_host_bench.py --markdown
 R_LIBS="$BUILD/tests/r-lib" Rscript bench/r_host_bench.R "$BUILD/bench/r_host_c_baseline" --markdown

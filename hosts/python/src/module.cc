@@ -25,17 +25,21 @@ PyObject* ArgumentDict(const tsb_argument_info& a) {
   return d.release();
 }
 
-PyObject* ArgumentList(const tsb_argument_info* args, size_t n) {
+// The arguments (or returns) of a schema, read at the library's stride
+// (tsb_schema_get_argument): a newer library's entries are larger.
+template <const tsb_argument_info* (*Get)(const tsb_schema_info*, size_t)>
+PyObject* ArgumentList(const tsb_schema_info& s, size_t n) {
   Ref list(Check(PyList_New(static_cast<Py_ssize_t>(n))));
-  for (size_t i = 0; i < n; ++i) PyList_SET_ITEM(list.p, i, ArgumentDict(args[i]));
+  for (size_t i = 0; i < n; ++i) PyList_SET_ITEM(list.p, i, ArgumentDict(*Get(&s, i)));
   return list.release();
 }
 
 PyObject* SchemaDict(const tsb_schema_info& s) {
   return Check(Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:z}", "name", Text(s.name), "overload_name",
                              Text(s.overload_name), "schema", Text(s.schema), "arguments",
-                             ArgumentList(s.arguments, s.num_arguments), "returns",
-                             ArgumentList(s.returns, s.num_returns), "not_callable",
+                             ArgumentList<tsb_schema_get_argument>(s, s.num_arguments),
+                             "returns", ArgumentList<tsb_schema_get_return>(s, s.num_returns),
+                             "not_callable",
                              s.not_callable));
 }
 
