@@ -17,13 +17,13 @@
 //  out: from a C++ value to a host that has consumed it. The host has read
 //       every key's bytes, every int and float, and every None, and holds one
 //       handle per tensor (which it then releases).
-//       generic: Codec<T>::ToIValue, then tsb::CoerceTo and tsb::ToBoundary
-//                to the registered type (the registry is looked up by type
-//                index, and the tuple and optional plugins' codecs run). The
-//                host then walks the value through the C ABI alone with the
-//                host kit's walker (tsbridge/host/kit.hpp): one
-//                tsb_any_flatten, each leaf by its type's kind, each tensor
-//                handle retained and then released.
+//       generic: tsb::ToIValueOf to the registered type (built as it, and
+//                coerced only where the codec does not build exactly it),
+//                then tsb::ToBoundary. The host then walks the value through
+//                the C ABI alone with the host kit's walker
+//                (tsbridge/host/kit.hpp): one tsb_any_flatten_borrowed (the
+//                tensors lent), each leaf by its type's kind, each tensor
+//                kept with tsb_any_keep and then released.
 //       static:  the code a hand-written binding (lantern, torchexport) has
 //                for this one type. It builds the IValue directly
 //                (c10::ivalue::Tuple::createNamed with a cached type,
@@ -34,13 +34,14 @@
 //                bytes, and one handle per tensor.
 //  in:  from the host's leaves (tensor handles, inline scalars, C strings)
 //       to the C++ value.
-//       generic: the C builders (tsb_tuple_new, or tsb_list_new then
-//                tsb_dict_new), tsb_any_coerce to the registered type,
-//                tsb::ToIValue, then Codec<T>::FromIValue. The dict is built
-//                typed, with the element types from the type info a host
-//                caches. dict_str_list_opt/in/generic_untyped builds it as
-//                List[Any] and Dict[str, Any] and leaves the typing to
-//                tsb_any_coerce, as a host without type info would.
+//       generic: a record with tsb_tuple_new_typed, the dict in one
+//                tsb_any_unflatten of its entries (typed, with the types a
+//                host caches), then Codec<T>::FromIValue of the value read in
+//                place. dict_str_list_opt/in/generic_builders builds a
+//                tsb_list_new per key and tsb_dict_new;
+//                dict_str_list_opt/in/generic_untyped builds List[Any] and
+//                Dict[str, Any] and leaves the typing to tsb_any_coerce, as
+//                a host without type info would.
 //       static:  build the IValue directly from the leaves, wrap it in one
 //                handle, then unpack it straight into T.
 //

@@ -23,19 +23,20 @@ import tempfile
 # (row filter, loops to collect in, the functions to report, in order)
 CASES = [
     ("hana_stats/out", ["GenericOutLoop<tsb_bench::Stats>", "StaticOutLoop<tsb_bench::Stats>"],
-     ["GenericOut<tsb_bench::Stats>", "ToIValueOf<tsb_bench::Stats>", "tsb_any_flatten_borrowed",
-      "tsb_any_keep", "StaticStatsOut", "StaticStatsRead"]),
+     ["GenericOut<tsb_bench::Stats>", "ToIValueOf<tsb_bench::Stats>", "tsb::ToBoundary(c10::IValue, tsb::TypeInfo",
+      "Walk(tsb_any*, (anonymous namespace)::Sink&)", "tsb_any_flatten_borrowed", "tsb_any_keep",
+      "StaticStatsOut", "StaticStatsRead", "TensorLeaf"]),
     ("tensor_pair/out", ["GenericOutLoop<std::tuple", "StaticOutLoop<std::tuple"],
      ["GenericOut<std::tuple", "ToIValueOf<std::tuple", "tsb_any_flatten_borrowed", "tsb_any_keep",
       "StaticPairOut", "StaticPairRead"]),
     ("dict_str_list_opt/out", ["GenericOutLoop<std::map", "StaticOutLoop<std::map"],
      ["GenericOut<std::map", "ToIValueOf<std::map", "tsb_any_flatten_borrowed", "tsb_any_keep",
       "StaticDictOut", "StaticDictRead"]),
-    ("hana_stats/in/(generic|static)$", ["InLoop<"],
+    ("hana_stats/in/(generic|static)/", ["InLoop<"],
      ["GenericRecordIn<tsb_bench::Stats>", "tsb_tuple_new_typed", "::FromIValue", "StaticStatsIn"]),
-    ("tensor_pair/in/(generic|static)$", ["InLoop<"],
+    ("tensor_pair/in/(generic|static)/", ["InLoop<"],
      ["GenericRecordIn<std::tuple", "tsb_tuple_new_typed", "StaticPairIn"]),
-    ("dict_str_list_opt/in/(generic|static)$", ["InLoop<"],
+    ("dict_str_list_opt/in/(generic|static)/", ["InLoop<"],
      ["GenericDictUnflatten", "tsb_any_unflatten", "StaticDictIn"]),
 ]
 
