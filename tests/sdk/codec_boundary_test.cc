@@ -190,6 +190,40 @@ TEST_F(SdkPlugin, FunctionsConvertBothWays) {
   EXPECT_EQ(std::get<std::string>(*sign), "negative");
 }
 
+TEST_F(SdkPlugin, ARecordBuiltAsItselfIsNotCheckedAgainAndAnyOtherIsConverted) {
+  int32_t pair = TSB_TYPE_INVALID, floats = TSB_TYPE_INVALID;
+  ASSERT_EQ(tsb_type_parse("sdk_test.tensor_pair", &pair), nullptr);
+  ASSERT_EQ(tsb_type_parse("sdk_test.float_pair", &floats), nullptr);
+  const TypeInfo& pair_info = **FindType(pair);
+  const TypeInfo& floats_info = **FindType(floats);
+  EXPECT_TRUE((BuildsExactly<std::tuple<at::Tensor, at::Tensor>>(pair_info)));
+  EXPECT_TRUE((BuildsExactly<std::tuple<double, double>>(floats_info)));
+  EXPECT_FALSE((BuildsExactly<std::tuple<int64_t, double>>(floats_info)));
+  EXPECT_FALSE((BuildsExactly<std::tuple<int64_t, double>>(floats_info)));  // cached: the same
+  // Built exactly: the record itself, its type the registered one.
+  absl::StatusOr<c10::IValue> built =
+      ToIValueOf(std::tuple<at::Tensor, at::Tensor>(torch::ones({1}), torch::zeros({1})), pair_info);
+  ASSERT_TRUE(built.ok()) << built.status();
+  EXPECT_EQ(built->toTupleRef().type().get(), pair_info.type.get());
+  // Not built exactly: converted, the int becoming a float.
+  absl::StatusOr<c10::IValue> converted =
+      ToIValueOf(std::tuple<int64_t, double>(3, 1.5), floats_info);
+  ASSERT_TRUE(converted.ok()) << converted.status();
+  EXPECT_TRUE(converted->toTupleRef().elements()[0].isDouble());
+  // A plugin function's result likewise: never an int where the record says float.
+  tsb_any x = tsb_any_int(3);
+  const tsb_call_args args = tsb_call_args_make(&x, 1);
+  tsb::Value result;
+  ASSERT_EQ(tsb::Status(tsb_function_call("sdk_test::int_and_half", &args, result.out())).message(),
+            "");
+  EXPECT_EQ(result.get().type_index, floats);
+  tsb_any items[2];
+  ASSERT_EQ(tsb_list_get_items(&result.get(), 2, items), nullptr);
+  EXPECT_EQ(items[0].type_index, TSB_TYPE_FLOAT);
+  EXPECT_EQ(items[0].u.d, 3.0);
+  EXPECT_EQ(items[1].u.d, 1.5);
+}
+
 TEST_F(SdkPlugin, ErrorsNameTheFunction) {
   auto failed = CallPlugin<int64_t>("sdk_test::positive", int64_t{-3});
   EXPECT_EQ(failed.status().message(), "sdk_test::positive(): x must be positive, got -3");

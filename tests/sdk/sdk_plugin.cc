@@ -51,6 +51,11 @@ double Total(const std::vector<Point>& points) {
   return total;
 }
 
+// Its result crosses as a record of two floats: the codec does not build
+// exactly that type (an int where a float is), so it is converted, not
+// taken as built (tsb::BuildsExactly).
+std::tuple<int64_t, double> IntAndHalf(int64_t x) { return {x, static_cast<double>(x) / 2}; }
+
 }  // namespace
 
 TSB_PLUGIN("sdk_test", "0.1") {
@@ -59,6 +64,8 @@ TSB_PLUGIN("sdk_test", "0.1") {
   r.type<Point>();
   r.type<std::tuple<at::Tensor, at::Tensor>>("sdk_test.tensor_pair", {"first", "second"});
   r.function("sdk_test::relabel", &Relabel, {"col", "idx"});
+  r.type("sdk_test.float_pair", "Tuple[float, float]", {"whole", "half"});
+  r.function("sdk_test::int_and_half", &IntAndHalf, {"x"}, "sdk_test.float_pair");
   r.function("sdk_test::count", &Count, {"words"});
   r.function("sdk_test::move", &Move, {"p", "dx"});
   r.function("sdk_test::find", &Find, {"values", "wanted"});
