@@ -69,24 +69,20 @@ tsb_status* tsb_any_keep(const tsb_any* v, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_RETURN_IF_ERROR(CheckArg(v, "v"));
-    if (tsb::IsHandle(*v)) {
-      TSB_RETURN_IF_ERROR(tsb::Decode(*v).status());  // a well-formed one
-      tsb::Retain(*v);
-      *out = *v;
-      return absl::OkStatus();
-    }
-    if (v->flags == TSB_FLAG_BORROWED && v->type_index == TSB_TYPE_TENSOR &&
-        v->u.borrowed != nullptr) {  // what a walk lends most: no lookup
+    if (tsb::IsBorrowedTensor(*v)) {  // what a walk lends most: no lookup
       *out = tsb::MakeHandle(TSB_TYPE_TENSOR, c10::IValue(tsb::BorrowedTensor(*v)));
       return absl::OkStatus();
     }
-    if (v->flags == 0) {  // inline: itself, once checked
-      TSB_RETURN_IF_ERROR(tsb::Decode(*v).status());
+    tsb::BorrowedValue checked;  // a well-formed value, read without a copy
+    TSB_RETURN_IF_ERROR(tsb::Borrow(*v, &checked));
+    if (tsb::IsHandle(*v)) {
+      tsb::Retain(*v);
       *out = *v;
-      return absl::OkStatus();
+    } else if (v->flags == 0) {  // inline: itself
+      *out = *v;
+    } else {  // a borrowed str, decoded into the scratch: a handle of it
+      *out = tsb::MakeHandle(checked.type->index, std::move(checked.scratch));
     }
-    TSB_ASSIGN_OR_RETURN(tsb::TypedValue kept, tsb::Decode(*v));  // a copy of what it names
-    *out = tsb::MakeHandle(kept.type->index, std::move(kept.value));
     return absl::OkStatus();
   });
 }

@@ -66,10 +66,7 @@ absl::StatusOr<c10::IValue> ItemAs(const tsb_any& item, const TypeInfo& element)
     }
     c10::IValue leaf;
     if (item.flags == 0 && DecodeInlineLeaf(item, &leaf)) return leaf;
-    if (item.flags == TSB_FLAG_BORROWED && item.type_index == TSB_TYPE_TENSOR &&
-        item.u.borrowed != nullptr) {
-      return c10::IValue(BorrowedTensor(item));
-    }
+    if (IsBorrowedTensor(item)) return c10::IValue(BorrowedTensor(item));
   }
   BorrowedValue b;
   TSB_RETURN_IF_ERROR(Borrow(item, &b));

@@ -19,16 +19,12 @@ std::string ToJson(const tsb_any& value) {
   return json;
 }
 
-Method FindMethod(tsb_module* module, const std::string& method) {
-  size_t count = 0;
-  Check(tsb_module_count_methods(module, &count), "cannot list methods");
+Method FindMethod(const Module& module, const std::string& method) {
+  const std::vector<tsb_schema_info> methods = module.Methods();
   std::string names;
-  for (size_t i = 0; i < count; ++i) {
-    tsb_schema_info info{};
-    info.struct_size = sizeof(info);
-    Check(tsb_module_get_method(module, i, &info), "cannot read a method");
-    if (method == info.name) return Method{i, info};
-    names += std::string(names.empty() ? "" : ", ") + info.name;
+  for (size_t i = 0; i < methods.size(); ++i) {
+    if (method == methods[i].name) return Method{i, methods[i]};
+    names += std::string(names.empty() ? "" : ", ") + methods[i].name;
   }
   throw Failure("the module has no method '" + method + "' (it has: " + names + ")");
 }

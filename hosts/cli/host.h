@@ -30,7 +30,7 @@ struct Method {
   tsb_schema_info info{};
 };
 // The method `method` of `module`; Failure listing the methods if absent.
-Method FindMethod(tsb_module* module, const std::string& method);
+Method FindMethod(const Module& module, const std::string& method);
 
 }  // namespace tsb::cli
 

@@ -229,7 +229,7 @@ int RunModule(const std::string& path, const std::string& method, const std::str
   Module module = LoadModule(path);
   Callee callee;
   callee.name = method;
-  const Method found = FindMethod(module.get(), method);
+  const Method found = FindMethod(module, method);
   callee.plan = kit::CallPlan::ForMethod(found.info);
   tsb_module* raw = module.get();
   // By index from 1.9 (no lookup by name per call; --jsonl calls many times).

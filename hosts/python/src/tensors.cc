@@ -243,11 +243,6 @@ PyObject* TensorToPython(const tsb_any& v) {
   }
   Ref result;
   if (g_torch.fast != nullptr) {  // the tensor itself; its own object if it has one
-    if (v.flags == TSB_FLAG_BORROWED && !g_torch.fast_borrows) {  // it reads handles only
-      tsb::Value kept;
-      CheckStatus(tsb_any_keep(&v, kept.out()));
-      return TensorToPython(kept.get());
-    }
     result.p = Check(g_torch.fast->to_torch(&v));
     ++g_torch.crossings[kCompanion][kOut];
     if (IdentityScope* keeper = IdentityScope::Keeper()) keeper->Remember(v, result.p);
@@ -370,11 +365,8 @@ uint64_t IdOf(const tsb_any& handle) {
 void IdentityScope::Remember(const tsb_any& handle, PyObject* obj) {
   if (FindHandle(obj) != nullptr) return;
   tsb_any kept = handle;
-  if (handle.flags == TSB_FLAG_BORROWED) {
-    CheckStatus(tsb_any_keep(&handle, &kept));
-  } else {
-    tsb_any_retain(&kept);
-  }
+  tsb_any_retain(&kept);  // a handle: a new reference
+  KeepLent(&kept);        // a lent tensor: a handle of it
   const uint64_t id = IdOf(kept);
   if (id == 0) return tsb_any_release(&kept);
   entries_.push_back({id, Py_NewRef(obj), kept});

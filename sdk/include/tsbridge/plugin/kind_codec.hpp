@@ -71,6 +71,11 @@ inline tsb_any BorrowTensor(const at::Tensor& tensor) noexcept {
   out.u.borrowed = tensor.unsafeGetTensorImpl();
   return out;
 }
+// Whether `v` is a well-formed borrowed tensor entry (what BorrowTensor
+// writes), read with no lookup.
+inline bool IsBorrowedTensor(const tsb_any& v) noexcept {
+  return v.flags == TSB_FLAG_BORROWED && v.type_index == TSB_TYPE_TENSOR && v.u.borrowed != nullptr;
+}
 // The tensor a borrowed tensor entry names (a new reference to it).
 inline at::Tensor BorrowedTensor(const tsb_any& entry) {
   auto* impl = static_cast<c10::TensorImpl*>(const_cast<void*>(entry.u.borrowed));
