@@ -126,8 +126,9 @@ class Reader {
     c10::impl::GenericDict dict(key_type.type, value_type.type);
     dict.reserve((end - pos_) / 2);
     for (size_t i = 0; pos_ < end; ++i) {
+      const size_t at = pos_;
       absl::StatusOr<c10::IValue> key = Value(key_type, depth + 1);
-      if (!key.ok()) return WithPath(key.status(), IndexSegment(i) + " (a key)");
+      if (!key.ok()) return WithPath(key.status(), KeyPlace(at, i));
       if (pos_ >= end) {
         return absl::InvalidArgumentError(absl::StrCat(
             "expected a value after the key ", KeySegmentOf(*key), ", found the dict's end"));
@@ -137,6 +138,16 @@ class Reader {
       dict.insert_or_assign(*std::move(key), *std::move(value));
     }
     return c10::IValue(std::move(dict));
+  }
+
+  // Where a key that did not convert is: by its own value, as tsb_dict_new
+  // names it (key 1 where str keys are expected), else by its place.
+  std::string KeyPlace(size_t at, size_t i) const {
+    BorrowedValue key;
+    if (entries_[at].flags != TSB_FLAG_CONTAINER && Borrow(entries_[at], &key).ok()) {
+      return KeySegmentOf(*key.value);
+    }
+    return IndexSegment(i) + " (a key)";
   }
 
   // The entries the value at `at` spans (itself and what belongs to it).

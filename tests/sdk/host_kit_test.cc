@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -106,6 +107,7 @@ class TreeHost {
     } else if (auto* b = std::get_if<bool>(&x->v)) {
       *out = tsb_any_bool(*b);
     } else if (auto* i = std::get_if<int64_t>(&x->v)) {
+      if (on_int) on_int(*i);
       *out = tsb_any_int(*i);
     } else if (auto* u = std::get_if<uint64_t>(&x->v)) {
       *out = tsb_any_uint(*u);
@@ -145,6 +147,7 @@ class TreeHost {
   }
 
   int bulk_lists = 0;
+  std::function<void(int64_t)> on_int;  // as an int is built
 
  private:
   void BuildSeq(In x, int32_t element, tsb_any* out) {
@@ -251,6 +254,87 @@ TEST_F(HostKitTest, UntypedContainersTakeTheirItemsCommonType) {
   info.struct_size = sizeof(info);
   tsb::Check(tsb_type_get_info(v.type_index(), &info));
   EXPECT_STREQ(info.annotation, "List[int]");
+}
+
+// ABI 1.9: the builders of one outermost Build append to one buffer in
+// pre-order and the value is made by one tsb_any_unflatten, no handle per
+// inner container: at each int the entries of every container around it
+// are already there.
+TEST_F(HostKitTest, ANestedValueIsBuiltInOnePass) {
+  std::vector<size_t> entries;
+  host.on_int = [&](int64_t) {
+    auto* flat = tsb::kit::internal::FlatBuild::Current();
+    entries.push_back(flat == nullptr ? 0 : flat->entries().size());
+  };
+  TreePtr tree = Make(Map{{"a", Make(Seq{Make(Seq{Make(int64_t{1})}),
+                                        Make(Seq{Make(int64_t{2}), Make(int64_t{3})})})}});
+  for (const char* type : {"Dict[str, List[List[int]]]", "Any"}) {
+    entries.clear();
+    EXPECT_EQ(Build(host, tree, type).ToJson(), R"({"a":[[1],[2,3]]})") << type;
+    // Dict, "a", List, List before 1; then 1 and the second inner List.
+    EXPECT_EQ(entries, (std::vector<size_t>{4, 6, 7})) << type;
+    EXPECT_EQ(tsb::kit::internal::FlatBuild::Current(), nullptr);
+  }
+  try {  // the error comes with its whole path from the one pass
+    Build(host, tree, "Dict[str, List[List[str]]]");
+    FAIL() << "built";
+  } catch (const tsb::kit::ConvertError& e) {
+    EXPECT_EQ(e.Message(), "key \"a\" → [0] → [0]: expected str, got int 1");
+  }
+}
+
+// A Union's trials are whole values (each coerced, the failed ones
+// dropped): a trial that fails part-way leaves nothing behind.
+TEST_F(HostKitTest, AUnionInsideAContainerTriesWholeValues) {
+  TreePtr tree = Make(Seq{Make(Seq{Make(std::string("a"))}), Make(Seq{Make(int64_t{1})})});
+  tsb::Value v = Build(host, tree, "List[Union[List[int], List[str]]]");
+  EXPECT_EQ(v.ToJson(), R"([["a"],[1]])");
+}
+
+// A conversion that converts another value on the way (Python code run by
+// a __dlpack__ that calls tsbridge) builds it on its own: another host
+// object, another buffer.
+TEST_F(HostKitTest, ABuildInsideABuildIsItsOwn) {
+  std::string inner;
+  host.on_int = [&](int64_t i) {
+    if (i != 2) return;
+    TreeHost other;
+    inner = Build(other, Make(Map{{"b", Make(Seq{Make(int64_t{7})})}}), "Any").ToJson();
+  };
+  TreePtr tree = Make(Seq{Make(Seq{Make(int64_t{1})}), Make(Seq{Make(int64_t{2})})});
+  EXPECT_EQ(Build(host, tree, "List[List[int]]").ToJson(), "[[1],[2]]");
+  EXPECT_EQ(inner, R"({"b":[7]})");
+}
+
+// Builders used on their own nest the same way; a failed item leaves the
+// entries as they were, and a tuple that needs its items as values (named,
+// or typed by its items) gets them.
+TEST_F(HostKitTest, BuildersOnTheirOwnKeepTheirEntriesWhole) {
+  auto ints = [](std::vector<int64_t> xs, tsb_any* out) {
+    tsb::kit::ListBuilder l(TSB_TYPE_INT, xs.size());
+    for (size_t i = 0; i < xs.size(); ++i) {
+      l.Item(i, [&](tsb_any* item) {
+        if (xs[i] < 0) tsb::kit::Fail(TSB_ERR_TYPE, "negative");
+        *item = tsb_any_int(xs[i]);
+      });
+    }
+    l.Finish(out);
+  };
+  tsb::kit::TupleBuilder<TreeEntry> t(nullptr, 2);
+  try {
+    t.Item(0, [&](tsb_any* out) { ints({1, -1}, out); });
+    FAIL() << "built";
+  } catch (const tsb::kit::ConvertError& e) {
+    EXPECT_EQ(e.Message(), "[0] → [1]: negative");
+  }
+  t.Item(0, [&](tsb_any* out) { ints({1, 2}, out); });
+  t.Item(1, [&](tsb_any* out) { *out = tsb_any_float(0.5); });
+  tsb::Value named;
+  t.FinishNamed(nullptr, {"xs", "w"}, named.out());
+  EXPECT_EQ(named.ToJson(), R"({"xs":[1,2],"w":0.5})");
+  tsb_kind kind = TSB_KIND_INVALID;
+  tsb::Check(tsb_type_get_kind(named.type_index(), &kind));
+  EXPECT_EQ(kind, TSB_KIND_NAMEDTUPLE);
 }
 
 TEST_F(HostKitTest, WalkStopsAtTheNestingLimit) {

@@ -91,7 +91,7 @@ constexpr size_t kByName = static_cast<size_t>(-1);
 // 1.9), or kByName: an older library, or no such method (the call by name
 // then says so).
 size_t MethodIndex(const tsb_module* module, const std::string& name) {
-  if (tsb_version() < 10900) return kByName;
+  if (!tsb::kit::LibraryHas(9)) return kByName;
   const std::optional<tsb::kit::FoundMethod> found = tsb::kit::FindMethod(module, name);
   return found ? found->index : kByName;
 }

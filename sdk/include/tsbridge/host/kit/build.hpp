@@ -1,0 +1,452 @@
+// The host kit's build, host → boundary (tsbridge/host/kit.hpp includes it).
+//
+// A whole nested value goes in as one tsb_any_unflatten (ABI 1.9): the
+// builders of one outermost kit::Build append their containers and items to
+// one buffer in pre-order, and the outermost builder makes the value in one
+// pass, with no handle per inner container. Against an older library each
+// builder makes its container with tsb_list_new / tsb_tuple_new_typed /
+// tsb_dict_new, as before.
+#ifndef TSBRIDGE_HOST_KIT_BUILD_HPP_
+#define TSBRIDGE_HOST_KIT_BUILD_HPP_
+
+#include "tsbridge/host/kit/base.hpp"
+
+namespace tsb::kit {
+namespace internal {
+
+// The pre-order entries (tsb_any_unflatten's form) of one outermost build,
+// in the thread's EntryBuffer. The thread's innermost one is Current(); it
+// belongs to the host object whose kit::Build opened it, so that a host
+// callback converting another value (Python code a conversion runs that
+// calls tsbridge again) starts its own.
+class FlatBuild {
+ public:
+  explicit FlatBuild(const void* host) : host_(host), outer_(Current()) { Current() = this; }
+  ~FlatBuild() {
+    Truncate(0);
+    Current() = outer_;
+  }
+  FlatBuild(const FlatBuild&) = delete;
+  FlatBuild& operator=(const FlatBuild&) = delete;
+
+  // The FlatBuild a builder made now belongs to, or nullptr (its own root).
+  static FlatBuild* For(const void* host) {
+    FlatBuild* f = Current();
+    return f != nullptr && f->host_ == host ? f : nullptr;
+  }
+  static FlatBuild*& Current() {
+    thread_local FlatBuild* current = nullptr;
+    return current;
+  }
+  // The host whose kit::Build runs innermost on this thread (nullptr: a
+  // builder used on its own).
+  static const void*& Host() {
+    thread_local const void* host = nullptr;
+    return host;
+  }
+
+  std::vector<tsb_any>& entries() { return entries_.get(); }
+  // Drops the entries from `n` on, releasing the references among them.
+  void Truncate(size_t n) {
+    std::vector<tsb_any>& e = entries();
+    for (size_t i = n; i < e.size(); ++i) {
+      if (e[i].flags & TSB_FLAG_HANDLE) tsb_any_release(&e[i]);
+    }
+    e.resize(n);
+  }
+  // The number of entries the value at `at` spans.
+  size_t Span(size_t at) {
+    const tsb_any& e = entries()[at];
+    return e.flags == TSB_FLAG_CONTAINER ? 1 + static_cast<size_t>(e.u.i) : 1;
+  }
+
+ private:
+  const void* host_;
+  FlatBuild* outer_;
+  EntryBuffer entries_;
+};
+
+// For the length of a kit::Build: which host builds (FlatBuild::Host()).
+class HostScope {
+ public:
+  explicit HostScope(const void* host) : saved_(FlatBuild::Host()) { FlatBuild::Host() = host; }
+  ~HostScope() { FlatBuild::Host() = saved_; }
+  HostScope(const HostScope&) = delete;
+  HostScope& operator=(const HostScope&) = delete;
+
+ private:
+  const void* saved_;
+};
+
+// Builds inside it make whole values (a Union's trials, which are coerced
+// and may be dropped): no builder appends to the FlatBuild around it.
+class WholeValues {
+ public:
+  WholeValues() : saved_(FlatBuild::Current()) { FlatBuild::Current() = nullptr; }
+  ~WholeValues() { FlatBuild::Current() = saved_; }
+  WholeValues(const WholeValues&) = delete;
+  WholeValues& operator=(const WholeValues&) = delete;
+
+ private:
+  FlatBuild* saved_;
+};
+
+// List[element] and Dict[key, value] by index, interned once per thread
+// (tsb_type_make_* is a registry lookup).
+inline int32_t ListTypeOf(int32_t element) {
+  thread_local std::vector<int32_t> cache;
+  const size_t at = static_cast<size_t>(element);
+  if (at < cache.size() && cache[at] != TSB_TYPE_INVALID) return cache[at];
+  int32_t index = TSB_TYPE_INVALID;
+  CheckStatus(tsb_type_make_list(element, &index));
+  if (at < 4096) {
+    if (cache.size() <= at) cache.resize(at + 1, TSB_TYPE_INVALID);
+    cache[at] = index;
+  }
+  return index;
+}
+
+inline int32_t DictTypeOf(int32_t key, int32_t value) {
+  thread_local int32_t last_key = TSB_TYPE_INVALID, last_value = TSB_TYPE_INVALID,
+                       last = TSB_TYPE_INVALID;
+  if (key == last_key && value == last_value) return last;
+  int32_t index = TSB_TYPE_INVALID;
+  CheckStatus(tsb_type_make_dict(key, value, &index));
+  last_key = key;
+  last_value = value;
+  return last = index;
+}
+
+// A common type, item by item (CommonType's rule).
+class CommonTypeOf {
+ public:
+  void Add(int32_t type) {
+    if (type == TSB_TYPE_UINT) type = TSB_TYPE_INT;
+    if (n_++ == 0) {
+      type_ = type;
+    } else if (type != type_) {
+      type_ = TSB_TYPE_ANY;
+    }
+  }
+  int32_t get() const { return n_ == 0 ? TSB_TYPE_ANY : type_; }
+
+ private:
+  size_t n_ = 0;
+  int32_t type_ = TSB_TYPE_ANY;
+};
+
+// Where a builder's items go. Flat (ABI 1.9): after the builder's container
+// entry in the FlatBuild of the kit::Build it runs in, or in one of its own
+// when it is the outermost (its root); else handles of its own, n of them.
+class Collected {
+ public:
+  explicit Collected(size_t n) {
+    static const bool unflattens = LibraryHas(9);
+    if (!unflattens) {
+      own_.resize(n);
+      return;
+    }
+    flat_ = FlatBuild::For(FlatBuild::Host());
+    if (flat_ == nullptr) flat_ = &root_.emplace(FlatBuild::Host());
+    at_ = flat_->entries().size();
+    flat_->entries().push_back(tsb_any_inline(TSB_TYPE_INVALID, 0));
+  }
+  Collected(const Collected&) = delete;
+  Collected& operator=(const Collected&) = delete;
+
+  bool flat() const { return flat_ != nullptr; }
+  tsb_any* own() { return own_.data(); }
+
+  // Item i made by make(tsb_any*): its value (a container a builder inside
+  // placed in the entries is its container entry; the entries own it).
+  template <typename Make>
+  tsb_any Add(size_t i, Make&& make) {
+    if (flat_ == nullptr) {
+      make(&own_[i]);
+      return own_[i];
+    }
+    const size_t before = flat_->entries().size();
+    tsb_any item = tsb_any_inline(TSB_TYPE_INVALID, 0);
+    try {
+      make(&item);
+    } catch (...) {  // the entries stay one well-formed prefix
+      if (item.flags & TSB_FLAG_HANDLE) tsb_any_release(&item);
+      flat_->Truncate(before);
+      throw;
+    }
+    if (item.flags == TSB_FLAG_CONTAINER) return item;  // placed by a builder inside
+    if (flat_->entries().size() != before) {
+      if (item.flags & TSB_FLAG_HANDLE) tsb_any_release(&item);
+      flat_->Truncate(before);
+      Fail(TSB_ERR_INTERNAL, "a host made a value of a container it had placed");
+    }
+    flat_->entries().push_back(item);
+    return item;
+  }
+
+  // Flat: the container entry written (type `type`, the entries since);
+  // the root makes the value in *out, a placed one gives its entry.
+  void Finish(int32_t type, tsb_any* out) {
+    std::vector<tsb_any>& e = flat_->entries();
+    e[at_] = tsb_any_inline(type, static_cast<int64_t>(e.size() - at_ - 1));
+    e[at_].flags = TSB_FLAG_CONTAINER;
+    if (!root_) {
+      *out = e[at_];
+      return;
+    }
+    tsb_any made = tsb_any_none();
+    CheckStatus(tsb_any_unflatten(type, e.data() + at_, e.size() - at_, &made));
+    *out = made;
+  }
+
+  // Flat: the n items as whole values (a container among them made by
+  // tsb_any_unflatten as `element(i)`), the entries given back; for what
+  // needs the values themselves (a Tuple typed by its items, names).
+  template <typename ElementOf>
+  void Whole(size_t n, ElementOf&& element, OwnedVec& items) {
+    std::vector<tsb_any>& e = flat_->entries();
+    items.resize(n);
+    size_t pos = at_ + 1;
+    for (size_t i = 0; i < n; ++i) {
+      const size_t span = flat_->Span(pos);
+      if (e[pos].flags == TSB_FLAG_CONTAINER) {
+        CheckStatus(tsb_any_unflatten(element(i), e.data() + pos, span, &items[i]));
+      } else {
+        items[i] = e[pos];  // the reference moves to `items`
+        e[pos] = tsb_any_inline(TSB_TYPE_INVALID, 0);
+      }
+      pos += span;
+    }
+    flat_->Truncate(at_);
+  }
+
+ private:
+  OwnedVec own_;
+  FlatBuild* flat_ = nullptr;
+  std::optional<FlatBuild> root_;
+  size_t at_ = 0;
+};
+
+}  // namespace internal
+
+// Host → boundary, directed by the type expected (a schema's parameter, a
+// container's element type; TSB_TYPE_ANY when unknown). The kit dispatches
+// on the expected type's kind; a host value that does not have the shape
+// asked for is built by its own type (Host::Untyped) and the callee's
+// coercion reports the mismatch with its path. A Host provides:
+//   using In = ...;                  a borrowed host value
+//   using Entry, Guard, Type(int32_t) as for Walk;
+//   void Leaf(In, int32_t expected, tsb_any* out);  // expected a fixed
+//       // leaf index (int, str, Tensor, ...) or Any: the host converts;
+//       // an int above INT64_MAX with tsb_any_uint (the kit asks for
+//       // TSB_TYPE_INT where TSB_TYPE_UINT was expected: a uint is an int)
+//   void Untyped(In, tsb_any* out);  // by the host value's own type
+//   bool IsNone(In);
+//   // Containers: each returns false when the value is not of that shape
+//   // (then Untyped runs); otherwise builds *out, with the kit's
+//   // ListBuilder / TupleBuilder / DictBuilder doing the items.
+//   bool List(In, const Entry& type, tsb_any* out);
+//   bool Tuple(In, const Entry& type, tsb_any* out);
+//   bool Dict(In, const Entry& type, tsb_any* out);
+//   bool Enum(In, const Entry& type, tsb_any* out);  // a member's name
+//   [[noreturn]] void Mismatch(In, int32_t expected);  // "expected T, got ..."
+template <typename Host>
+void Build(Host& host, typename Host::In x, int32_t expected, tsb_any* out) {
+  typename Host::Guard guard;  // a host's Untyped recurses through Build too
+  internal::HostScope scope(&host);  // its builders share one FlatBuild
+  if (expected < TSB_TYPE_FIRST_DYNAMIC) {
+    return host.Leaf(x, expected == TSB_TYPE_UINT ? TSB_TYPE_INT : expected, out);
+  }
+  const typename Host::Entry& type = host.Type(expected);
+  switch (type.kind) {
+    case TSB_KIND_LIST:
+      if (host.List(x, type, out)) return;
+      break;
+    case TSB_KIND_DICT:
+      if (host.Dict(x, type, out)) return;
+      break;
+    case TSB_KIND_TUPLE:
+    case TSB_KIND_NAMEDTUPLE:
+      if (host.Tuple(x, type, out)) return;
+      break;
+    case TSB_KIND_OPTIONAL:
+      if (host.IsNone(x)) {
+        *out = tsb_any_none();
+        return;
+      }
+      return Build(host, x, type.contained[0], out);
+    case TSB_KIND_UNION: {
+      // The first member the host value converts to, in the Union's order,
+      // each trial a whole value.
+      internal::WholeValues whole;
+      for (int32_t member : type.contained) {
+        tsb::Value candidate;
+        try {
+          Build(host, x, member, candidate.out());
+        } catch (const ConvertError&) {
+          continue;
+        }
+        tsb_status* s = tsb_any_coerce(&candidate.get(), type.index, out);
+        if (s == nullptr) return;
+        tsb_status_free(s);
+      }
+      host.Mismatch(x, expected);
+    }
+    case TSB_KIND_ENUM:
+      if (host.Enum(x, type, out)) return;
+      break;
+    default:
+      break;  // objects: by the value; the callee coerces
+  }
+  host.Untyped(x, out);
+}
+
+// The items of a List being built: element type known (bulk copies and
+// per-item conversion to it) or Any (the items' common type).
+class ListBuilder {
+ public:
+  ListBuilder(int32_t element, size_t n) : element_(element), n_(n), items_(n) {}
+  int32_t element() const { return element_; }
+  size_t size() const { return n_; }
+  // Builds item i with make(tsb_any* out); a failure names "[i]".
+  template <typename Make>
+  void Item(size_t i, Make&& make) {
+    At([&] { return IndexSegment(i); }, [&] { common_.Add(items_.Add(i, make).type_index); });
+  }
+  void Finish(tsb_any* out) {
+    const int32_t element = element_ == TSB_TYPE_ANY ? common_.get() : element_;
+    if (items_.flat()) return items_.Finish(internal::ListTypeOf(element), out);
+    CheckStatus(tsb_list_new(element, items_.own(), n_, out));
+  }
+
+ private:
+  int32_t element_;
+  size_t n_;
+  internal::Collected items_;
+  internal::CommonTypeOf common_;
+};
+
+// The items of a Tuple or NamedTuple being built, of a known type (each
+// item converted to its field's type) or untyped (type == nullptr).
+template <typename Entry>
+class TupleBuilder {
+ public:
+  TupleBuilder(const Entry* type, size_t n) : type_(type), n_(n), items_(n) {}
+  // Whether item i has a type to be built as (an arity mismatch builds the
+  // items untyped and leaves the callee's coercion to say so).
+  bool typed() const { return type_ != nullptr && type_->contained.size() == n_; }
+  int32_t element(size_t i) const { return typed() ? type_->contained[i] : TSB_TYPE_ANY; }
+  // The field name of item i when the type is a NamedTuple, else nullptr.
+  const char* field(size_t i) const {
+    return typed() && type_->kind == TSB_KIND_NAMEDTUPLE ? type_->fields[i] : nullptr;
+  }
+  size_t size() const { return n_; }
+  template <typename Make>
+  void Item(size_t i, Make&& make) {
+    At([&] { return field(i) ? FieldSegment(field(i)) : IndexSegment(i); },
+       [&] { items_.Add(i, make); });
+  }
+  // Typed: one tuple of the type, no coercion after; untyped: a Tuple of
+  // the items' own types.
+  void Finish(tsb_any* out) {
+    if (typed()) {
+      if (items_.flat()) return items_.Finish(type_->index, out);
+      return CheckStatus(tsb_tuple_new_typed(type_->index, items_.own(), n_, out));
+    }
+    FromWhole(out, [&](const tsb_any* items, tsb_any* made) {
+      if (type_ == nullptr) return CheckStatus(tsb_tuple_new(items, n_, made));
+      tsb::Value plain;
+      CheckStatus(tsb_tuple_new(items, n_, plain.out()));
+      CheckStatus(tsb_any_coerce(&plain.get(), type_->index, made));
+    });
+  }
+  // The same for a host record that names its items (a Python namedtuple,
+  // an R named tsb_tuple; `fields` holds one name per item): untyped or as
+  // a plain Tuple, a NamedTuple of the items' own types named
+  // `qualified_name` (nullptr: nameless), since a NamedTuple stands where a
+  // Tuple is expected; as a NamedTuple type, what that type says.
+  void FinishNamed(const char* qualified_name, const std::vector<const char*>& fields,
+                   tsb_any* out) {
+    if (type_ != nullptr && (type_->kind != TSB_KIND_TUPLE || !typed())) return Finish(out);
+    FromWhole(out, [&](const tsb_any* items, tsb_any* made) {
+      if (type_ == nullptr) {
+        return CheckStatus(tsb_tuple_new_named(qualified_name, fields.data(), items, n_, made));
+      }
+      tsb::Value named;
+      CheckStatus(tsb_tuple_new_named(qualified_name, fields.data(), items, n_, named.out()));
+      CheckStatus(tsb_any_coerce(&named.get(), type_->index, made));
+    });
+  }
+
+ private:
+  // make(items, out) with the items as whole values.
+  template <typename Make>
+  void FromWhole(tsb_any* out, Make&& make) {
+    if (!items_.flat()) return make(items_.own(), out);
+    OwnedVec whole;
+    items_.Whole(n_, [&](size_t i) { return element(i); }, whole);
+    make(whole.data(), out);
+  }
+
+  const Entry* type_;
+  size_t n_;
+  internal::Collected items_;
+};
+
+// The entries of a Dict being built; key and value types known or Any.
+class DictBuilder {
+ public:
+  DictBuilder(int32_t key_type, int32_t value_type, size_t n)
+      : key_type_(key_type), value_type_(value_type), n_(n), items_(2 * n) {}
+  int32_t key_type() const { return key_type_; }
+  int32_t value_type() const { return value_type_; }
+  size_t size() const { return n_; }
+  // Entry i: make_key(tsb_any*), then make_value(tsb_any*); a failure
+  // names the key by segment() (made only then).
+  template <typename Segment, typename MakeKey, typename MakeValue>
+  void Entry(size_t i, Segment&& segment, MakeKey&& make_key, MakeValue&& make_value) {
+    At(segment, [&] {
+      keys_.Add(items_.Add(2 * i, make_key).type_index);
+      values_.Add(items_.Add(2 * i + 1, make_value).type_index);
+    });
+  }
+  // The same with the paths a walk gives (DictItems): "[i] (a key)" while
+  // the key is made, then the key made (KeySegmentOf) while the value is.
+  template <typename MakeKey, typename MakeValue>
+  void Entry(size_t i, MakeKey&& make_key, MakeValue&& make_value) {
+    const tsb_any key = At([&] { return IndexSegment(i) + " (a key)"; },
+                           [&] { return items_.Add(2 * i, make_key); });
+    keys_.Add(key.type_index);
+    At([&] { return KeySegmentOf(key); },
+       [&] { values_.Add(items_.Add(2 * i + 1, make_value).type_index); });
+  }
+  // Keys of no one type (Any) go through tsb_dict_new, which names the one
+  // that differs.
+  void Finish(tsb_any* out) {
+    const int32_t k = key_type_ == TSB_TYPE_ANY ? keys_.get() : key_type_;
+    const int32_t v = value_type_ == TSB_TYPE_ANY ? values_.get() : value_type_;
+    if (items_.flat() && k != TSB_TYPE_ANY) return items_.Finish(internal::DictTypeOf(k, v), out);
+    std::vector<tsb_any> keys(n_), values(n_);  // borrowed from the items
+    auto make = [&](const tsb_any* items, tsb_any* made) {
+      for (size_t i = 0; i < n_; ++i) {
+        keys[i] = items[2 * i];
+        values[i] = items[2 * i + 1];
+      }
+      CheckStatus(tsb_dict_new(k, v, keys.data(), values.data(), n_, made));
+    };
+    if (!items_.flat()) return make(items_.own(), out);
+    OwnedVec whole;
+    items_.Whole(2 * n_, [&](size_t i) { return i % 2 == 0 ? k : v; }, whole);
+    make(whole.data(), out);
+  }
+
+ private:
+  int32_t key_type_, value_type_;
+  size_t n_;
+  internal::Collected items_;
+  internal::CommonTypeOf keys_, values_;
+};
+
+}  // namespace tsb::kit
+
+#endif  // TSBRIDGE_HOST_KIT_BUILD_HPP_
