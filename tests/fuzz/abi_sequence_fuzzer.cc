@@ -10,6 +10,7 @@
 
 #include "tsbridge/tsbridge.h"
 #include "tsbridge/host/tsbridge.hpp"
+#include "fuzz_input.h"
 
 namespace {
 
@@ -21,16 +22,7 @@ const char* const kTypes[] = {
 };
 constexpr size_t kNumTypes = sizeof(kTypes) / sizeof(kTypes[0]);
 
-struct Bytes {
-  const uint8_t* data;
-  size_t size;
-  uint8_t Next() {
-    if (size == 0) return 0;
-    --size;
-    return *data++;
-  }
-  int64_t Int() { return static_cast<int8_t>(Next()); }
-};
+using tsb::fuzz::Bytes;
 
 // Values share their parts, so a few steps could build a value whose walk is
 // exponential (a list of itself, twice, ...): each value's weight bounds the
@@ -60,11 +52,7 @@ struct Stack {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static bool plugins_loaded = [] {
-    tsb_status_free(tsb_plugin_load_bundled());  // Tuple, Optional, Union
-    return true;
-  }();
-  (void)plugins_loaded;
+  tsb::fuzz::LoadBundledPlugins();
   const size_t live_before = ::tsb::LiveHandles();
   Bytes in{data, size};
   Stack stack;

@@ -33,7 +33,7 @@ add_custom_command(
 add_custom_target(tsb_fuzz_seeds DEPENDS ${TSB_FUZZ_DIR}/seeds/json/seed00)
 
 foreach(spec json:30000 type_string:20000 pickle:10000 abi_sequence:100000
-             module_load:2000 host_conversion:30000)
+             module_load:2000 host_conversion:30000 kit_build:30000)
   string(REPLACE ":" ";" spec ${spec})
   list(GET spec 0 name)
   list(GET spec 1 runs)

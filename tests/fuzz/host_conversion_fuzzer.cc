@@ -21,27 +21,13 @@
 #include <dlpack/dlpack.h>
 
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/host/tsbridge.hpp"
+#include "fuzz_input.h"
 #include "no_backtraces.h"
 
 namespace {
 
-struct Bytes {
-  const uint8_t* data;
-  size_t size;
-  uint8_t Next() {
-    if (size == 0) return 0;
-    --size;
-    return *data++;
-  }
-  template <typename T>
-  T Raw() {
-    T out{};
-    uint8_t buf[sizeof(T)] = {};
-    for (size_t i = 0; i < sizeof(T); ++i) buf[i] = Next();
-    std::memcpy(&out, buf, sizeof(T));
-    return out;
-  }
-};
+using tsb::fuzz::Bytes;
 
 // A host-owned DLPack tensor, as a numpy array exports one.
 struct HostTensor {
@@ -286,34 +272,16 @@ void Walk(const tsb_any& v, int depth) {
   }
 }
 
-size_t LiveHandles() {
-  size_t n = 0;
-  if (tsb_status* s = tsb_handle_count(&n)) std::abort();
-  return n;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   tsb::fuzz::DropLibTorchBacktraces();
-  static bool plugins_loaded = [] {
-    tsb_status_free(tsb_plugin_load_bundled());  // Tuple, Optional, Union, records
-    return true;
-  }();
-  (void)plugins_loaded;
-  const char* begin = reinterpret_cast<const char*>(data);
-  const char* newline = static_cast<const char*>(std::memchr(begin, '\n', size));
-  if (newline == nullptr) return 0;
-  const std::string type_string(begin, newline);
+  tsb::fuzz::LoadBundledPlugins();
   int32_t type = TSB_TYPE_INVALID;
-  if (tsb_status* s = tsb_type_parse(type_string.c_str(), &type)) {
-    tsb_status_free(s);
-    return 0;
-  }
-  const size_t live_before = LiveHandles();
+  Bytes in{};
+  if (!tsb::fuzz::SplitTyped(data, size, &type, &in)) return 0;
+  const size_t live_before = ::tsb::LiveHandles();
   {
-    Bytes in{reinterpret_cast<const uint8_t*>(newline + 1),
-             size - static_cast<size_t>(newline + 1 - begin)};
     Builder builder(in);
     tsb_any built, coerced = tsb_any_inline(TSB_TYPE_INVALID, 0);
     builder.Build(type, 0, &built);
@@ -328,6 +296,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tsb_any_release(&coerced);
     tsb_any_release(&built);
   }
-  if (LiveHandles() != live_before) std::abort();  // a leak is a finding
+  if (::tsb::LiveHandles() != live_before) std::abort();  // a leak is a finding
   return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "tsbridge/tsbridge.h"
 #include "tsbridge/host/tsbridge.hpp"
+#include "fuzz_input.h"
 #include "no_backtraces.h"
 
 namespace {
@@ -30,11 +31,7 @@ std::string ToJson(const tsb_any& value) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   tsb::fuzz::DropLibTorchBacktraces();
-  static bool plugins_loaded = [] {
-    tsb_status_free(tsb_plugin_load_bundled());  // Tuple, Optional, Union, records
-    return true;
-  }();
-  (void)plugins_loaded;
+  tsb::fuzz::LoadBundledPlugins();
   const char* begin = reinterpret_cast<const char*>(data);
   const char* newline = static_cast<const char*>(std::memchr(begin, '\n', size));
   if (newline == nullptr) return 0;

@@ -50,6 +50,12 @@ HOST = ["int", "float", "str", "complex", "Tensor", "Device", "ScalarType", "Lis
         "tsbridge.tensor_pair", "List[Dict[int, Tuple[bool, complex]]]", "Any"]
 
 
+# kit_build_fuzzer.cc reads "<type>\n<bytes>": the bytes make a host value
+# (see that file); these types start it on each path of the kit's build.
+KIT = HOST + ["Union[List[int], List[str]]", "Tuple[List[int], int]", "Dict[str, Any]",
+              "List[Optional[Tuple[int, str]]]", "Dict[str, Dict[str, List[float]]]"]
+
+
 def module_seeds(out):
     """Modules PyTorch saves (the shared Calls and Net of
     tests/testing/fixtures.py): as archives, and as records (see
@@ -92,6 +98,9 @@ def main():
         steer = bytes((7 * i + 3 * j + 1) % 256 for j in range(48))
         write(os.path.join(out, "host_conversion"), f"seed{i:02d}",
               type_string.encode() + b"\n" + steer)
+    for i, type_string in enumerate(KIT):
+        steer = bytes((11 * i + 5 * j + 6) % 256 for j in range(64))
+        write(os.path.join(out, "kit_build"), f"seed{i:02d}", type_string.encode() + b"\n" + steer)
     module_seeds(out)
     import torch  # only the pickle seeds need it
     values = VALUES + [torch.arange(4.0), {"t": torch.ones(2, dtype=torch.int64)}]

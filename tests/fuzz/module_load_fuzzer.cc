@@ -18,6 +18,7 @@
 #include <caffe2/serialize/inline_container.h>
 
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/host/tsbridge.hpp"
 #include "no_backtraces.h"
 
 namespace {
@@ -60,12 +61,6 @@ std::string WriteRecords(const uint8_t* data, size_t size) {
   return out;
 }
 
-size_t LiveHandles() {
-  size_t n = 0;
-  if (tsb_status* s = tsb_handle_count(&n)) std::abort();
-  return n;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -83,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (f == nullptr) std::abort();
   std::fwrite(bytes.data(), 1, bytes.size(), f);
   std::fclose(f);
-  const size_t live_before = LiveHandles();
+  const size_t live_before = ::tsb::LiveHandles();
   tsb_module* module = nullptr;
   if (tsb_status* s = tsb_module_load(path.c_str(), &module)) {
     tsb_status_free(s);
@@ -97,6 +92,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     tsb_module_free(module);
   }
-  if (LiveHandles() != live_before) std::abort();  // a leak is a finding
+  if (::tsb::LiveHandles() != live_before) std::abort();  // a leak is a finding
   return 0;
 }

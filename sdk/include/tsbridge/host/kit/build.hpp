@@ -91,6 +91,24 @@ class WholeValues {
   FlatBuild* saved_;
 };
 
+// Builders made inside it each make their container (tsb_list_new, ...),
+// as against a library older than 1.9: what the kit's test and fuzzer
+// compare the one-pass build with.
+class PerContainer {
+ public:
+  PerContainer() : saved_(On()) { On() = true; }
+  ~PerContainer() { On() = saved_; }
+  PerContainer(const PerContainer&) = delete;
+  PerContainer& operator=(const PerContainer&) = delete;
+  static bool& On() {
+    thread_local bool on = false;
+    return on;
+  }
+
+ private:
+  bool saved_;
+};
+
 // List[element] and Dict[key, value] by index, interned once per thread
 // (tsb_type_make_* is a registry lookup).
 inline int32_t ListTypeOf(int32_t element) {
@@ -142,7 +160,7 @@ class Collected {
  public:
   explicit Collected(size_t n) {
     static const bool unflattens = LibraryHas(9);
-    if (!unflattens) {
+    if (!unflattens || PerContainer::On()) {
       own_.resize(n);
       return;
     }
