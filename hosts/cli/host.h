@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tsbridge/tsbridge.h"
+#include "tsbridge/host/kit/base.hpp"
 #include "tsbridge/host/tsbridge.hpp"
 
 namespace tsb::cli {
@@ -25,10 +26,7 @@ struct Failure : std::runtime_error {
 Module LoadModule(const std::string& path);
 std::string ToJson(const tsb_any& value);
 // A method of a module: its index (tsb_module_call_method's) and schema.
-struct Method {
-  size_t index = 0;
-  tsb_schema_info info{};
-};
+using Method = kit::FoundMethod;
 // The method `method` of `module`; Failure listing the methods if absent.
 Method FindMethod(const Module& module, const std::string& method);
 

@@ -233,7 +233,7 @@ int RunModule(const std::string& path, const std::string& method, const std::str
   callee.plan = kit::CallPlan::ForMethod(found.info);
   tsb_module* raw = module.get();
   // By index from 1.9 (no lookup by name per call; --jsonl calls many times).
-  if (tsb_version() >= 10900) {
+  if (kit::LibraryHas(9)) {
     callee.call = [raw, index = found.index](const tsb_call_args* call_args, tsb_any* out) {
       return tsb_module_call_method(raw, index, call_args, out);
     };

@@ -259,7 +259,7 @@ TEST_F(HostKitTest, UntypedContainersTakeTheirItemsCommonType) {
 // ABI 1.9: the builders of one outermost Build append to one buffer in
 // pre-order and the value is made by one tsb_any_unflatten, no handle per
 // inner container: at each int the entries of every container around it
-// are already there.
+// are already there. With two faults the first in pre-order is named.
 TEST_F(HostKitTest, ANestedValueIsBuiltInOnePass) {
   std::vector<size_t> entries;
   host.on_int = [&](int64_t) {
@@ -280,6 +280,13 @@ TEST_F(HostKitTest, ANestedValueIsBuiltInOnePass) {
     FAIL() << "built";
   } catch (const tsb::kit::ConvertError& e) {
     EXPECT_EQ(e.Message(), "key \"a\" → [0] → [0]: expected str, got int 1");
+  }
+  try {
+    Build(host, Make(Seq{Make(Seq{}), Make(Map{{"k", Make(int64_t{1})}})}),
+          "List[Dict[int, int]]");
+    FAIL() << "built";
+  } catch (const tsb::kit::ConvertError& e) {
+    EXPECT_EQ(e.Message().rfind("[0]: expected Dict[int, int], got List", 0), 0u) << e.Message();
   }
 }
 
@@ -335,6 +342,21 @@ TEST_F(HostKitTest, BuildersOnTheirOwnKeepTheirEntriesWhole) {
   tsb_kind kind = TSB_KIND_INVALID;
   tsb::Check(tsb_type_get_kind(named.type_index(), &kind));
   EXPECT_EQ(kind, TSB_KIND_NAMEDTUPLE);
+  // An item made whole there that does not convert is named by its place.
+  tsb::kit::TupleBuilder<TreeEntry> bad(nullptr, 2);
+  bad.Item(0, [&](tsb_any* out) { *out = tsb_any_int(1); });
+  bad.Item(1, [&](tsb_any* out) {
+    tsb::kit::ListBuilder l(TSB_TYPE_INT, 1);
+    l.Item(0, [&](tsb_any* item) { tsb::Check(tsb_str_new("x", 1, item)); });
+    l.Finish(out);
+  });
+  try {
+    tsb::Value never;
+    bad.FinishNamed(nullptr, {"a", "b"}, never.out());
+    FAIL() << "built";
+  } catch (const tsb::kit::ConvertError& e) {
+    EXPECT_EQ(e.Message(), "[1] → [0]: expected int, got str \"x\"");
+  }
 }
 
 TEST_F(HostKitTest, WalkStopsAtTheNestingLimit) {

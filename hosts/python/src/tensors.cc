@@ -233,8 +233,7 @@ bool IsTensor(PyObject* obj) {
 PyObject* TensorToPython(const tsb_any& v) {
   IdentityScope* const innermost = g_scope;
   for (IdentityScope* scope = innermost; scope != nullptr; scope = scope->outer()) {
-    if (scope->empty()) continue;
-    if (PyObject* same = scope->FindObject(v)) return Py_NewRef(same);
+    if (PyObject* same = scope->FindObject(v)) return Py_NewRef(same);  // none if empty
   }
   for (IdentityScope* scope = innermost; scope != nullptr; scope = scope->outer()) {
     if (!scope->graph) continue;

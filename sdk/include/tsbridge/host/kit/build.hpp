@@ -218,17 +218,20 @@ class Collected {
   }
 
   // Flat: the n items as whole values (a container among them made by
-  // tsb_any_unflatten as `element(i)`), the entries given back; for what
-  // needs the values themselves (a Tuple typed by its items, names).
-  template <typename ElementOf>
-  void Whole(size_t n, ElementOf&& element, OwnedVec& items) {
+  // tsb_any_unflatten as `element(i)`, a failure named by segment(i)), the
+  // entries given back; for what needs the values themselves (a Tuple typed
+  // by its items, names).
+  template <typename ElementOf, typename SegmentOf>
+  void Whole(size_t n, ElementOf&& element, SegmentOf&& segment, OwnedVec& items) {
     std::vector<tsb_any>& e = flat_->entries();
     items.resize(n);
     size_t pos = at_ + 1;
     for (size_t i = 0; i < n; ++i) {
       const size_t span = flat_->Span(pos);
       if (e[pos].flags == TSB_FLAG_CONTAINER) {
-        CheckStatus(tsb_any_unflatten(element(i), e.data() + pos, span, &items[i]));
+        At([&] { return segment(i); }, [&] {
+          CheckStatus(tsb_any_unflatten(element(i), e.data() + pos, span, &items[i]));
+        });
       } else {
         items[i] = e[pos];  // the reference moves to `items`
         e[pos] = tsb_any_inline(TSB_TYPE_INVALID, 0);
@@ -361,8 +364,7 @@ class TupleBuilder {
   size_t size() const { return n_; }
   template <typename Make>
   void Item(size_t i, Make&& make) {
-    At([&] { return field(i) ? FieldSegment(field(i)) : IndexSegment(i); },
-       [&] { items_.Add(i, make); });
+    At([&] { return Segment(i); }, [&] { items_.Add(i, make); });
   }
   // Typed: one tuple of the type, no coercion after; untyped: a Tuple of
   // the items' own types.
@@ -397,12 +399,14 @@ class TupleBuilder {
   }
 
  private:
+  std::string Segment(size_t i) const { return field(i) ? FieldSegment(field(i)) : IndexSegment(i); }
   // make(items, out) with the items as whole values.
   template <typename Make>
   void FromWhole(tsb_any* out, Make&& make) {
     if (!items_.flat()) return make(items_.own(), out);
     OwnedVec whole;
-    items_.Whole(n_, [&](size_t i) { return element(i); }, whole);
+    items_.Whole(
+        n_, [&](size_t i) { return element(i); }, [&](size_t i) { return Segment(i); }, whole);
     make(whole.data(), out);
   }
 
@@ -453,8 +457,13 @@ class DictBuilder {
       CheckStatus(tsb_dict_new(k, v, keys.data(), values.data(), n_, made));
     };
     if (!items_.flat()) return make(items_.own(), out);
-    OwnedVec whole;
-    items_.Whole(2 * n_, [&](size_t i) { return i % 2 == 0 ? k : v; }, whole);
+    OwnedVec whole;  // a value by its key (made before it), a key by its place
+    items_.Whole(
+        2 * n_, [&](size_t i) { return i % 2 == 0 ? k : v; },
+        [&](size_t i) {
+          return i % 2 == 0 ? IndexSegment(i / 2) + " (a key)" : KeySegmentOf(whole[i - 1]);
+        },
+        whole);
     make(whole.data(), out);
   }
 
