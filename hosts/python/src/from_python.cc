@@ -299,8 +299,21 @@ struct PythonIn {
   }
 
  private:
+  // A list or tuple's items. A subclass's are read into a new list (by its
+  // iteration, which may make them: that list their only owner); it is kept
+  // until the whole argument is built, since the kit makes the value in one
+  // pass at the end (docs/hosts.md) and a tensor or str lent from it must
+  // live until then.
+  Sequence Read(PyObject* obj) {
+    Sequence seq(obj);
+    if (seq.seq.p != obj) made_.emplace_back(Py_NewRef(seq.seq.p));
+    return seq;
+  }
+
+  std::vector<Ref> made_;
+
   void BuildList(PyObject* obj, int32_t element, tsb_any* out) {
-    const Sequence seq(obj);
+    const Sequence seq = Read(obj);
     const size_t n = seq.size();
     PyObject* const* src = seq.items();
     const int32_t bulk = element == TSB_TYPE_ANY ? BulkCandidate(src, n) : element;
@@ -313,7 +326,7 @@ struct PythonIn {
   }
 
   void BuildTuple(PyObject* obj, const Entry* type, tsb_any* out) {
-    const Sequence seq(obj);
+    const Sequence seq = Read(obj);
     PyObject* const* src = seq.items();
     tsb::kit::TupleBuilder<Entry> b(type, seq.size());
     for (size_t i = 0; i < b.size(); ++i) {

@@ -28,6 +28,10 @@ class Lender(torch.nn.Module):
         return d
 
     @torch.jit.export
+    def nested(self, d: Dict[str, List[torch.Tensor]]) -> Dict[str, List[torch.Tensor]]:
+        return d
+
+    @torch.jit.export
     def made(self, n: int) -> Dict[str, torch.Tensor]:
         return {str(i): torch.full([2], float(i)) for i in range(n)}
 
@@ -144,3 +148,26 @@ def test_what_python_code_makes_during_a_call_is_not_lent(lender):
     assert tsbridge._native.live_handles() == before + 1  # the tsbridge.Tensor's own
     torch.full([3], 9.0)  # reuse the freed memory, if it was freed
     assert torch.equal(Sneaky.made[0].torch(), torch.full([3], 5.0))
+
+
+class Fresh(list):
+    """A list whose iteration makes the tensors it yields: only the list
+    Python makes of it while the argument converts holds them."""
+
+    def __init__(self, value, n):
+        super().__init__([None] * n)
+        self.value = value
+
+    def __iter__(self):
+        return iter([torch.full([2], self.value) for _ in range(len(self))])
+
+
+def test_what_a_sequence_makes_as_it_is_read_lives_until_the_value_is_built(lender):
+    # The kit builds the whole dict in one pass at its end (docs/hosts.md):
+    # the tensors of the inner lists must live until then, not only until
+    # their own list is read.
+    d = {str(i): Fresh(float(i), 3) for i in range(8)}
+    for _ in range(3):
+        got = lender.nested(d)
+        assert {k: [t.tolist() for t in v] for k, v in got.items()} == {
+            str(i): [[float(i)] * 2] * 3 for i in range(8)}
