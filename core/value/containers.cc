@@ -67,9 +67,7 @@ absl::StatusOr<c10::IValue> ItemAs(const tsb_any& item, const TypeInfo& element)
     c10::IValue leaf;
     if (item.flags == 0 && DecodeInlineLeaf(item, &leaf)) return leaf;
     if (IsBorrowedTensor(item)) return c10::IValue(BorrowedTensor(item));
-    if (item.flags == TSB_FLAG_BORROWED_STR && item.u.borrowed_str != nullptr) {
-      return c10::IValue(std::string(item.u.borrowed_str));  // a host's str: no lookup
-    }
+    if (BorrowedStrValue(item, &leaf)) return leaf;
   }
   BorrowedValue b;
   TSB_RETURN_IF_ERROR(Borrow(item, &b));
@@ -398,9 +396,9 @@ absl::Status NewDict(int32_t key_type, int32_t value_type, const tsb_any* keys,
   for (size_t i = 0; i < n; ++i) {
     // The path names the entry by its key, as every host does: key "a".
     absl::StatusOr<c10::IValue> k;
-    if (keys[i].type_index == key->index) {  // as ItemAs takes it: no lookup
-      k = ItemAs(keys[i], *key);
-      if (!k.ok()) return WithPath(k.status(), absl::StrCat("keys[", i, "]"));
+    c10::IValue borrowed;
+    if (key->index == TSB_TYPE_STR && BorrowedStrValue(keys[i], &borrowed)) {
+      k = std::move(borrowed);  // a host's str key: no lookup
     } else {
       BorrowedValue given;
       absl::Status status = Borrow(keys[i], &given);

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include <ATen/core/ivalue.h>
 
@@ -53,6 +54,18 @@ absl::Status DictLookup(const c10::IValue& dict, const TypeInfo& type, const c10
                         tsb_any* out);
 
 // ------------------------------------------------------------ building
+
+// A host's borrowed str as a str value, read in place with no lookup: what
+// builders take most for a Dict's keys (inline: their hot loops skip the
+// StatusOr of ItemAs). False for any other entry.
+inline bool BorrowedStrValue(const tsb_any& item, c10::IValue* out) {
+  if (item.flags != TSB_FLAG_BORROWED_STR || item.type_index != TSB_TYPE_STR ||
+      item.u.borrowed_str == nullptr) {
+    return false;
+  }
+  *out = c10::IValue(std::string(item.u.borrowed_str));
+  return true;
+}
 
 // A builder's item as `element` wants it: shared when it already has that
 // type, or crosses as itself under an abstract one (a Tensor for

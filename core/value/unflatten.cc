@@ -127,8 +127,15 @@ class Reader {
     dict.reserve((end - pos_) / 2);
     for (size_t i = 0; pos_ < end; ++i) {
       const size_t at = pos_;
-      absl::StatusOr<c10::IValue> key = Value(key_type, depth + 1);
-      if (!key.ok()) return WithPath(key.status(), KeyPlace(at, i));
+      absl::StatusOr<c10::IValue> key;
+      c10::IValue borrowed;
+      if (key_type.index == TSB_TYPE_STR && BorrowedStrValue(entries_[at], &borrowed)) {
+        key = std::move(borrowed);  // a host's str key: no lookup
+        ++pos_;
+      } else {
+        key = Value(key_type, depth + 1);
+        if (!key.ok()) return WithPath(key.status(), KeyPlace(at, i));
+      }
       if (pos_ >= end) {
         return absl::InvalidArgumentError(absl::StrCat(
             "expected a value after the key ", KeySegmentOf(*key), ", found the dict's end"));

@@ -267,8 +267,10 @@ inline std::string TorchEnumName(int32_t type_index, int64_t code) {
 namespace internal {
 
 // A buffer of entries, the thread's, one per nesting (a walk or build a
-// host's hook runs inside another); each keeps its size, so that after the
-// first calls no walk or build allocates one.
+// host's hook runs inside another); each keeps its capacity, so that after
+// the first calls no walk or build allocates one. One pool per User: a
+// walk sizes its buffer to the last value's entries, a build empties its.
+template <typename User>
 class EntryBuffer {
  public:
   EntryBuffer() : buffer_(Acquire()) {}

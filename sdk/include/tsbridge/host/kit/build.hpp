@@ -63,18 +63,19 @@ class FlatBuild {
  private:
   const void* host_;
   FlatBuild* outer_;
-  EntryBuffer entries_;
+  EntryBuffer<FlatBuild> entries_;
 };
 
 // For the length of a kit::Build: which host builds (FlatBuild::Host()).
 class HostScope {
  public:
-  explicit HostScope(const void* host) : saved_(FlatBuild::Host()) { FlatBuild::Host() = host; }
-  ~HostScope() { FlatBuild::Host() = saved_; }
+  explicit HostScope(const void* host) : slot_(FlatBuild::Host()), saved_(slot_) { slot_ = host; }
+  ~HostScope() { slot_ = saved_; }
   HostScope(const HostScope&) = delete;
   HostScope& operator=(const HostScope&) = delete;
 
  private:
+  const void*& slot_;  // one thread-local lookup per Build
   const void* saved_;
 };
 
@@ -174,7 +175,6 @@ class Collected {
 
   bool flat() const { return flat_ != nullptr; }
   tsb_any* own() { return own_.data(); }
-
   // Item i made by make(tsb_any*): its value (a container a builder inside
   // placed in the entries is its container entry; the entries own it).
   template <typename Make>
@@ -447,16 +447,17 @@ class DictBuilder {
   void Finish(tsb_any* out) {
     const int32_t k = key_type_ == TSB_TYPE_ANY ? keys_.get() : key_type_;
     const int32_t v = value_type_ == TSB_TYPE_ANY ? values_.get() : value_type_;
-    if (items_.flat() && k != TSB_TYPE_ANY) return items_.Finish(internal::DictTypeOf(k, v), out);
-    std::vector<tsb_any> keys(n_), values(n_);  // borrowed from the items
     auto make = [&](const tsb_any* items, tsb_any* made) {
+      tsb_any* keys = Scratch<tsb_any>(2 * n_);  // borrowed from the items
+      tsb_any* values = keys + n_;
       for (size_t i = 0; i < n_; ++i) {
         keys[i] = items[2 * i];
         values[i] = items[2 * i + 1];
       }
-      CheckStatus(tsb_dict_new(k, v, keys.data(), values.data(), n_, made));
+      CheckStatus(tsb_dict_new(k, v, keys, values, n_, made));
     };
     if (!items_.flat()) return make(items_.own(), out);
+    if (k != TSB_TYPE_ANY) return items_.Finish(internal::DictTypeOf(k, v), out);
     OwnedVec whole;  // a value by its key (made before it), a key by its place
     items_.Whole(
         2 * n_, [&](size_t i) { return i % 2 == 0 ? k : v; },

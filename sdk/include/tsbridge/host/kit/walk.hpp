@@ -114,7 +114,7 @@ class Flat {
   const tsb_any* data() { return buffer_.get().data(); }
 
  private:
-  EntryBuffer buffer_;
+  EntryBuffer<Flat> buffer_;
   size_t size_ = 0;
 };
 
