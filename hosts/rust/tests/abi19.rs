@@ -1,7 +1,17 @@
 //! The ABI 1.9 additions, seen from Rust: a flatten that borrows tensors
 //! and a keep that makes a handle of one; every tensor `Data` holds is its
 //! own reference; a method resolved once is called by its index.
+use std::sync::{Mutex, MutexGuard};
+
 use tsbridge::{sys, Code, Data, Module, Tensor, Value};
+
+// cargo runs a file's tests on parallel threads, and the live handle count
+// is the process's: each test here holds this while it makes values.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 const SOURCE: &str = "
 def first(self, x: int) -> int:
@@ -26,6 +36,7 @@ fn module() -> Module {
 
 #[test]
 fn flatten_borrowed_lends_tensors_and_keep_makes_a_handle() {
+    let _serial = serial();
     let dict = module().call("tensors", &[2i64.into()]).unwrap();
     let mut entries = [sys::tsb_any::invalid(); 5];
     let mut n = 0usize;
@@ -43,6 +54,7 @@ fn flatten_borrowed_lends_tensors_and_keep_makes_a_handle() {
 
 #[test]
 fn a_kept_tensor_from_a_flattened_dict_outlives_the_dict() {
+    let _serial = serial();
     let m = module();
     let before = tsbridge::handle_count().unwrap();
     let dict = m.call("tensors", &[100i64.into()]).unwrap();
@@ -72,6 +84,7 @@ fn a_kept_tensor_from_a_flattened_dict_outlives_the_dict() {
 
 #[test]
 fn a_method_called_by_index_is_the_one_named() {
+    let _serial = serial();
     let m = module();
     let names: Vec<String> = m.methods().unwrap().into_iter().map(|s| s.name).collect();
     for (add, name) in [(1i64, "first"), (2, "second"), (3, "third")] {
@@ -85,6 +98,7 @@ fn a_method_called_by_index_is_the_one_named() {
 
 #[test]
 fn a_methods_errors_name_it() {
+    let _serial = serial();
     let m = module();
     let missing = m.find_method("fourth").unwrap_err();
     assert_eq!(missing.code, Code::NotFound);
