@@ -4,9 +4,9 @@
 #
 #   bash scripts/fuzz_long.sh TARGET RUNS [SECONDS]
 #
-# TARGET is json, type_string, pickle, abi_sequence, module_load or
-# host_conversion; the run stops after RUNS executions or SECONDS (default
-# 3600); RUNS 0 runs only the leak check of the corpus. The sanitizer
+# TARGET is json, type_string, pickle, abi_sequence, module_load,
+# host_conversion or kit_build; the run stops after RUNS executions or
+# SECONDS (default 3600); RUNS 0 runs only the leak check of the corpus. The sanitizer
 # stage's options apply, with two changes, both for throughput:
 #  - leak detection is off while fuzzing (LeakSanitizer scans LibTorch's
 #    whole heap whenever an input allocates more than it frees: most of the
