@@ -329,7 +329,9 @@ class ListBuilder {
   ListBuilder(int32_t element, size_t n) : element_(element), n_(n), items_(n) {}
   int32_t element() const { return element_; }
   size_t size() const { return n_; }
-  // Builds item i with make(tsb_any* out); a failure names "[i]".
+  // Builds item i with make(tsb_any* out); a failure names "[i]". Items
+  // (and a Tuple's and a Dict's entries) are built once each, in order from
+  // 0: the one pass appends them as they come.
   template <typename Make>
   void Item(size_t i, Make&& make) {
     At([&] { return IndexSegment(i); }, [&] { common_.Add(items_.Add(i, make).type_index); });
