@@ -1,6 +1,6 @@
 // What the fuzz targets share: the input read byte by byte, a typed input
 // ("<type string>\n<bytes>") split and its type parsed, the bundled plugins
-// loaded once.
+// loaded once, a value written as JSON.
 #ifndef TSBRIDGE_TESTS_FUZZ_FUZZ_INPUT_H_
 #define TSBRIDGE_TESTS_FUZZ_FUZZ_INPUT_H_
 
@@ -55,6 +55,18 @@ inline bool SplitTyped(const uint8_t* data, size_t size, int32_t* type, Bytes* r
   const size_t used = static_cast<size_t>(newline + 1 - begin);
   *rest = Bytes{data + used, size - used};
   return true;
+}
+
+// `value` as JSON; empty if that fails (a status is fine, a crash not).
+inline std::string JsonOf(const tsb_any& value) {
+  char* text = nullptr;
+  if (tsb_status* s = tsb_json_write(&value, &text)) {
+    tsb_status_free(s);
+    return {};
+  }
+  std::string out(text);
+  tsb_string_free(text);
+  return out;
 }
 
 }  // namespace tsb::fuzz

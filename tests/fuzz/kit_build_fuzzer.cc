@@ -163,14 +163,8 @@ std::string BuildJson(const Node& tree, int32_t type, int32_t* built_type) {
     return "";
   }
   *built_type = v.type_index();
-  char* json = nullptr;
-  if (tsb_status* s = tsb_json_write(&v.get(), &json)) {
-    tsb_status_free(s);
-    return "(no JSON)";
-  }
-  std::string out(json);
-  tsb_string_free(json);
-  return out;
+  const std::string json = tsb::fuzz::JsonOf(v.get());
+  return json.empty() ? "(no JSON)" : json;
 }
 
 }  // namespace

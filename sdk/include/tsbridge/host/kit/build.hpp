@@ -217,19 +217,21 @@ class Collected {
     *out = made;
   }
 
-  // Flat: the n items as whole values (a container among them made by
-  // tsb_any_unflatten as `element(i)`, a failure named by segment(i)), the
-  // entries given back; for what needs the values themselves (a Tuple typed
-  // by its items, names).
-  template <typename ElementOf, typename SegmentOf>
-  void Whole(size_t n, ElementOf&& element, SegmentOf&& segment, OwnedVec& items) {
+  // make(items, out) with the n items as whole values, for what needs the
+  // values themselves (a Tuple typed by its items, names, mixed keys). Flat:
+  // a container among them made by tsb_any_unflatten as `element(i)` (a
+  // failure named by segment(i, the items made so far)), the entries given
+  // back.
+  template <typename ElementOf, typename SegmentOf, typename Make>
+  void Whole(size_t n, ElementOf&& element, SegmentOf&& segment, Make&& make, tsb_any* out) {
+    if (flat_ == nullptr) return make(own_.data(), out);
     std::vector<tsb_any>& e = flat_->entries();
-    items.resize(n);
+    OwnedVec items(n);
     size_t pos = at_ + 1;
     for (size_t i = 0; i < n; ++i) {
       const size_t span = flat_->Span(pos);
       if (e[pos].flags == TSB_FLAG_CONTAINER) {
-        At([&] { return segment(i); }, [&] {
+        At([&] { return segment(i, items.data()); }, [&] {
           CheckStatus(tsb_any_unflatten(element(i), e.data() + pos, span, &items[i]));
         });
       } else {
@@ -239,6 +241,7 @@ class Collected {
       pos += span;
     }
     flat_->Truncate(at_);
+    make(items.data(), out);
   }
 
  private:
@@ -405,11 +408,9 @@ class TupleBuilder {
   // make(items, out) with the items as whole values.
   template <typename Make>
   void FromWhole(tsb_any* out, Make&& make) {
-    if (!items_.flat()) return make(items_.own(), out);
-    OwnedVec whole;
     items_.Whole(
-        n_, [&](size_t i) { return element(i); }, [&](size_t i) { return Segment(i); }, whole);
-    make(whole.data(), out);
+        n_, [&](size_t i) { return element(i); },
+        [&](size_t i, const tsb_any*) { return Segment(i); }, make, out);
   }
 
   const Entry* type_;
@@ -458,16 +459,15 @@ class DictBuilder {
       }
       CheckStatus(tsb_dict_new(k, v, keys, values, n_, made));
     };
-    if (!items_.flat()) return make(items_.own(), out);
-    if (k != TSB_TYPE_ANY) return items_.Finish(internal::DictTypeOf(k, v), out);
-    OwnedVec whole;  // a value by its key (made before it), a key by its place
-    items_.Whole(
+    if (items_.flat() && k != TSB_TYPE_ANY) {
+      return items_.Finish(internal::DictTypeOf(k, v), out);
+    }
+    items_.Whole(  // a value named by its key (made before it), a key by its place
         2 * n_, [&](size_t i) { return i % 2 == 0 ? k : v; },
-        [&](size_t i) {
-          return i % 2 == 0 ? IndexSegment(i / 2) + " (a key)" : KeySegmentOf(whole[i - 1]);
+        [&](size_t i, const tsb_any* made) {
+          return i % 2 == 0 ? IndexSegment(i / 2) + " (a key)" : KeySegmentOf(made[i - 1]);
         },
-        whole);
-    make(whole.data(), out);
+        make, out);
   }
 
  private:
