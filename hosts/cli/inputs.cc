@@ -111,6 +111,7 @@ class JsonHost {
   using In = const Json&;
   using Entry = kit::TypeInfo;
   using Guard = kit::NestingGuard;
+  using Context = kit::BuildContext;
   struct CachedEntry : kit::TypeInfo {
     void Complete() {}
   };
@@ -119,15 +120,19 @@ class JsonHost {
 
   // A value of `type`: whole when nothing in it needs building.
   void Read(const Json& json, int32_t type, tsb_any* out) {
+    Context context;
+    Read(json, type, context, out);
+  }
+  void Read(const Json& json, int32_t type, Context& context, tsb_any* out) {
     const bool untyped = type == TSB_TYPE_ANY;
     if (!NeedsBuilding(json, untyped)) {
       kit::CheckStatus(tsb_json_read(json.dump().c_str(), type, out));
       return;
     }
-    kit::Build(*this, json, type, out);
+    kit::Build(*this, context, json, type, out);
   }
 
-  void Leaf(const Json& json, int32_t expected, tsb_any* out) {
+  void Leaf(const Json& json, int32_t expected, Context& context, tsb_any* out) {
     if (IsFileForm(json)) {
       Value value = json.contains("file") ? LoadSaved(json["file"].get<std::string>())
                                           : LoadImage(json);
@@ -138,38 +143,40 @@ class JsonHost {
       }
       return;
     }
-    if (expected == TSB_TYPE_ANY && IsTensorObject(json)) return Read(json, TSB_TYPE_TENSOR, out);
-    if (expected == TSB_TYPE_ANY) return Untyped(json, out);
-    Read(json, expected, out);
+    if (expected == TSB_TYPE_ANY && IsTensorObject(json)) {
+      return Read(json, TSB_TYPE_TENSOR, context, out);
+    }
+    if (expected == TSB_TYPE_ANY) return Untyped(json, context, out);
+    Read(json, expected, context, out);
   }
-  void Untyped(const Json& json, tsb_any* out) {
+  void Untyped(const Json& json, Context& context, tsb_any* out) {
     if (IsFileForm(json) || !(json.is_array() || json.is_object())) {
-      return Leaf(json, TSB_TYPE_ANY, out);
+      return Leaf(json, TSB_TYPE_ANY, context, out);
     }
     if (json.is_array()) {
-      BuildList(json, TSB_TYPE_ANY, out);
+      BuildList(json, TSB_TYPE_ANY, context, out);
     } else {
-      BuildDict(json, TSB_TYPE_STR, TSB_TYPE_ANY, out);
+      BuildDict(json, TSB_TYPE_STR, TSB_TYPE_ANY, context, out);
     }
   }
   bool IsNone(const Json& json) { return json.is_null(); }
-  bool List(const Json& json, const Entry& type, tsb_any* out) {
+  bool List(const Json& json, const Entry& type, Context& context, tsb_any* out) {
     if (!json.is_array()) return false;
-    BuildList(json, type.contained[0], out);
+    BuildList(json, type.contained[0], context, out);
     return true;
   }
-  bool Tuple(const Json& json, const Entry& type, tsb_any* out) {
+  bool Tuple(const Json& json, const Entry& type, Context& context, tsb_any* out) {
     if (!json.is_array()) return false;
-    kit::TupleBuilder<Entry> tuple(&type, json.size());
+    kit::TupleBuilder<Entry> tuple(context, &type, json.size());
     for (size_t i = 0; i < json.size(); ++i) {
-      tuple.Item(i, [&](tsb_any* item) { Read(json[i], tuple.element(i), item); });
+      tuple.Item(i, [&](tsb_any* item) { Read(json[i], tuple.element(i), context, item); });
     }
     tuple.Finish(out);
     return true;
   }
-  bool Dict(const Json& json, const Entry& type, tsb_any* out) {
+  bool Dict(const Json& json, const Entry& type, Context& context, tsb_any* out) {
     if (!json.is_object() || IsFileForm(json)) return false;
-    BuildDict(json, type.contained[0], type.contained[1], out);
+    BuildDict(json, type.contained[0], type.contained[1], context, out);
     return true;
   }
   bool Enum(const Json&, const Entry&, tsb_any*) { return false; }  // read whole
@@ -183,21 +190,22 @@ class JsonHost {
     static auto& types = *new kit::TypeCache<CachedEntry>;
     return types;
   }
-  void BuildList(const Json& json, int32_t element, tsb_any* out) {
-    kit::ListBuilder list(element, json.size());
+  void BuildList(const Json& json, int32_t element, Context& context, tsb_any* out) {
+    kit::ListBuilder list(context, element, json.size());
     for (size_t i = 0; i < json.size(); ++i) {
-      list.Item(i, [&](tsb_any* item) { Read(json[i], element, item); });
+      list.Item(i, [&](tsb_any* item) { Read(json[i], element, context, item); });
     }
     list.Finish(out);
   }
-  void BuildDict(const Json& json, int32_t key_type, int32_t value_type, tsb_any* out) {
-    kit::DictBuilder dict(key_type, value_type, json.size());
+  void BuildDict(const Json& json, int32_t key_type, int32_t value_type, Context& context,
+                 tsb_any* out) {
+    kit::DictBuilder dict(context, key_type, value_type, json.size());
     size_t i = 0;
     for (const auto& [key, item] : json.items()) {
       dict.Entry(
           i++, [&] { return kit::StrKeySegment(key); },
-          [&](tsb_any* k) { Read(Json(key), key_type, k); },
-          [&, &item = item](tsb_any* v) { Read(item, value_type, v); });
+          [&](tsb_any* k) { Read(Json(key), key_type, context, k); },
+          [&, &item = item](tsb_any* v) { Read(item, value_type, context, v); });
     }
     dict.Finish(out);
   }
@@ -226,31 +234,24 @@ Json ParseJson(const std::string& text, const std::string& what) {
   }
 }
 
-Args ReadArguments(const kit::CallPlan& plan, const Json& args, const Json& kwargs) {
+void ReadArguments(const kit::CallPlan& plan, const Json& args, const Json& kwargs,
+                   kit::CallArguments& call) {
   if (!args.is_array()) throw Failure("--args must be a JSON array", 2);
   if (!kwargs.is_object()) throw Failure("--kwargs must be a JSON object", 2);
   // Each argument read by the type its plan gives: type-directed JSON (a
   // lone number where a schema says int[2] is read as an int).
-  auto read = [](const Json& json, const kit::PlannedArgument& a) {
-    JsonHost host;
-    Value value;
-    host.Read(json, a.TypeFor(json.is_number() || json.is_boolean()), value.out());
-    return value;
+  auto read = [](const Json& json) {
+    return [&json](const kit::PlannedArgument& a, tsb_any* out) {
+      JsonHost host;
+      host.Read(json, a.TypeFor(json.is_number() || json.is_boolean()), out);
+    };
   };
-  Args call;
   try {
-    for (size_t i = 0; i < args.size(); ++i) {
-      plan.BuildPositional(i, [&](const kit::PlannedArgument& a) { call.Add(read(args[i], a)); });
-    }
-    for (const auto& [name, json] : kwargs.items()) {
-      plan.BuildKeyword(name, [&, &name = name, &json = json](const kit::PlannedArgument& a) {
-        call.Kw(name, read(json, a));
-      });
-    }
+    for (size_t i = 0; i < args.size(); ++i) call.AddPositional(plan, read(args[i]));
+    for (const auto& [name, json] : kwargs.items()) call.AddKeyword(plan, name.c_str(), read(json));
   } catch (const kit::ConvertError& e) {
     throw Failure(e.Message());
   }
-  return call;
 }
 
 }  // namespace tsb::cli

@@ -28,8 +28,10 @@ Json ParseJson(const std::string& text, const std::string& what);
 // Reads `args` (a JSON array) and `kwargs` (a JSON object) for a callee,
 // each by the type its call plan gives (tsbridge/host/call_plan.hpp; Any
 // where an operator's overloads disagree, and tsbridge chooses the
-// overload); a failure names the argument in the one path syntax.
-Args ReadArguments(const kit::CallPlan& plan, const Json& args, const Json& kwargs);
+// overload); a failure names the argument in the one path syntax. The
+// keyword names are kwargs' own keys: it outlives the call.
+void ReadArguments(const kit::CallPlan& plan, const Json& args, const Json& kwargs,
+                   kit::CallArguments& call);
 
 }  // namespace tsb::cli
 

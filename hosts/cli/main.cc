@@ -152,12 +152,15 @@ struct OutputOptions {
 
 // One call: arguments from JSON, each read by the callee's plan.
 Value Invoke(Callee& callee, const Json& args, const Json& kwargs) {
-  Args call = ReadArguments(callee.plan, args, kwargs);
+  kit::CallArguments call(args.is_array() ? args.size() : 0,
+                          kwargs.is_object() ? kwargs.size() : 0);
+  ReadArguments(callee.plan, args, kwargs, call);
+  const tsb_call_args view = call.view();
   Value result;
   // The core names the callee in its messages ("f(): argument 'x' → ...",
   // "no overload of aten::add accepts ..."): it is added only to one that
   // does not (LibTorch's own, say).
-  Status status(callee.call(call.view(), result.out()));
+  Status status(callee.call(&view, result.out()));
   if (!status.ok()) {
     const bool named = status.message().find(callee.name) != std::string::npos;
     throw Error(status, named ? "" : callee.name + "()");

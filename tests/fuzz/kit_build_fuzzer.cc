@@ -20,6 +20,7 @@
 #include "tsbridge/host/kit.hpp"
 #include "fuzz_input.h"
 #include "no_backtraces.h"
+#include "tests/testing/kit_build_access.h"
 
 namespace {
 
@@ -73,11 +74,12 @@ class FuzzHost {
   using In = const Node&;
   using Entry = ::Entry;
   using Guard = tsb::kit::NestingGuard;
+  using Context = tsb::kit::BuildContext;
 
   const Entry& Type(int32_t index) { return types_.Get(index); }
   bool IsNone(In x) { return std::holds_alternative<std::monostate>(x.v); }
-  void Leaf(In x, int32_t, tsb_any* out) { Untyped(x, out); }
-  void Untyped(In x, tsb_any* out) {
+  void Leaf(In x, int32_t, Context& context, tsb_any* out) { Untyped(x, context, out); }
+  void Untyped(In x, Context& context, tsb_any* out) {
     if (IsNone(x)) {
       *out = tsb_any_none();
     } else if (auto* b = std::get_if<bool>(&x.v)) {
@@ -89,45 +91,45 @@ class FuzzHost {
     } else if (auto* s = std::get_if<std::string>(&x.v)) {
       tsb::kit::CheckStatus(tsb_str_new(s->data(), s->size(), out));
     } else if (auto* seq = std::get_if<Seq>(&x.v)) {
-      if (seq->named) return BuildTuple(*seq, nullptr, out);
-      BuildSeq(*seq, TSB_TYPE_ANY, out);
+      if (seq->named) return BuildTuple(*seq, nullptr, context, out);
+      BuildSeq(*seq, TSB_TYPE_ANY, context, out);
     } else {
-      BuildMap(std::get<Map>(x.v), TSB_TYPE_STR, TSB_TYPE_ANY, out);
+      BuildMap(std::get<Map>(x.v), TSB_TYPE_STR, TSB_TYPE_ANY, context, out);
     }
   }
-  bool List(In x, const Entry& type, tsb_any* out) {
+  bool List(In x, const Entry& type, Context& context, tsb_any* out) {
     const Seq* seq = std::get_if<Seq>(&x.v);
     if (seq == nullptr) return false;
-    BuildSeq(*seq, type.contained[0], out);
+    BuildSeq(*seq, type.contained[0], context, out);
     return true;
   }
-  bool Tuple(In x, const Entry& type, tsb_any* out) {
+  bool Tuple(In x, const Entry& type, Context& context, tsb_any* out) {
     const Seq* seq = std::get_if<Seq>(&x.v);
     if (seq == nullptr) return false;
-    BuildTuple(*seq, &type, out);
+    BuildTuple(*seq, &type, context, out);
     return true;
   }
-  bool Dict(In x, const Entry& type, tsb_any* out) {
+  bool Dict(In x, const Entry& type, Context& context, tsb_any* out) {
     const Map* map = std::get_if<Map>(&x.v);
     if (map == nullptr) return false;
-    BuildMap(*map, type.contained[0], type.contained[1], out);
+    BuildMap(*map, type.contained[0], type.contained[1], context, out);
     return true;
   }
   bool Enum(In, const Entry&, tsb_any*) { return false; }
   [[noreturn]] void Mismatch(In, int32_t) { tsb::kit::Fail(TSB_ERR_TYPE, "no member took it"); }
 
  private:
-  void BuildSeq(const Seq& seq, int32_t element, tsb_any* out) {
-    tsb::kit::ListBuilder b(element, seq.items.size());
+  void BuildSeq(const Seq& seq, int32_t element, Context& context, tsb_any* out) {
+    tsb::kit::ListBuilder b(context, element, seq.items.size());
     for (size_t i = 0; i < seq.items.size(); ++i) {
-      b.Item(i, [&](tsb_any* item) { tsb::kit::Build(*this, *seq.items[i], element, item); });
+      b.Item(i, [&](tsb_any* item) { tsb::kit::Build(*this, context, *seq.items[i], element, item); });
     }
     b.Finish(out);
   }
-  void BuildTuple(const Seq& seq, const Entry* type, tsb_any* out) {
-    tsb::kit::TupleBuilder<Entry> b(type, seq.items.size());
+  void BuildTuple(const Seq& seq, const Entry* type, Context& context, tsb_any* out) {
+    tsb::kit::TupleBuilder<Entry> b(context, type, seq.items.size());
     for (size_t i = 0; i < b.size(); ++i) {
-      b.Item(i, [&](tsb_any* item) { tsb::kit::Build(*this, *seq.items[i], b.element(i), item); });
+      b.Item(i, [&](tsb_any* item) { tsb::kit::Build(*this, context, *seq.items[i], b.element(i), item); });
     }
     if (!seq.named || seq.items.empty()) return b.Finish(out);
     std::vector<std::string> held;
@@ -136,15 +138,16 @@ class FuzzHost {
     for (const std::string& f : held) fields.push_back(f.c_str());
     b.FinishNamed(nullptr, fields, out);
   }
-  void BuildMap(const Map& map, int32_t key_type, int32_t value_type, tsb_any* out) {
-    tsb::kit::DictBuilder b(key_type, value_type, map.size());
+  void BuildMap(const Map& map, int32_t key_type, int32_t value_type, Context& context,
+                tsb_any* out) {
+    tsb::kit::DictBuilder b(context, key_type, value_type, map.size());
     for (size_t i = 0; i < map.size(); ++i) {
       b.Entry(
           i, [&] { return tsb::kit::StrKeySegment(map[i].first); },
           [&](tsb_any* k) {
-            tsb::kit::Build(*this, Node{map[i].first}, key_type, k);
+            tsb::kit::Build(*this, context, Node{map[i].first}, key_type, k);
           },
-          [&](tsb_any* v) { tsb::kit::Build(*this, *map[i].second, value_type, v); });
+          [&](tsb_any* v) { tsb::kit::Build(*this, context, *map[i].second, value_type, v); });
     }
     b.Finish(out);
   }
@@ -154,11 +157,13 @@ class FuzzHost {
 // The value's JSON, or "" when kit::Build refused it. Not the error: with
 // two faults the one pass names the first in pre-order, container by
 // container the first container finished.
-std::string BuildJson(const Node& tree, int32_t type, int32_t* built_type) {
+std::string BuildJson(const Node& tree, int32_t type, bool per_container, int32_t* built_type) {
   FuzzHost host;
   tsb::Value v;
   try {
-    tsb::kit::Build(host, tree, type, v.out());
+    tsb::kit::BuildContext context;
+    if (per_container) tsb::kit::internal::BuildContextAccess::MakePerContainer(context);
+    tsb::kit::Build(host, context, tree, type, v.out());
   } catch (const tsb::kit::ConvertError&) {
     return "";
   }
@@ -178,12 +183,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const NodePtr tree = MakeNode(in, 0);
   const size_t live_before = ::tsb::LiveHandles();
   int32_t one_pass_type = TSB_TYPE_INVALID, per_container_type = TSB_TYPE_INVALID;
-  const std::string one_pass = BuildJson(*tree, type, &one_pass_type);
-  std::string per_container;
-  {
-    tsb::kit::internal::PerContainer each;
-    per_container = BuildJson(*tree, type, &per_container_type);
-  }
+  const std::string one_pass = BuildJson(*tree, type, false, &one_pass_type);
+  const std::string per_container = BuildJson(*tree, type, true, &per_container_type);
   if (one_pass != per_container || one_pass_type != per_container_type) {
     std::fprintf(stderr, "one pass: %s (type %d)\nper container: %s (type %d)\n",
                  one_pass.c_str(), one_pass_type, per_container.c_str(), per_container_type);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/testing/build_paths.h"
+#include "tests/testing/kit_build_access.h"
 
 namespace {
 
@@ -45,6 +46,7 @@ class TreeHost {
   using In = const TreePtr&;
   using Entry = TreeEntry;
   using Guard = tsb::kit::NestingGuard;
+  using Context = tsb::kit::BuildContext;
 
   const Entry& Type(int32_t index) { return types_.Get(index); }
 
@@ -96,18 +98,18 @@ class TreeHost {
 
   // ---- tree → boundary
   bool IsNone(In x) { return std::holds_alternative<std::monostate>(x->v); }
-  void Leaf(In x, int32_t expected, tsb_any* out) {
+  void Leaf(In x, int32_t expected, Context& context, tsb_any* out) {
     // Scalars as they are; the callee (or tsb_any_coerce) checks the type.
     (void)expected;
-    Untyped(x, out);
+    Untyped(x, context, out);
   }
-  void Untyped(In x, tsb_any* out) {
+  void Untyped(In x, Context& context, tsb_any* out) {
     if (IsNone(x)) {
       *out = tsb_any_none();
     } else if (auto* b = std::get_if<bool>(&x->v)) {
       *out = tsb_any_bool(*b);
     } else if (auto* i = std::get_if<int64_t>(&x->v)) {
-      if (on_int) on_int(*i);
+      if (on_int) on_int(*i, context);
       *out = tsb_any_int(*i);
     } else if (auto* u = std::get_if<uint64_t>(&x->v)) {
       *out = tsb_any_uint(*u);
@@ -116,29 +118,29 @@ class TreeHost {
     } else if (auto* s = std::get_if<std::string>(&x->v)) {
       tsb::kit::CheckStatus(tsb_str_new(s->data(), s->size(), out));
     } else if (std::holds_alternative<Seq>(x->v)) {
-      BuildSeq(x, TSB_TYPE_ANY, out);
+      BuildSeq(x, TSB_TYPE_ANY, context, out);
     } else {
-      BuildMap(x, TSB_TYPE_STR, TSB_TYPE_ANY, out);
+      BuildMap(x, TSB_TYPE_STR, TSB_TYPE_ANY, context, out);
     }
   }
-  bool List(In x, const Entry& type, tsb_any* out) {
+  bool List(In x, const Entry& type, Context& context, tsb_any* out) {
     if (!std::holds_alternative<Seq>(x->v)) return false;
-    BuildSeq(x, type.contained[0], out);
+    BuildSeq(x, type.contained[0], context, out);
     return true;
   }
-  bool Tuple(In x, const Entry& type, tsb_any* out) {
+  bool Tuple(In x, const Entry& type, Context& context, tsb_any* out) {
     const Seq* seq = std::get_if<Seq>(&x->v);
     if (seq == nullptr) return false;
-    tsb::kit::TupleBuilder<Entry> b(&type, seq->size());
+    tsb::kit::TupleBuilder<Entry> b(context, &type, seq->size());
     for (size_t i = 0; i < b.size(); ++i) {
-      b.Item(i, [&](tsb_any* item) { tsb::kit::Build(*this, (*seq)[i], b.element(i), item); });
+      b.Item(i, [&](tsb_any* item) { tsb::kit::Build(*this, context, (*seq)[i], b.element(i), item); });
     }
     b.Finish(out);
     return true;
   }
-  bool Dict(In x, const Entry& type, tsb_any* out) {
+  bool Dict(In x, const Entry& type, Context& context, tsb_any* out) {
     if (!std::holds_alternative<Map>(x->v)) return false;
-    BuildMap(x, type.contained[0], type.contained[1], out);
+    BuildMap(x, type.contained[0], type.contained[1], context, out);
     return true;
   }
   bool Enum(In, const Entry&, tsb_any*) { return false; }
@@ -147,27 +149,27 @@ class TreeHost {
   }
 
   int bulk_lists = 0;
-  std::function<void(int64_t)> on_int;  // as an int is built
+  std::function<void(int64_t, tsb::kit::BuildContext&)> on_int;  // as an int is built
 
  private:
-  void BuildSeq(In x, int32_t element, tsb_any* out) {
+  void BuildSeq(In x, int32_t element, Context& context, tsb_any* out) {
     const Seq& seq = std::get<Seq>(x->v);
-    tsb::kit::ListBuilder b(element, seq.size());
+    tsb::kit::ListBuilder b(context, element, seq.size());
     for (size_t i = 0; i < seq.size(); ++i) {
-      b.Item(i, [&](tsb_any* item) { tsb::kit::Build(*this, seq[i], element, item); });
+      b.Item(i, [&](tsb_any* item) { tsb::kit::Build(*this, context, seq[i], element, item); });
     }
     b.Finish(out);
   }
-  void BuildMap(In x, int32_t key_type, int32_t value_type, tsb_any* out) {
+  void BuildMap(In x, int32_t key_type, int32_t value_type, Context& context, tsb_any* out) {
     const Map& map = std::get<Map>(x->v);
-    tsb::kit::DictBuilder b(key_type, value_type, map.size());
+    tsb::kit::DictBuilder b(context, key_type, value_type, map.size());
     for (size_t i = 0; i < map.size(); ++i) {
       b.Entry(
           i, [&] { return tsb::kit::StrKeySegment(map[i].first); },
           [&](tsb_any* k) {
             tsb::kit::CheckStatus(tsb_str_new(map[i].first.data(), map[i].first.size(), k));
           },
-          [&](tsb_any* v) { tsb::kit::Build(*this, map[i].second, value_type, v); });
+          [&](tsb_any* v) { tsb::kit::Build(*this, context, map[i].second, value_type, v); });
     }
     b.Finish(out);
   }
@@ -262,8 +264,8 @@ TEST_F(HostKitTest, UntypedContainersTakeTheirItemsCommonType) {
 // are already there. With two faults the first in pre-order is named.
 TEST_F(HostKitTest, ANestedValueIsBuiltInOnePass) {
   std::vector<size_t> entries;
-  host.on_int = [&](int64_t) {
-    auto* flat = tsb::kit::internal::FlatBuild::Current();
+  host.on_int = [&](int64_t, tsb::kit::BuildContext& context) {
+    auto* flat = tsb::kit::internal::BuildContextAccess::Flat(context);
     entries.push_back(flat == nullptr ? 0 : flat->entries().size());
   };
   TreePtr tree = Make(Map{{"a", Make(Seq{Make(Seq{Make(int64_t{1})}),
@@ -273,7 +275,6 @@ TEST_F(HostKitTest, ANestedValueIsBuiltInOnePass) {
     EXPECT_EQ(Build(host, tree, type).ToJson(), R"({"a":[[1],[2,3]]})") << type;
     // Dict, "a", List, List before 1; then 1 and the second inner List.
     EXPECT_EQ(entries, (std::vector<size_t>{4, 6, 7})) << type;
-    EXPECT_EQ(tsb::kit::internal::FlatBuild::Current(), nullptr);
   }
   try {  // the error comes with its whole path from the one pass
     Build(host, tree, "Dict[str, List[List[str]]]");
@@ -303,7 +304,7 @@ TEST_F(HostKitTest, AUnionInsideAContainerTriesWholeValues) {
 // object, another buffer.
 TEST_F(HostKitTest, ABuildInsideABuildIsItsOwn) {
   std::string inner;
-  host.on_int = [&](int64_t i) {
+  host.on_int = [&](int64_t i, tsb::kit::BuildContext&) {
     if (i != 2) return;
     TreeHost other;
     inner = Build(other, Make(Map{{"b", Make(Seq{Make(int64_t{7})})}}), "Any").ToJson();
@@ -317,8 +318,9 @@ TEST_F(HostKitTest, ABuildInsideABuildIsItsOwn) {
 // entries as they were, and a tuple that needs its items as values (named,
 // or typed by its items) gets them.
 TEST_F(HostKitTest, BuildersOnTheirOwnKeepTheirEntriesWhole) {
-  auto ints = [](std::vector<int64_t> xs, tsb_any* out) {
-    tsb::kit::ListBuilder l(TSB_TYPE_INT, xs.size());
+  tsb::kit::BuildContext context;
+  auto ints = [&](std::vector<int64_t> xs, tsb_any* out) {
+    tsb::kit::ListBuilder l(context, TSB_TYPE_INT, xs.size());
     for (size_t i = 0; i < xs.size(); ++i) {
       l.Item(i, [&](tsb_any* item) {
         if (xs[i] < 0) tsb::kit::Fail(TSB_ERR_TYPE, "negative");
@@ -327,7 +329,7 @@ TEST_F(HostKitTest, BuildersOnTheirOwnKeepTheirEntriesWhole) {
     }
     l.Finish(out);
   };
-  tsb::kit::TupleBuilder<TreeEntry> t(nullptr, 2);
+  tsb::kit::TupleBuilder<TreeEntry> t(context, nullptr, 2);
   try {
     t.Item(0, [&](tsb_any* out) { ints({1, -1}, out); });
     FAIL() << "built";
@@ -343,10 +345,10 @@ TEST_F(HostKitTest, BuildersOnTheirOwnKeepTheirEntriesWhole) {
   tsb::Check(tsb_type_get_kind(named.type_index(), &kind));
   EXPECT_EQ(kind, TSB_KIND_NAMEDTUPLE);
   // An item made whole there that does not convert is named by its place.
-  tsb::kit::TupleBuilder<TreeEntry> bad(nullptr, 2);
+  tsb::kit::TupleBuilder<TreeEntry> bad(context, nullptr, 2);
   bad.Item(0, [&](tsb_any* out) { *out = tsb_any_int(1); });
   bad.Item(1, [&](tsb_any* out) {
-    tsb::kit::ListBuilder l(TSB_TYPE_INT, 1);
+    tsb::kit::ListBuilder l(context, TSB_TYPE_INT, 1);
     l.Item(0, [&](tsb_any* item) { tsb::Check(tsb_str_new("x", 1, item)); });
     l.Finish(out);
   });
@@ -374,7 +376,8 @@ TEST_F(HostKitTest, WalkStopsAtTheNestingLimit) {
 }
 
 TEST_F(HostKitTest, ABuiltDictNamesItsKeysAsAWalkDoes) {
-  tsb::kit::DictBuilder b(TSB_TYPE_INT, TSB_TYPE_STR, 2);
+  tsb::kit::BuildContext context;
+  tsb::kit::DictBuilder b(context, TSB_TYPE_INT, TSB_TYPE_STR, 2);
   b.Entry(0, [](tsb_any* k) { *k = tsb_any_int(3); },
           [](tsb_any* v) { tsb::Check(tsb_str_new("a", 1, v)); });
   try {  // the value's failure names the key made

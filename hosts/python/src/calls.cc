@@ -17,37 +17,28 @@ namespace {
 
 const char* const kModuleCapsule = "tsbridge.module";
 
-// Converted positional and keyword arguments.
-struct Args {
-  OwnedVec positional;
-  OwnedVec keyword;
-  std::vector<const char*> names;
-};
-
 // A number or bool alone, which the plan builds as int[2]'s element.
 bool LoneScalar(PyObject* x) { return PyLong_Check(x) || PyFloat_Check(x); }
 
-// Fills `out` from a vectorcall argument array, each argument built by the
-// callee's plan (tsbridge/host/call_plan.hpp).
+// A vectorcall argument array, each argument built by the callee's plan
+// (tsbridge/host/call_plan.hpp); keyword names borrowed from kwnames.
+size_t NumKeywords(PyObject* kwnames) {
+  return kwnames ? static_cast<size_t>(PyTuple_GET_SIZE(kwnames)) : 0;
+}
 void ConvertArgs(const CallPlan& plan, PyObject* const* args, size_t nargs, PyObject* kwnames,
-                 Args& out) {
+                 CallArguments& out) {
   LendTensors lend;  // the caller holds the arguments until the call returns
-  out.positional.resize(nargs);
-  for (size_t i = 0; i < nargs; ++i) {
-    plan.BuildPositional(i, [&](const tsb::kit::PlannedArgument& a) {
-      FromPython(args[i], a.TypeFor(LoneScalar(args[i])), &out.positional[i]);
-    });
-  }
-  const size_t nkw = kwnames ? static_cast<size_t>(PyTuple_GET_SIZE(kwnames)) : 0;
-  out.keyword.resize(nkw);
+  const size_t nkw = NumKeywords(kwnames);
+  auto build = [](PyObject* value) {
+    return [value](const tsb::kit::PlannedArgument& a, tsb_any* v) {
+      FromPython(value, a.TypeFor(LoneScalar(value)), v);
+    };
+  };
+  for (size_t i = 0; i < nargs; ++i) out.AddPositional(plan, build(args[i]));
   for (size_t k = 0; k < nkw; ++k) {
     const char* name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
     if (name == nullptr) throw PyErrorSet{};
-    out.names.push_back(name);
-    PyObject* value = args[nargs + k];
-    plan.BuildKeyword(name, [&](const tsb::kit::PlannedArgument& a) {
-      FromPython(value, a.TypeFor(LoneScalar(value)), &out.keyword[k]);
-    });
+    out.AddKeyword(plan, name, build(args[nargs + k]));
   }
 }
 
@@ -101,13 +92,9 @@ PyObject* CallCaller(PyObject* self, PyObject* const* args, size_t nargsf, PyObj
   return Entry([&]() -> PyObject* {
     const size_t nargs = static_cast<size_t>(PyVectorcall_NARGS(nargsf));
     IdentityScope scope;
-    Args a;
+    CallArguments a(nargs, NumKeywords(kwnames));
     ConvertArgs(c->plan, args, nargs, kwnames, a);
-    const tsb_any* pos = a.positional.data();
-    const tsb_any* kw = a.keyword.data();
-    const char* const* names = a.names.data();
-    const size_t nkw = a.names.size();
-    const tsb_call_args call_args{sizeof(tsb_call_args), pos, nargs, names, kw, nkw};
+    const tsb_call_args call_args = a.view();
     if (c->module != nullptr) {
       return Finish([&](tsb_any* out) {
         return c->method != kByName ? tsb_module_call_method(c->module, c->method, &call_args, out)
@@ -272,26 +259,24 @@ PyObject* FunctionCaller(const std::string& name) {
 PyObject* CallObject(const tsb_any& object, const std::string& method, PyObject* const* args,
                      size_t nargs, PyObject* kwnames) {
   IdentityScope scope;
-  Args a;
+  CallArguments a(nargs, NumKeywords(kwnames));
   ConvertArgs(CallPlan(method), args, nargs, kwnames, a);
+  const tsb_call_args call_args = a.view();
   return Finish([&](tsb_any* out) {
-    return tsb_object_call(&object, method.c_str(), ::tsb::CallArgs(a.positional.data(), nargs, a.names.data(), a.keyword.data(), a.names.size()).get(), out);
+    return tsb_object_call(&object, method.c_str(), &call_args, out);
   });
 }
 
 PyObject* GraphFor(tsb_module* module, const std::string& method, PyObject* const* args,
                    size_t nargs, PyObject* kwnames) {
   IdentityScope scope;
-  Args a;
+  CallArguments a(nargs, NumKeywords(kwnames));
   ConvertArgs(CallPlan::ForModuleMethod(module, method), args, nargs, kwnames, a);
+  const tsb_call_args call_args = a.view();
   char* text = nullptr;
   tsb_status* status;
   Py_BEGIN_ALLOW_THREADS
-  status = tsb_module_get_graph_for(
-      module, method.c_str(),
-      ::tsb::CallArgs(a.positional.data(), nargs, a.names.data(), a.keyword.data(),
-                      a.names.size()).get(),
-      &text);
+  status = tsb_module_get_graph_for(module, method.c_str(), &call_args, &text);
   Py_END_ALLOW_THREADS
   if (status != nullptr) {
     SetStatusError(status);
@@ -303,15 +288,16 @@ PyObject* GraphFor(tsb_module* module, const std::string& method, PyObject* cons
 }
 
 PyObject* Trace(PyObject* fn, PyObject* example_inputs, bool strict, const char* name) {
-  Ref seq(Check(PySequence_Fast(example_inputs, "example_inputs must be a sequence")));
+  // A tuple: the inputs as read, whatever an input's conversion runs.
+  Ref seq(Check(PySequence_Tuple(example_inputs)));
   IdentityScope scope;
   scope.keep_outputs = true;  // fn must hand the tracer's tensors back
   OwnedVec inputs;
-  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.p);
+  const Py_ssize_t n = PyTuple_GET_SIZE(seq.p);
   inputs.resize(static_cast<size_t>(n));
   for (Py_ssize_t i = 0; i < n; ++i) {
     tsb::kit::At([&] { return "example input " + std::to_string(i); },
-                 [&] { FromPython(PySequence_Fast_GET_ITEM(seq.p, i), TSB_TYPE_ANY, &inputs[i]); });
+                 [&] { FromPython(PyTuple_GET_ITEM(seq.p, i), TSB_TYPE_ANY, &inputs[i]); });
   }
   TraceState state{fn};
   tsb_module* module = nullptr;

@@ -14,6 +14,7 @@
 namespace tsbpy {
 
 // How a callee's arguments are typed: its schemas' plan.
+using tsb::kit::CallArguments;
 using tsb::kit::CallPlan;
 
 // A capsule owning a module (tsb_module_free when collected).

@@ -173,7 +173,7 @@ bool NamedTupleNames(PyObject* obj, size_t n, RecordNames* out) {
   return true;
 }
 
-// A list, tuple or other sequence with its items, for the builders.
+// A list, tuple or other sequence as the fast sequence API reads it.
 struct Sequence {
   explicit Sequence(PyObject* obj) : seq(Check(PySequence_Fast(obj, "expected a sequence"))) {}
   size_t size() const { return static_cast<size_t>(PySequence_Fast_GET_SIZE(seq.p)); }
@@ -181,17 +181,63 @@ struct Sequence {
   Ref seq;
 };
 
+void Release(void* obj) { Py_DECREF(static_cast<PyObject*>(obj)); }
+
+// The items of a container as they were when read, held by the build until
+// the value is made (docs/python.md): Python code an item runs (an
+// __index__, a __dlpack__, a hash) may change the container or drop what
+// it holds, and the one pass reads lent tensors and strs at the end. A
+// list's items are held one by one (the list may change); a tuple's cannot
+// change, and a sequence read into a new list (a subclass, by its
+// iteration) is held whole.
+class HeldItems {
+ public:
+  HeldItems(PyObject* obj, Sequence&& seq, tsb::kit::BuildContext& context)
+      : context_(context), n_(seq.size()) {
+    if (seq.seq.p != obj || !PyList_Check(obj)) {
+      items_ = seq.items();
+      context.Hold(seq.seq.release(), Release);
+      return;
+    }
+    at_ = context.held();
+    PyObject* const* items = seq.items();
+    for (size_t i = 0; i < n_; ++i) context.Hold(Py_NewRef(items[i]), Release);
+  }
+  // Holds a dict's keys and values, in order (keys at even places).
+  HeldItems(PyObject* dict, tsb::kit::BuildContext& context)
+      : context_(context), at_(context.held()) {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(dict, &pos, &key, &value)) {  // runs no Python code
+      context.Hold(Py_NewRef(key), Release);
+      context.Hold(Py_NewRef(value), Release);
+      n_ += 2;
+    }
+  }
+  size_t size() const { return n_; }
+  PyObject* operator[](size_t i) const {
+    return items_ != nullptr ? items_[i] : static_cast<PyObject*>(context_.HeldAt(at_ + i));
+  }
+
+ private:
+  tsb::kit::BuildContext& context_;
+  PyObject* const* items_ = nullptr;  // else held from at_ on
+  size_t at_ = 0;
+  size_t n_ = 0;
+};
+
 struct PythonIn {
   using In = PyObject*;
   using Entry = TypeEntry;
   using Guard = RecursionGuard;
+  using Context = tsb::kit::BuildContext;
 
   const Entry& Type(int32_t index) { return tsbpy::Type(index); }
-  void Convert(PyObject* obj, int32_t expected, tsb_any* out) {
-    tsb::kit::Build(*this, obj, expected, out);
+  void Convert(PyObject* obj, int32_t expected, Context& context, tsb_any* out) {
+    tsb::kit::Build(*this, context, obj, expected, out);
   }
 
-  void Leaf(PyObject* obj, int32_t expected, tsb_any* out) {
+  void Leaf(PyObject* obj, int32_t expected, Context& context, tsb_any* out) {
     // The commonest leaves first, exactly of the type asked for: no chain
     // of checks (a call's scalars and tensors).
     switch (expected) {
@@ -219,11 +265,11 @@ struct PythonIn {
       default:
         break;
     }
-    Untyped(obj, out);
+    Untyped(obj, context, out);
   }
 
   // By the Python type alone.
-  void Untyped(PyObject* obj, tsb_any* out) {
+  void Untyped(PyObject* obj, Context& context, tsb_any* out) {
     if (obj == Py_None) {
       *out = tsb_any_none();
     } else if (PyBool_Check(obj)) {
@@ -245,14 +291,14 @@ struct PythonIn {
                                        "_tsb_type_index"));
       if (index.p == nullptr) {  // a plain tuple, or a namedtuple of the user's
         PyErr_Clear();
-        return BuildTuple(obj, nullptr, out);
+        return BuildTuple(obj, nullptr, context, out);
       }
       // One of our NamedTuple classes: it keeps its type, even under Any.
-      BuildTuple(obj, &Type(static_cast<int32_t>(PyLong_AsLong(index.p))), out);
+      BuildTuple(obj, &Type(static_cast<int32_t>(PyLong_AsLong(index.p))), context, out);
     } else if (PyList_Check(obj)) {
-      BuildList(obj, TSB_TYPE_ANY, out);
+      BuildList(obj, TSB_TYPE_ANY, context, out);
     } else if (PyDict_Check(obj)) {
-      BuildDict(obj, TSB_TYPE_ANY, TSB_TYPE_ANY, out);
+      BuildDict(obj, TSB_TYPE_ANY, TSB_TYPE_ANY, context, out);
     } else if (FromOwnClass(obj, out)) {  // our objects, Enum members
       return;
     } else if (PyObject_HasAttrString(obj, "__dlpack__")) {  // numpy, cupy, ...
@@ -266,21 +312,21 @@ struct PythonIn {
 
   bool IsNone(PyObject* obj) { return obj == Py_None; }
 
-  bool List(PyObject* obj, const Entry& type, tsb_any* out) {
+  bool List(PyObject* obj, const Entry& type, Context& context, tsb_any* out) {
     if (!PyList_Check(obj) && !PyTuple_Check(obj)) return false;
-    BuildList(obj, type.contained[0], out);
+    BuildList(obj, type.contained[0], context, out);
     return true;
   }
 
-  bool Tuple(PyObject* obj, const Entry& type, tsb_any* out) {
+  bool Tuple(PyObject* obj, const Entry& type, Context& context, tsb_any* out) {
     if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
-    BuildTuple(obj, &type, out);
+    BuildTuple(obj, &type, context, out);
     return true;
   }
 
-  bool Dict(PyObject* obj, const Entry& type, tsb_any* out) {
+  bool Dict(PyObject* obj, const Entry& type, Context& context, tsb_any* out) {
     if (!PyDict_Check(obj)) return false;
-    BuildDict(obj, type.contained[0], type.contained[1], out);
+    BuildDict(obj, type.contained[0], type.contained[1], context, out);
     return true;
   }
 
@@ -292,45 +338,33 @@ struct PythonIn {
   // gives, so that it is the one every host prints.
   [[noreturn]] void Mismatch(PyObject* obj, int32_t expected) {
     tsb::Value built, coerced;
-    Untyped(obj, built.out());
+    Context context;
+    Untyped(obj, context, built.out());
     CheckStatus(tsb_any_coerce(&built.get(), expected, coerced.out()));
     tsb::kit::Fail(TSB_ERR_TYPE, "expected " + tsb::kit::Annotation(expected) + ", got Python " +
                                      Py_TYPE(obj)->tp_name);
   }
 
  private:
-  // A list or tuple's items. A subclass's are read into a new list (by its
-  // iteration, which may make them: that list their only owner); it is kept
-  // until the whole argument is built, since the kit makes the value in one
-  // pass at the end (docs/hosts.md) and a tensor or str lent from it must
-  // live until then.
-  Sequence Read(PyObject* obj) {
+  void BuildList(PyObject* obj, int32_t element, Context& context, tsb_any* out) {
     Sequence seq(obj);
-    if (seq.seq.p != obj) made_.emplace_back(Py_NewRef(seq.seq.p));
-    return seq;
-  }
-
-  std::vector<Ref> made_;
-
-  void BuildList(PyObject* obj, int32_t element, tsb_any* out) {
-    const Sequence seq = Read(obj);
     const size_t n = seq.size();
-    PyObject* const* src = seq.items();
-    const int32_t bulk = element == TSB_TYPE_ANY ? BulkCandidate(src, n) : element;
-    if (BulkList(src, n, bulk, out)) return;
-    tsb::kit::ListBuilder b(element, n);
+    // Exact ints, floats and bools run no Python code: read in place.
+    const int32_t bulk = element == TSB_TYPE_ANY ? BulkCandidate(seq.items(), n) : element;
+    if (BulkList(seq.items(), n, bulk, out)) return;
+    const HeldItems items(obj, std::move(seq), context);
+    tsb::kit::ListBuilder b(context, element, n);
     for (size_t i = 0; i < n; ++i) {
-      b.Item(i, [&](tsb_any* item) { Convert(src[i], element, item); });
+      b.Item(i, [&](tsb_any* item) { Convert(items[i], element, context, item); });
     }
     b.Finish(out);
   }
 
-  void BuildTuple(PyObject* obj, const Entry* type, tsb_any* out) {
-    const Sequence seq = Read(obj);
-    PyObject* const* src = seq.items();
-    tsb::kit::TupleBuilder<Entry> b(type, seq.size());
+  void BuildTuple(PyObject* obj, const Entry* type, Context& context, tsb_any* out) {
+    const HeldItems items(obj, Sequence(obj), context);
+    tsb::kit::TupleBuilder<Entry> b(context, type, items.size());
     for (size_t i = 0; i < b.size(); ++i) {
-      b.Item(i, [&](tsb_any* item) { Convert(src[i], b.element(i), item); });
+      b.Item(i, [&](tsb_any* item) { Convert(items[i], b.element(i), context, item); });
     }
     RecordNames names;
     const bool to_record = type != nullptr && type->kind == TSB_KIND_NAMEDTUPLE;
@@ -340,16 +374,18 @@ struct PythonIn {
     b.FinishNamed(names.nameless ? nullptr : names.qualified.c_str(), fields, out);
   }
 
-  void BuildDict(PyObject* obj, int32_t key_type, int32_t value_type, tsb_any* out) {
-    const size_t n = static_cast<size_t>(PyDict_Size(obj));
-    tsb::kit::DictBuilder b(key_type, value_type, n);
-    PyObject *key, *value;
-    Py_ssize_t pos = 0;
-    for (size_t i = 0; i < n && PyDict_Next(obj, &pos, &key, &value); ++i) {
+  void BuildDict(PyObject* obj, int32_t key_type, int32_t value_type, Context& context,
+                 tsb_any* out) {
+    const HeldItems items(obj, context);
+    const size_t n = items.size() / 2;
+    tsb::kit::DictBuilder b(context, key_type, value_type, n);
+    for (size_t i = 0; i < n; ++i) {
+      PyObject* key = items[2 * i];
+      PyObject* value = items[2 * i + 1];
       b.Entry(
           i, [&] { return KeySegment(key); },
-          [&](tsb_any* k) { Convert(key, key_type, k); },
-          [&](tsb_any* v) { Convert(value, value_type, v); });
+          [&](tsb_any* k) { Convert(key, key_type, context, k); },
+          [&](tsb_any* v) { Convert(value, value_type, context, v); });
     }
     b.Finish(out);
   }

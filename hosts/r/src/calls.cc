@@ -34,28 +34,11 @@ void FinalizeCaller(SEXP xptr) {
   delete c;
 }
 
-// Converted positional and keyword arguments, at most `capacity` in all.
-// Keyword names are borrowed: the plan's (which outlives the call) or R's
-// CHARSXPs of the argument list's names (alive while the call runs).
-struct Args {
-  explicit Args(size_t capacity) : positional(capacity), keyword(capacity) {}
-  OwnedVec positional;
-  OwnedVec keyword;
-  size_t num_positional = 0, num_keyword = 0;
-  std::vector<const char*> names;
-  tsb_any* NextPositional() { return &positional[num_positional++]; }
-  tsb_any* NextKeyword() { return &keyword[num_keyword++]; }
-  tsb_call_args Make() {
-    tsb_call_args a;
-    a.struct_size = sizeof a;
-    a.args = positional.data();
-    a.num_args = num_positional;
-    a.kw_names = names.data();
-    a.kw_values = keyword.data();
-    a.num_kwargs = num_keyword;
-    return a;
-  }
-};
+// A call's converted arguments (tsbridge/host/call_plan.hpp), at most
+// `capacity` of each. Keyword names are borrowed: the plan's (which
+// outlives the call) or R's CHARSXPs of the argument list's names (alive
+// while the call runs).
+using Args = tsb::kit::CallArguments;
 
 void Convert(SEXP value, int32_t type, const std::string& where, tsb_any* out) {
   At([&] { return where; }, [&] { FromR(value, type, out); });
@@ -81,21 +64,19 @@ int32_t TypeFor(const tsb::kit::PlannedArgument& a, SEXP value) {
 // Argument `value` by the plan, positional (at the next position) or by
 // name; the path is built only when the conversion fails.
 void ConvertPositional(const tsb::kit::CallPlan& plan, SEXP value, Args& a) {
-  const size_t at = a.num_positional;
-  tsb_any* out = a.NextPositional();
-  plan.BuildPositional(
-      at, [&](const tsb::kit::PlannedArgument& p) { FromR(value, TypeFor(p, value), out); });
+  a.AddPositional(plan, [&](const tsb::kit::PlannedArgument& p, tsb_any* out) {
+    FromR(value, TypeFor(p, value), out);
+  });
 }
 void ConvertKeyword(const tsb::kit::CallPlan& plan, const char* name, SEXP value, Args& a) {
-  a.names.push_back(name);
-  tsb_any* out = a.NextKeyword();
-  plan.BuildKeyword(
-      name, [&](const tsb::kit::PlannedArgument& p) { FromR(value, TypeFor(p, value), out); });
+  a.AddKeyword(plan, name, [&](const tsb::kit::PlannedArgument& p, tsb_any* out) {
+    FromR(value, TypeFor(p, value), out);
+  });
 }
 
 SEXP Finish(const Caller& c, Args& a) {
   tsb::Value result;
-  tsb_call_args args = a.Make();
+  const tsb_call_args args = a.view();
   switch (c.kind) {
     case Caller::kMethod:
       CheckStatus(tsb_module_call_method(c.module, c.method_index, &args, result.out()));
@@ -268,7 +249,7 @@ SEXP CallWithValues(const Caller& c, SEXP values) {
     Fail(TSB_ERR_INVALID_ARGUMENT, c.name + "(): expected " + std::to_string(params.size()) +
                                        " argument values, got " + std::to_string(Rf_length(values)));
   }
-  Args a(params.size());
+  Args a(params.size(), params.size());
   bool keywords = false;
   for (const tsb::kit::PlannedArgument& p : params) {
     SEXP value = CAR(values);
@@ -299,7 +280,7 @@ void ListArgs(const tsb::kit::CallPlan& plan, SEXP args, Args& a) {
     const char* name = names == R_NilValue ? "" : Rf_translateCharUTF8(STRING_ELT(names, i));
     if (name[0] != '\0') {
       ConvertKeyword(plan, name, value, a);
-    } else if (!a.names.empty()) {
+    } else if (a.num_keyword() > 0) {
       Fail(TSB_ERR_INVALID_ARGUMENT, plan.callee() + "(): positional argument " +
                                          std::to_string(i + 1) + " after a named one");
     } else {
@@ -314,16 +295,16 @@ void ListArgs(const tsb::kit::CallPlan& plan, SEXP args, Args& a) {
 size_t Capacity(SEXP args) { return TYPEOF(args) == VECSXP ? Len(args) : 0; }
 
 SEXP CallWithList(const Caller& c, SEXP args) {
-  Args a(Capacity(args));
+  Args a(Capacity(args), Capacity(args));
   ListArgs(c.plan, args, a);
   return Finish(c, a);
 }
 
 SEXP GraphForList(const Caller& c, SEXP args) {
   if (c.kind != Caller::kMethod) Fail(TSB_ERR_INVALID_ARGUMENT, "graph_for needs a method");
-  Args a(Capacity(args));
+  Args a(Capacity(args), Capacity(args));
   ListArgs(c.plan, args, a);
-  tsb_call_args call = a.Make();
+  const tsb_call_args call = a.view();
   char* text = nullptr;
   CheckStatus(tsb_module_get_graph_for(c.module, c.name.c_str(), &call, &text));
   std::unique_ptr<char, decltype(&tsb_string_free)> owned(text, &tsb_string_free);
@@ -331,10 +312,10 @@ SEXP GraphForList(const Caller& c, SEXP args) {
 }
 
 SEXP CallObject(const tsb_any& object, const std::string& method, SEXP args) {
-  Args a(Capacity(args));
+  Args a(Capacity(args), Capacity(args));
   ListArgs(tsb::kit::CallPlan(method), args, a);  // no schema: each by its R type
   tsb::Value result;
-  tsb_call_args call = a.Make();
+  const tsb_call_args call = a.view();
   CheckStatus(tsb_object_call(&object, method.c_str(), &call, result.out()));
   return ToR(result.get());
 }

@@ -234,13 +234,14 @@ class RBuild {
   using In = SEXP;
   using Entry = TypeEntry;
   using Guard = tsb::kit::NestingGuard;
+  using Context = tsb::kit::BuildContext;
 
   const Entry& Type(int32_t index) { return tsbr::Type(index); }
   bool IsNone(SEXP x) { return x == R_NilValue || IsScalarNA(x); }
   [[noreturn]] void Mismatch(SEXP x, int32_t expected) { Refuse(expected, x); }
 
   // The fixed leaf types (and Any).
-  void Leaf(SEXP x, int32_t expected, tsb_any* out) {
+  void Leaf(SEXP x, int32_t expected, Context& context, tsb_any* out) {
     switch (expected) {
       case TSB_TYPE_NONE:
         if (IsNone(x)) {
@@ -273,7 +274,7 @@ class RBuild {
         RequireScalar(x, expected);
         return StrAt(x, 0, out);
       case TSB_TYPE_TENSOR:
-        if (Inherits(x, "tsb_tensor")) return Untyped(x, out);
+        if (Inherits(x, "tsb_tensor")) return Untyped(x, context, out);
         if (Rf_isVectorAtomic(x) && !Rf_isObject(x)) return TensorFromArray(x, -1, out);
         if (IsInteger64(x)) return TensorFromArray(x, -1, out);
         Refuse(expected, x);
@@ -287,17 +288,17 @@ class RBuild {
         }
         Refuse(expected, x);
       default:  // Any, Number, and the rest: by the R type
-        return Untyped(x, out);
+        return Untyped(x, context, out);
     }
   }
 
   // By the R type alone.
-  void Untyped(SEXP x, tsb_any* out) {
+  void Untyped(SEXP x, Context& context, tsb_any* out) {
     if (x == R_NilValue) {
       *out = tsb_any_none();
       return;
     }
-    if (FromOwnClass(x, out)) return;
+    if (FromOwnClass(x, context, out)) return;
     if (IsScalarNA(x)) {
       *out = tsb_any_none();
       return;
@@ -309,17 +310,17 @@ class RBuild {
       case REALSXP:
       case STRSXP:
       case CPLXSXP:
-        if (Rf_xlength(x) != 1) return ListFromR(x, TSB_TYPE_ANY, out);
+        if (Rf_xlength(x) != 1) return ListFromR(x, TSB_TYPE_ANY, context, out);
         return AtomicAt(x, 0, TSB_TYPE_ANY, out);
       case VECSXP:
-        if (HasNames(x)) return DictFromR(x, TSB_TYPE_STR, TSB_TYPE_ANY, out);
-        return ListFromR(x, TSB_TYPE_ANY, out);
+        if (HasNames(x)) return DictFromR(x, TSB_TYPE_STR, TSB_TYPE_ANY, context, out);
+        return ListFromR(x, TSB_TYPE_ANY, context, out);
       default:
         Fail(TSB_ERR_TYPE, "cannot convert " + Describe(x) + " to a TorchScript value");
     }
   }
 
-  bool List(SEXP x, const Entry& type, tsb_any* out) {
+  bool List(SEXP x, const Entry& type, Context& context, tsb_any* out) {
     if (IsArrayLike(x)) return false;  // a matrix or array is a tensor
     const bool atomic = Rf_isVectorAtomic(x);
     if (!(atomic && !Inherits(x, "tsb_dtype")) && !(TYPEOF(x) == VECSXP && !Rf_isObject(x)) &&
@@ -327,19 +328,19 @@ class RBuild {
       return false;
     }
     if (type.contained[0] == TSB_TYPE_TENSOR && atomic) Refuse(type.index, x);
-    ListFromR(x, type.contained[0], out);
+    ListFromR(x, type.contained[0], context, out);
     return true;
   }
 
-  bool Tuple(SEXP x, const Entry& type, tsb_any* out) {
+  bool Tuple(SEXP x, const Entry& type, Context& context, tsb_any* out) {
     if (TYPEOF(x) != VECSXP) return false;
-    TupleFromR(x, &type, out);
+    TupleFromR(x, &type, context, out);
     return true;
   }
 
-  bool Dict(SEXP x, const Entry& type, tsb_any* out) {
+  bool Dict(SEXP x, const Entry& type, Context& context, tsb_any* out) {
     if (TYPEOF(x) != VECSXP || (Rf_isObject(x) && !Inherits(x, "tsb_dict"))) return false;
-    DictFromR(x, type.contained[0], type.contained[1], out);
+    DictFromR(x, type.contained[0], type.contained[1], context, out);
     return true;
   }
 
@@ -379,12 +380,14 @@ class RBuild {
   }
 
   // Item i of an R list (by the kit) or of an atomic vector (in place).
-  void ItemAt(SEXP x, R_xlen_t i, int32_t element, tsb_any* out) {
-    if (TYPEOF(x) == VECSXP) return tsb::kit::Build(*this, VECTOR_ELT(x, i), element, out);
+  void ItemAt(SEXP x, R_xlen_t i, int32_t element, Context& context, tsb_any* out) {
+    if (TYPEOF(x) == VECSXP) {
+      return tsb::kit::Build(*this, context, VECTOR_ELT(x, i), element, out);
+    }
     AtomicAt(x, i, element, out);
   }
 
-  void ListFromR(SEXP x, int32_t element, tsb_any* out) {
+  void ListFromR(SEXP x, int32_t element, Context& context, tsb_any* out) {
     if (element != TSB_TYPE_ANY && BulkList(x, element, out)) return;
     if (element == TSB_TYPE_ANY && Rf_isVectorAtomic(x)) {  // untyped: by the R type
       switch (TYPEOF(x)) {
@@ -397,9 +400,9 @@ class RBuild {
       }
       if (BulkList(x, element, out)) return;
     }
-    tsb::kit::ListBuilder b(element, Len(x));
+    tsb::kit::ListBuilder b(context, element, Len(x));
     for (size_t i = 0; i < b.size(); ++i) {
-      b.Item(i, [&](tsb_any* item) { ItemAt(x, static_cast<R_xlen_t>(i), element, item); });
+      b.Item(i, [&](tsb_any* item) { ItemAt(x, static_cast<R_xlen_t>(i), element, context, item); });
     }
     b.Finish(out);
   }
@@ -408,8 +411,8 @@ class RBuild {
   // takes its fields by name when the list is named; otherwise a list that
   // names every item is a nameless NamedTuple, as R torch makes of a named
   // jit_tuple (under Any, and under a plain Tuple, which it stands for).
-  void TupleFromR(SEXP x, const Entry* type, tsb_any* out) {
-    tsb::kit::TupleBuilder<Entry> b(type, Len(x));
+  void TupleFromR(SEXP x, const Entry* type, Context& context, tsb_any* out) {
+    tsb::kit::TupleBuilder<Entry> b(context, type, Len(x));
     SEXP names = Rf_getAttrib(x, R_NamesSymbol);
     const bool to_record = b.typed() && type->kind == TSB_KIND_NAMEDTUPLE;
     const bool named = !to_record && b.size() > 0 && HasNames(x);
@@ -417,7 +420,7 @@ class RBuild {
     for (size_t i = 0; i < b.size(); ++i) {
       R_xlen_t at = static_cast<R_xlen_t>(i);
       if (b.field(i) != nullptr && names != R_NilValue) at = FieldAt(names, b.field(i), *type);
-      b.Item(i, [&](tsb_any* item) { ItemAt(x, at, b.element(i), item); });
+      b.Item(i, [&](tsb_any* item) { ItemAt(x, at, b.element(i), context, item); });
     }
     if (!named) return b.Finish(out);
     std::vector<std::string> held(b.size());
@@ -430,18 +433,19 @@ class RBuild {
   }
 
   // A named list as Dict[str, V]; a tsb_dict object as any Dict.
-  void DictFromR(SEXP x, int32_t key_type, int32_t value_type, tsb_any* out) {
+  void DictFromR(SEXP x, int32_t key_type, int32_t value_type, Context& context,
+                 tsb_any* out) {
     if (Inherits(x, "tsb_dict")) {
       SEXP keys = VECTOR_ELT(x, 0), values = VECTOR_ELT(x, 1);
       const size_t n = Len(values);
       if (Len(keys) != n) {
         Fail(TSB_ERR_INVALID_ARGUMENT, "a tsb_dict with different numbers of keys and values");
       }
-      tsb::kit::DictBuilder b(key_type, value_type, n);
+      tsb::kit::DictBuilder b(context, key_type, value_type, n);
       for (size_t i = 0; i < n; ++i) {
         b.Entry(
-            i, [&](tsb_any* k) { ItemAt(keys, static_cast<R_xlen_t>(i), key_type, k); },
-            [&](tsb_any* v) { ItemAt(values, static_cast<R_xlen_t>(i), value_type, v); });
+            i, [&](tsb_any* k) { ItemAt(keys, static_cast<R_xlen_t>(i), key_type, context, k); },
+            [&](tsb_any* v) { ItemAt(values, static_cast<R_xlen_t>(i), value_type, context, v); });
       }
       return b.Finish(out);
     }
@@ -457,7 +461,7 @@ class RBuild {
       Fail(TSB_ERR_TYPE, "expected a Dict with " + Annotation(key_type) +
                              " keys: a named list has str keys; use tsb_dict(keys, values)");
     }
-    tsb::kit::DictBuilder b(TSB_TYPE_STR, value_type, n);
+    tsb::kit::DictBuilder b(context, TSB_TYPE_STR, value_type, n);
     for (size_t i = 0; i < n; ++i) {
       const std::string name = NameAt(names, static_cast<R_xlen_t>(i));
       if (name.empty()) {
@@ -466,13 +470,13 @@ class RBuild {
       }
       b.Entry(
           i, [&](tsb_any* k) { CheckStatus(tsb_str_new(name.data(), name.size(), k)); },
-          [&](tsb_any* v) { ItemAt(x, static_cast<R_xlen_t>(i), value_type, v); });
+          [&](tsb_any* v) { ItemAt(x, static_cast<R_xlen_t>(i), value_type, context, v); });
     }
     b.Finish(out);
   }
 
   // Our own objects: tensors, script objects, Enums, tagged tuples/dicts.
-  bool FromOwnClass(SEXP x, tsb_any* out) {
+  bool FromOwnClass(SEXP x, Context& context, tsb_any* out) {
     if (!Rf_isObject(x)) return false;
     if (Inherits(x, "tsb_tensor")) {
       *out = HandleOf(x, "tensor");
@@ -502,11 +506,11 @@ class RBuild {
     if (tuple) {
       const bool typed =
           type && (type->kind == TSB_KIND_TUPLE || type->kind == TSB_KIND_NAMEDTUPLE);
-      TupleFromR(x, typed ? type : nullptr, out);
+      TupleFromR(x, typed ? type : nullptr, context, out);
     } else if (type && type->kind == TSB_KIND_DICT) {
-      DictFromR(x, type->contained[0], type->contained[1], out);
+      DictFromR(x, type->contained[0], type->contained[1], context, out);
     } else {
-      DictFromR(x, TSB_TYPE_ANY, TSB_TYPE_ANY, out);
+      DictFromR(x, TSB_TYPE_ANY, TSB_TYPE_ANY, context, out);
     }
     return true;
   }

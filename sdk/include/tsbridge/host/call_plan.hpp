@@ -209,6 +209,56 @@ class CallPlan {
   std::vector<PlannedArgument> named_;
 };
 
+// The converted arguments of one call, each built by the callee's plan and
+// owned here (OwnedVec: no allocation for a call's usual few), viewed as
+// the tsb_call_args that tsb_module_call_method, tsb_op_call and
+// tsb_function_call take. Keyword names are borrowed: the host's own (a
+// Python kwnames str, an R argument list's names, a JSON object's keys),
+// alive until the call returns. The one call-arguments type of the C++
+// hosts (Python, R, tsb).
+class CallArguments {
+ public:
+  // Room for at most `positional` and `keyword` arguments.
+  CallArguments(size_t positional, size_t keyword)
+      : positional_(positional), keyword_(keyword) {
+    names_.reserve(keyword);
+  }
+  CallArguments(const CallArguments&) = delete;
+  CallArguments& operator=(const CallArguments&) = delete;
+
+  // The next positional argument, by build(const PlannedArgument&, tsb_any*
+  // out); a failure gets the argument's path (CallPlan::BuildPositional).
+  template <typename BuildArgument>
+  void AddPositional(const CallPlan& plan, BuildArgument&& build) {
+    tsb_any* out = &positional_[num_positional_];
+    plan.BuildPositional(num_positional_, [&](const PlannedArgument& a) { build(a, out); });
+    ++num_positional_;
+  }
+  // The keyword argument `name` (borrowed), the same way.
+  template <typename BuildArgument>
+  void AddKeyword(const CallPlan& plan, const char* name, BuildArgument&& build) {
+    tsb_any* out = &keyword_[names_.size()];
+    plan.BuildKeyword(name, [&](const PlannedArgument& a) { build(a, out); });
+    names_.push_back(name);
+  }
+
+  size_t num_positional() const { return num_positional_; }
+  size_t num_keyword() const { return names_.size(); }
+  // Valid while these arguments live and none is added.
+  tsb_call_args view() const {
+    tsb_call_args a = tsb_call_args_make(positional_.data(), num_positional_);
+    a.kw_names = names_.data();
+    a.kw_values = keyword_.data();
+    a.num_kwargs = names_.size();
+    return a;
+  }
+
+ private:
+  OwnedVec positional_, keyword_;
+  size_t num_positional_ = 0;
+  std::vector<const char*> names_;
+};
+
 }  // namespace tsb::kit
 
 #endif  // TSBRIDGE_HOST_CALL_PLAN_HPP_

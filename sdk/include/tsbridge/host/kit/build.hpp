@@ -12,38 +12,20 @@
 #include "tsbridge/host/kit/base.hpp"
 
 namespace tsb::kit {
+
+class BuildContext;
+
 namespace internal {
 
 // The pre-order entries (tsb_any_unflatten's form) of one outermost build,
-// in the thread's EntryBuffer. The thread's innermost one is Current(); it
-// belongs to the host object whose kit::Build opened it, so that a host
-// callback converting another value (Python code a conversion runs that
-// calls tsbridge again) starts its own.
+// in the thread's EntryBuffer (a buffer cache: which build a builder joins
+// is its BuildContext's to say).
 class FlatBuild {
  public:
-  explicit FlatBuild(const void* host) : host_(host), outer_(Current()) { Current() = this; }
-  ~FlatBuild() {
-    Truncate(0);
-    Current() = outer_;
-  }
+  FlatBuild() = default;
+  ~FlatBuild() { Truncate(0); }
   FlatBuild(const FlatBuild&) = delete;
   FlatBuild& operator=(const FlatBuild&) = delete;
-
-  // The FlatBuild a builder made now belongs to, or nullptr (its own root).
-  static FlatBuild* For(const void* host) {
-    FlatBuild* f = Current();
-    return f != nullptr && f->host_ == host ? f : nullptr;
-  }
-  static FlatBuild*& Current() {
-    thread_local FlatBuild* current = nullptr;
-    return current;
-  }
-  // The host whose kit::Build runs innermost on this thread (nullptr: a
-  // builder used on its own).
-  static const void*& Host() {
-    thread_local const void* host = nullptr;
-    return host;
-  }
 
   std::vector<tsb_any>& entries() { return entries_.get(); }
   // Drops the entries from `n` on, releasing the references among them.
@@ -61,54 +43,64 @@ class FlatBuild {
   }
 
  private:
-  const void* host_;
-  FlatBuild* outer_;
   EntryBuffer<FlatBuild> entries_;
 };
 
-// For the length of a kit::Build: which host builds (FlatBuild::Host()).
-class HostScope {
+class Collected;
+struct BuildContextAccess;  // the kit's own test and fuzzer (tests/testing)
+
+}  // namespace internal
+
+// The state of one outermost kit::Build, made by it and handed to every
+// builder it makes (a host's List, Tuple and Dict get it, and give it to
+// the kit's builders and back to kit::Build for each item); nothing is
+// looked up in a thread-local. It says where the builders' items go (one
+// buffer for the whole value, made in one tsb_any_unflatten; each builder's
+// own container against a library older than 1.9; a Union's trials whole)
+// and keeps what the host holds until the value is made (Hold).
+class BuildContext {
  public:
-  explicit HostScope(const void* host) : slot_(FlatBuild::Host()), saved_(slot_) { slot_ = host; }
-  ~HostScope() { slot_ = saved_; }
-  HostScope(const HostScope&) = delete;
-  HostScope& operator=(const HostScope&) = delete;
-
- private:
-  const void*& slot_;  // one thread-local lookup per Build
-  const void* saved_;
-};
-
-// Builds inside it make whole values (a Union's trials, which are coerced
-// and may be dropped): no builder appends to the FlatBuild around it.
-class WholeValues {
- public:
-  WholeValues() : saved_(FlatBuild::Current()) { FlatBuild::Current() = nullptr; }
-  ~WholeValues() { FlatBuild::Current() = saved_; }
-  WholeValues(const WholeValues&) = delete;
-  WholeValues& operator=(const WholeValues&) = delete;
-
- private:
-  FlatBuild* saved_;
-};
-
-// Builders made inside it each make their container (tsb_list_new, ...),
-// as against a library older than 1.9: what the kit's test and fuzzer
-// compare the one-pass build with.
-class PerContainer {
- public:
-  PerContainer() : saved_(On()) { On() = true; }
-  ~PerContainer() { On() = saved_; }
-  PerContainer(const PerContainer&) = delete;
-  PerContainer& operator=(const PerContainer&) = delete;
-  static bool& On() {
-    thread_local bool on = false;
-    return on;
+  BuildContext() : per_container_(!LibraryHas(9)), held_(&own_held_) {}
+  ~BuildContext() {
+    for (size_t i = own_held_.size(); i-- > 0;) own_held_[i].release(own_held_[i].object);
   }
+  BuildContext(const BuildContext&) = delete;
+  BuildContext& operator=(const BuildContext&) = delete;
+
+  // The host gives the build one reference it owns to `object`, released
+  // with release(object) when the outermost build ends: what it reads items
+  // from, and what it lends into the value (a str's text, a tensor), so that
+  // host code run by a later item cannot free them (docs/hosts.md).
+  void Hold(void* object, void (*release)(void*)) { held_->push_back(Held{object, release}); }
+  // The number held so far, and the one held at index i (as Hold gave it).
+  size_t held() const { return held_->size(); }
+  void* HeldAt(size_t i) const { return (*held_)[i].object; }
 
  private:
-  bool saved_;
+  friend class internal::Collected;
+  friend struct internal::BuildContextAccess;
+  template <typename Host>
+  friend void Build(Host&, BuildContext&, typename Host::In, int32_t, tsb_any*);
+
+  struct Held {
+    void* object;
+    void (*release)(void*);
+  };
+  // A Union's trial: its builders make a whole value (it is coerced, and
+  // dropped if it fails); what the host holds stays the outer build's.
+  struct WholeValueOf {
+    BuildContext& outer;
+  };
+  explicit BuildContext(WholeValueOf trial)
+      : per_container_(trial.outer.per_container_), held_(trial.outer.held_) {}
+
+  internal::FlatBuild* flat_ = nullptr;  // once the outermost container opened it
+  bool per_container_;
+  std::vector<Held>* held_;  // the outermost build's
+  std::vector<Held> own_held_;
 };
+
+namespace internal {
 
 // List[element] and Dict[key, value] by index, interned once per thread
 // (tsb_type_make_* is a registry lookup).
@@ -155,20 +147,25 @@ class CommonTypeOf {
 };
 
 // Where a builder's items go. Flat (ABI 1.9): after the builder's container
-// entry in the FlatBuild of the kit::Build it runs in, or in one of its own
-// when it is the outermost (its root); else handles of its own, n of them.
+// entry in its BuildContext's FlatBuild, or in one of its own when it is the
+// outermost (its root); else handles of its own, n of them.
 class Collected {
  public:
-  explicit Collected(size_t n) {
-    static const bool unflattens = LibraryHas(9);
-    if (!unflattens || PerContainer::On()) {
+  Collected(BuildContext& context, size_t n) {
+    if (context.per_container_) {
       own_.resize(n);
       return;
     }
-    flat_ = FlatBuild::For(FlatBuild::Host());
-    if (flat_ == nullptr) flat_ = &root_.emplace(FlatBuild::Host());
+    if (context.flat_ == nullptr) {  // the outermost container: its root
+      context_ = &context;
+      context.flat_ = &root_.emplace();
+    }
+    flat_ = context.flat_;
     at_ = flat_->entries().size();
     flat_->entries().push_back(tsb_any_inline(TSB_TYPE_INVALID, 0));
+  }
+  ~Collected() {
+    if (context_ != nullptr) context_->flat_ = nullptr;
   }
   Collected(const Collected&) = delete;
   Collected& operator=(const Collected&) = delete;
@@ -248,6 +245,7 @@ class Collected {
   OwnedVec own_;
   FlatBuild* flat_ = nullptr;
   std::optional<FlatBuild> root_;
+  BuildContext* context_ = nullptr;  // the root's, whose buffer it closes
   size_t at_ = 0;
 };
 
@@ -257,56 +255,61 @@ class Collected {
 // container's element type; TSB_TYPE_ANY when unknown). The kit dispatches
 // on the expected type's kind; a host value that does not have the shape
 // asked for is built by its own type (Host::Untyped) and the callee's
-// coercion reports the mismatch with its path. A Host provides:
+// coercion reports the mismatch with its path. The outermost call makes the
+// BuildContext; the host hands it on to every builder and item it makes. A
+// Host provides:
 //   using In = ...;                  a borrowed host value
 //   using Entry, Guard, Type(int32_t) as for Walk;
-//   void Leaf(In, int32_t expected, tsb_any* out);  // expected a fixed
-//       // leaf index (int, str, Tensor, ...) or Any: the host converts;
-//       // an int above INT64_MAX with tsb_any_uint (the kit asks for
-//       // TSB_TYPE_INT where TSB_TYPE_UINT was expected: a uint is an int)
-//   void Untyped(In, tsb_any* out);  // by the host value's own type
+//   void Leaf(In, int32_t expected, BuildContext&, tsb_any* out);  //
+//       // expected a fixed leaf index (int, str, Tensor, ...) or Any: the
+//       // host converts; an int above INT64_MAX with tsb_any_uint (the kit
+//       // asks for TSB_TYPE_INT where TSB_TYPE_UINT was expected)
+//   void Untyped(In, BuildContext&, tsb_any* out);  // by the host value's type
 //   bool IsNone(In);
 //   // Containers: each returns false when the value is not of that shape
 //   // (then Untyped runs); otherwise builds *out, with the kit's
-//   // ListBuilder / TupleBuilder / DictBuilder doing the items.
-//   bool List(In, const Entry& type, tsb_any* out);
-//   bool Tuple(In, const Entry& type, tsb_any* out);
-//   bool Dict(In, const Entry& type, tsb_any* out);
+//   // ListBuilder / TupleBuilder / DictBuilder (given the context) doing
+//   // the items, each item by kit::Build(host, context, item, type, out).
+//   bool List(In, const Entry& type, BuildContext&, tsb_any* out);
+//   bool Tuple(In, const Entry& type, BuildContext&, tsb_any* out);
+//   bool Dict(In, const Entry& type, BuildContext&, tsb_any* out);
 //   bool Enum(In, const Entry& type, tsb_any* out);  // a member's name
 //   [[noreturn]] void Mismatch(In, int32_t expected);  // "expected T, got ..."
+// A host's code run during a build (a Python __index__) that converts
+// another value makes its own outermost build: another context.
 template <typename Host>
-void Build(Host& host, typename Host::In x, int32_t expected, tsb_any* out) {
+void Build(Host& host, BuildContext& context, typename Host::In x, int32_t expected,
+           tsb_any* out) {
   typename Host::Guard guard;  // a host's Untyped recurses through Build too
-  internal::HostScope scope(&host);  // its builders share one FlatBuild
   if (expected < TSB_TYPE_FIRST_DYNAMIC) {
-    return host.Leaf(x, expected == TSB_TYPE_UINT ? TSB_TYPE_INT : expected, out);
+    return host.Leaf(x, expected == TSB_TYPE_UINT ? TSB_TYPE_INT : expected, context, out);
   }
   const typename Host::Entry& type = host.Type(expected);
   switch (type.kind) {
     case TSB_KIND_LIST:
-      if (host.List(x, type, out)) return;
+      if (host.List(x, type, context, out)) return;
       break;
     case TSB_KIND_DICT:
-      if (host.Dict(x, type, out)) return;
+      if (host.Dict(x, type, context, out)) return;
       break;
     case TSB_KIND_TUPLE:
     case TSB_KIND_NAMEDTUPLE:
-      if (host.Tuple(x, type, out)) return;
+      if (host.Tuple(x, type, context, out)) return;
       break;
     case TSB_KIND_OPTIONAL:
       if (host.IsNone(x)) {
         *out = tsb_any_none();
         return;
       }
-      return Build(host, x, type.contained[0], out);
+      return Build(host, context, x, type.contained[0], out);
     case TSB_KIND_UNION: {
       // The first member the host value converts to, in the Union's order,
       // each trial a whole value.
-      internal::WholeValues whole;
       for (int32_t member : type.contained) {
         tsb::Value candidate;
         try {
-          Build(host, x, member, candidate.out());
+          BuildContext trial(BuildContext::WholeValueOf{context});
+          Build(host, trial, x, member, candidate.out());
         } catch (const ConvertError&) {
           continue;
         }
@@ -322,14 +325,22 @@ void Build(Host& host, typename Host::In x, int32_t expected, tsb_any* out) {
     default:
       break;  // objects: by the value; the callee coerces
   }
-  host.Untyped(x, out);
+  host.Untyped(x, context, out);
+}
+
+// The outermost build of a host value: a context of its own.
+template <typename Host>
+void Build(Host& host, typename Host::In x, int32_t expected, tsb_any* out) {
+  BuildContext context;
+  Build(host, context, x, expected, out);
 }
 
 // The items of a List being built: element type known (bulk copies and
 // per-item conversion to it) or Any (the items' common type).
 class ListBuilder {
  public:
-  ListBuilder(int32_t element, size_t n) : element_(element), n_(n), items_(n) {}
+  ListBuilder(BuildContext& context, int32_t element, size_t n)
+      : element_(element), n_(n), items_(context, n) {}
   int32_t element() const { return element_; }
   size_t size() const { return n_; }
   // Builds item i with make(tsb_any* out); a failure names "[i]". Items
@@ -357,7 +368,8 @@ class ListBuilder {
 template <typename Entry>
 class TupleBuilder {
  public:
-  TupleBuilder(const Entry* type, size_t n) : type_(type), n_(n), items_(n) {}
+  TupleBuilder(BuildContext& context, const Entry* type, size_t n)
+      : type_(type), n_(n), items_(context, n) {}
   // Whether item i has a type to be built as (an arity mismatch builds the
   // items untyped and leaves the callee's coercion to say so).
   bool typed() const { return type_ != nullptr && type_->contained.size() == n_; }
@@ -421,8 +433,8 @@ class TupleBuilder {
 // The entries of a Dict being built; key and value types known or Any.
 class DictBuilder {
  public:
-  DictBuilder(int32_t key_type, int32_t value_type, size_t n)
-      : key_type_(key_type), value_type_(value_type), n_(n), items_(2 * n) {}
+  DictBuilder(BuildContext& context, int32_t key_type, int32_t value_type, size_t n)
+      : key_type_(key_type), value_type_(value_type), n_(n), items_(context, 2 * n) {}
   int32_t key_type() const { return key_type_; }
   int32_t value_type() const { return value_type_; }
   size_t size() const { return n_; }
