@@ -26,12 +26,13 @@ size_t NumKeywords(PyObject* kwnames) {
   return kwnames ? static_cast<size_t>(PyTuple_GET_SIZE(kwnames)) : 0;
 }
 void ConvertArgs(const CallPlan& plan, PyObject* const* args, size_t nargs, PyObject* kwnames,
-                 CallArguments& out) {
-  LendTensors lend;  // the caller holds the arguments until the call returns
+                 IdentityScope& scope, CallArguments& out) {
+  // Lent: the caller holds the arguments until the call returns.
+  const TensorsIn tensors{&scope, true};
   const size_t nkw = NumKeywords(kwnames);
-  auto build = [](PyObject* value) {
-    return [value](const tsb::kit::PlannedArgument& a, tsb_any* v) {
-      FromPython(value, a.TypeFor(LoneScalar(value)), v);
+  auto build = [&tensors](PyObject* value) {
+    return [&tensors, value](const tsb::kit::PlannedArgument& a, tsb_any* v) {
+      FromPython(value, a.TypeFor(LoneScalar(value)), tensors, v);
     };
   };
   for (size_t i = 0; i < nargs; ++i) out.AddPositional(plan, build(args[i]));
@@ -93,7 +94,7 @@ PyObject* CallCaller(PyObject* self, PyObject* const* args, size_t nargsf, PyObj
     const size_t nargs = static_cast<size_t>(PyVectorcall_NARGS(nargsf));
     IdentityScope scope;
     CallArguments a(nargs, NumKeywords(kwnames));
-    ConvertArgs(c->plan, args, nargs, kwnames, a);
+    ConvertArgs(c->plan, args, nargs, kwnames, scope, a);
     const tsb_call_args call_args = a.view();
     if (c->module != nullptr) {
       return Finish([&](tsb_any* out) {
@@ -260,7 +261,7 @@ PyObject* CallObject(const tsb_any& object, const std::string& method, PyObject*
                      size_t nargs, PyObject* kwnames) {
   IdentityScope scope;
   CallArguments a(nargs, NumKeywords(kwnames));
-  ConvertArgs(CallPlan(method), args, nargs, kwnames, a);
+  ConvertArgs(CallPlan(method), args, nargs, kwnames, scope, a);
   const tsb_call_args call_args = a.view();
   return Finish([&](tsb_any* out) {
     return tsb_object_call(&object, method.c_str(), &call_args, out);
@@ -271,7 +272,7 @@ PyObject* GraphFor(tsb_module* module, const std::string& method, PyObject* cons
                    size_t nargs, PyObject* kwnames) {
   IdentityScope scope;
   CallArguments a(nargs, NumKeywords(kwnames));
-  ConvertArgs(CallPlan::ForModuleMethod(module, method), args, nargs, kwnames, a);
+  ConvertArgs(CallPlan::ForModuleMethod(module, method), args, nargs, kwnames, scope, a);
   const tsb_call_args call_args = a.view();
   char* text = nullptr;
   tsb_status* status;

@@ -227,6 +227,7 @@ class HeldItems {
 };
 
 struct PythonIn {
+  explicit PythonIn(const TensorsIn& t) : tensors(t) {}
   using In = PyObject*;
   using Entry = TypeEntry;
   using Guard = RecursionGuard;
@@ -257,7 +258,7 @@ struct PythonIn {
         }
         break;
       case TSB_TYPE_TENSOR:
-        if (IsTensor(obj)) return TensorFromPython(obj, out);
+        if (IsTensor(obj)) return TensorFromPython(obj, tensors, out);
         break;
       case TSB_TYPE_STR:
         if (PyUnicode_CheckExact(obj)) return StrFromPython(obj, out);
@@ -283,7 +284,7 @@ struct PythonIn {
     } else if (PyUnicode_Check(obj)) {
       StrFromPython(obj, out);
     } else if (IsTensor(obj)) {
-      TensorFromPython(obj, out);
+      TensorFromPython(obj, tensors, out);
     } else if (TorchEnumFromPython(obj, out)) {
       return;
     } else if (PyTuple_Check(obj)) {
@@ -303,7 +304,7 @@ struct PythonIn {
       return;
     } else if (PyObject_HasAttrString(obj, "__dlpack__")) {  // numpy, cupy, ...
       Ref capsule(Check(PyObject_CallMethod(obj, "__dlpack__", nullptr)));
-      TensorFromPython(capsule.p, out);
+      TensorFromPython(capsule.p, tensors, out);
     } else {
       tsb::kit::Fail(TSB_ERR_TYPE, std::string("cannot convert Python ") + Py_TYPE(obj)->tp_name +
                                        " to a TorchScript value");
@@ -311,6 +312,8 @@ struct PythonIn {
   }
 
   bool IsNone(PyObject* obj) { return obj == Py_None; }
+
+  const TensorsIn tensors;
 
   bool List(PyObject* obj, const Entry& type, Context& context, tsb_any* out) {
     if (!PyList_Check(obj) && !PyTuple_Check(obj)) return false;
@@ -393,9 +396,13 @@ struct PythonIn {
 
 }  // namespace
 
-void FromPython(PyObject* obj, int32_t expected, tsb_any* out) {
-  PythonIn host;
+void FromPython(PyObject* obj, int32_t expected, const TensorsIn& tensors, tsb_any* out) {
+  PythonIn host(tensors);
   tsb::kit::Build(host, obj, expected, out);
+}
+
+void FromPython(PyObject* obj, int32_t expected, tsb_any* out) {
+  FromPython(obj, expected, TensorsIn::OfThread(), out);
 }
 
 }  // namespace tsbpy

@@ -193,31 +193,29 @@ PyObject* ToPython(const tsb_any& v);
 // TSB_TYPE_INVALID when unknown): a new reference in *out. Builds what the
 // type asks for when it can; otherwise builds the value by its Python type
 // and leaves the coercion (and its error, with the path) to the callee.
+// Tensors go in as TensorsIn says: the thread's innermost identity scope,
+// nothing lent, unless the caller passes its own.
+class IdentityScope;
+struct TensorsIn {
+  IdentityScope* scope = nullptr;  // the call's identity map (outer ones chained)
+  // Whether a torch.Tensor may go in as a borrowed entry (no handle): only
+  // for Python objects that outlive every use of what is built (a call's
+  // arguments, which the caller holds until the call returns; builders
+  // store the tensor itself).
+  bool lend = false;
+  static TensorsIn OfThread();  // the innermost scope, nothing lent
+};
 void FromPython(PyObject* obj, int32_t expected, tsb_any* out);
+void FromPython(PyObject* obj, int32_t expected, const TensorsIn& tensors, tsb_any* out);
 
 // Tensors through DLPack (tensors.cc).
 PyObject* TensorToPython(const tsb_any& v);  // `v` may be a borrowed tensor entry
 bool IsTensor(PyObject* obj);  // a torch.Tensor or a DLPack capsule
-void TensorFromPython(PyObject* obj, tsb_any* out);
+void TensorFromPython(PyObject* obj, const TensorsIn& tensors, tsb_any* out);
 
-// While one lives on this thread, TensorFromPython may write a borrowed
-// tensor entry (no handle) for a torch.Tensor: only for Python objects
-// that outlive every use of what is built (a call's arguments, which the
-// caller holds until the call returns; builders store the tensor itself).
 // A converted value some code keeps past the Python object it came from:
-// a lent tensor entry (Python code run while a call's arguments convert
-// can convert again) becomes a handle of it (tsb_any_keep); others stay.
+// a lent tensor entry becomes a handle of it (tsb_any_keep); others stay.
 void KeepLent(tsb_any* v);
-class LendTensors {
- public:
-  LendTensors();
-  ~LendTensors();
-  LendTensors(const LendTensors&) = delete;
-  LendTensors& operator=(const LendTensors&) = delete;
-
- private:
-  bool outer_;
-};
 
 // Per call: a tensor that went in comes back as the same Python object when
 // the callee returns it, as PyTorch does (tsb_any_get_id); the same Python

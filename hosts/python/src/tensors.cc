@@ -32,8 +32,9 @@ namespace tsbpy {
 namespace {
 
 Torch g_torch;
-thread_local IdentityScope* g_scope = nullptr;  // calls run without the GIL
-thread_local bool g_lend = false;                // a LendTensors lives
+// The innermost identity scope: where a value walked out finds the Python
+// object of a tensor that went in (calls run without the GIL).
+thread_local IdentityScope* g_scope = nullptr;
 const char* const kDLTensor = "dltensor";
 const char* const kUsedDLTensor = "used_dltensor";
 
@@ -272,8 +273,8 @@ PyObject* TensorToPython(const tsb_any& v) {
   return result.release();
 }
 
-void TensorFromPython(PyObject* obj, tsb_any* out) {
-  for (IdentityScope* scope = g_scope; scope != nullptr; scope = scope->outer()) {
+void TensorFromPython(PyObject* obj, const TensorsIn& tensors, tsb_any* out) {
+  for (IdentityScope* scope = tensors.scope; scope != nullptr; scope = scope->outer()) {
     if (scope->empty()) continue;
     if (const tsb_any* same = scope->FindHandle(obj)) {  // the same tensor again
       *out = *same;
@@ -283,8 +284,8 @@ void TensorFromPython(PyObject* obj, tsb_any* out) {
   }
   if (!g_torch.available || PyCapsule_CheckExact(obj)) return FromCapsule(obj, out);
   if (g_torch.fast != nullptr) {  // no scope entry: the tensor keeps its object
-    const int done = g_lend && g_torch.fast_borrows ? g_torch.fast->borrow_torch(obj, out)
-                                                    : g_torch.fast->from_torch(obj, out);
+    const int done = tensors.lend && g_torch.fast_borrows ? g_torch.fast->borrow_torch(obj, out)
+                                                          : g_torch.fast->from_torch(obj, out);
     if (done < 0) throw PyErrorSet{};
     if (done > 0) return void(++g_torch.crossings[kCompanion][kIn]);
   }
@@ -292,7 +293,7 @@ void TensorFromPython(PyObject* obj, tsb_any* out) {
   if (g_torch.exchange != nullptr && ExchangeTakes(obj)) {
     ExchangeIn(obj, out);
     ++g_torch.crossings[kExchange][kIn];
-    if (g_scope != nullptr) g_scope->Remember(*out, obj);
+    if (tensors.scope != nullptr) tensors.scope->Remember(*out, obj);
     return;
   }
 #endif
@@ -313,7 +314,7 @@ void TensorFromPython(PyObject* obj, tsb_any* out) {
   }
   FromCapsule(capsule.p, out);
   ++g_torch.crossings[kDLPack][kIn];
-  if (g_scope != nullptr) g_scope->Remember(*out, obj);
+  if (tensors.scope != nullptr) tensors.scope->Remember(*out, obj);
 }
 
 // ------------------------------------------------------------ identity
@@ -324,8 +325,7 @@ void KeepLent(tsb_any* v) {
   CheckStatus(tsb_any_keep(&lent, v));
 }
 
-LendTensors::LendTensors() : outer_(g_lend) { g_lend = true; }
-LendTensors::~LendTensors() { g_lend = outer_; }
+TensorsIn TensorsIn::OfThread() { return TensorsIn{g_scope, false}; }
 
 void MarkGraphCall() {
   if (g_scope != nullptr) g_scope->graph = true;
