@@ -17,14 +17,13 @@ pub struct Module {
     raw: *mut sys::tsb_module,
 }
 
-// tsb_module's comment: calls and getters from many threads at once; freed
-// on any thread.
 // SAFETY: tsb_module's comment in the header: a module may be freed on
 // any thread, and `raw` is owned by this Module alone (freed once, in Drop).
 unsafe impl Send for Module {}
 // SAFETY: the same comment: many threads may call one module and its
 // getters at once (all take &self here); the setters, which must not run
-// beside any other use, take &mut self.
+// beside any other use, take &mut self (a child from children() shares its
+// parent's state, which the borrow does not see: docs/rust.md, "Unsafe code").
 unsafe impl Sync for Module {}
 
 impl std::fmt::Debug for Module {

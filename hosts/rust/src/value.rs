@@ -21,11 +21,10 @@ pub struct Value {
     raw: sys::tsb_any,
 }
 
-// The header's "Threads": a tsb_any may move to another thread.
 // SAFETY: the header's "Threads": a tsb_any may move to another
 // thread, and references are counted atomically. A Value is inline data or
-// one reference of its own, never a borrowed str or tensor (from_raw
-// refuses them), which would tie it to a parent on this thread.
+// one reference of its own, never a borrowed str or tensor (from_raw's
+// contract, asserted in debug builds), which would tie it to a parent.
 unsafe impl Send for Value {}
 
 impl Drop for Value {
