@@ -67,6 +67,8 @@ fn main() {
         "no-op method call",
         20000,
         || drop(module.call("noop", &[]).unwrap()),
+        // SAFETY: the module outlives the closure; `noop` is a CString alive
+        // throughout; `out` is a local, released once after each call.
         || unsafe {
             let mut out = sys::tsb_any::invalid();
             let s = sys::tsb_module_call(module.as_raw(), noop.as_ptr(), std::ptr::null(), &mut out);
@@ -80,6 +82,8 @@ fn main() {
         "no-op method call by index",
         20000,
         || drop(method.call(&[]).unwrap()),
+        // SAFETY: the module (which `method` borrows) outlives the closure;
+        // `out` is a local, released once after each call.
         || unsafe {
             let mut out = sys::tsb_any::invalid();
             let s = sys::tsb_module_call_method(module.as_raw(), method.index(), std::ptr::null(), &mut out);
@@ -91,6 +95,8 @@ fn main() {
     let dict = module.call("tensors", &[Value::from(100i64)]).unwrap();
     let mut entries: Vec<sys::tsb_any> = Vec::with_capacity(256);
     type Flatten = unsafe extern "C" fn(*const sys::tsb_any, *mut sys::tsb_any, usize, *mut usize) -> *mut sys::tsb_status;
+    // SAFETY: `entries` has capacity() slots and `dict` is alive; n entries
+    // are written (checked) and each released once before the next walk.
     let mut walk = |flatten: Flatten| unsafe {
         let mut n = 0usize;
         let s = flatten(dict.as_raw(), entries.as_mut_ptr(), entries.capacity(), &mut n);

@@ -73,7 +73,7 @@ std::string Describe(SEXP x) {
     case STRSXP: {
       SEXP s = STRING_ELT(x, 0);
       if (s == NA_STRING) return "character NA";
-      const char* c = Rf_translateCharUTF8(s);
+      const char* c = Rf_getCharCE(s) == CE_BYTES ? CHAR(s) : Rf_translateCharUTF8(s);
       return "character " + Quote(c, std::strlen(c));
     }
     default:

@@ -37,17 +37,17 @@ constexpr int64_t kInteger64NA = INT64_MIN;  // bit64's NA
 bool IsScalarNA(SEXP x) {
   if (Rf_xlength(x) != 1) return false;
   switch (TYPEOF(x)) {
-    case LGLSXP: return LOGICAL(x)[0] == NA_LOGICAL;
-    case INTSXP: return INTEGER(x)[0] == NA_INTEGER;
+    case LGLSXP: return LOGICAL_RO(x)[0] == NA_LOGICAL;
+    case INTSXP: return INTEGER_RO(x)[0] == NA_INTEGER;
     case REALSXP:
       if (IsInteger64(x)) {
         int64_t i;
-        std::memcpy(&i, REAL(x), sizeof i);
+        std::memcpy(&i, REAL_RO(x), sizeof i);
         return i == kInteger64NA;
       }
-      return R_IsNA(REAL(x)[0]);
+      return R_IsNA(REAL_RO(x)[0]);
     case STRSXP: return STRING_ELT(x, 0) == NA_STRING;
-    case CPLXSXP: return R_IsNA(COMPLEX(x)[0].r);
+    case CPLXSXP: return R_IsNA(COMPLEX_RO(x)[0].r);
     default: return false;
   }
 }
@@ -56,18 +56,18 @@ bool IsScalarNA(SEXP x) {
 int64_t IntAt(SEXP x, R_xlen_t i, int32_t expected) {
   switch (TYPEOF(x)) {
     case INTSXP: {
-      const int v = INTEGER(x)[i];
+      const int v = INTEGER_RO(x)[i];
       if (v == NA_INTEGER) Fail(TSB_ERR_TYPE, "expected int, got integer NA" + std::string(kNA));
       return v;
     }
     case REALSXP: {
       if (IsInteger64(x)) {
         int64_t v;
-        std::memcpy(&v, REAL(x) + i, sizeof v);
+        std::memcpy(&v, REAL_RO(x) + i, sizeof v);
         if (v == kInteger64NA) Fail(TSB_ERR_TYPE, "expected int, got integer64 NA" + std::string(kNA));
         return v;
       }
-      const double d = REAL(x)[i];
+      const double d = REAL_RO(x)[i];
       if (R_IsNA(d)) Fail(TSB_ERR_TYPE, "expected int, got double NA" + std::string(kNA));
       // R writes 2 for an int: a whole double in int64's range converts.
       if (std::isfinite(d) && d == std::trunc(d) && d >= -9223372036854775808.0 &&
@@ -89,7 +89,7 @@ int64_t IntAt(SEXP x, R_xlen_t i, int32_t expected) {
 // int64 holds. R has no uint64; bit64's integer64 is signed.
 bool UIntAt(SEXP x, R_xlen_t i, tsb_any* out) {
   if (TYPEOF(x) != REALSXP || IsInteger64(x)) return false;
-  const double d = REAL(x)[i];
+  const double d = REAL_RO(x)[i];
   if (!(d >= 9223372036854775808.0 && d < 18446744073709551616.0 && d == std::trunc(d))) {
     return false;
   }
@@ -101,13 +101,13 @@ double FloatAt(SEXP x, R_xlen_t i) {
   switch (TYPEOF(x)) {
     case REALSXP:
       if (IsInteger64(x)) return static_cast<double>(IntAt(x, i, TSB_TYPE_FLOAT));
-      if (R_IsNA(REAL(x)[i])) Fail(TSB_ERR_TYPE, "expected float, got double NA" + std::string(kNA));
-      return REAL(x)[i];
+      if (R_IsNA(REAL_RO(x)[i])) Fail(TSB_ERR_TYPE, "expected float, got double NA" + std::string(kNA));
+      return REAL_RO(x)[i];
     case INTSXP:
-      if (INTEGER(x)[i] == NA_INTEGER) {
+      if (INTEGER_RO(x)[i] == NA_INTEGER) {
         Fail(TSB_ERR_TYPE, "expected float, got integer NA" + std::string(kNA));
       }
-      return INTEGER(x)[i];
+      return INTEGER_RO(x)[i];
     default:
       Refuse(TSB_TYPE_FLOAT, x);
   }
@@ -115,7 +115,7 @@ double FloatAt(SEXP x, R_xlen_t i) {
 
 bool BoolAt(SEXP x, R_xlen_t i) {
   if (TYPEOF(x) != LGLSXP) Refuse(TSB_TYPE_BOOL, x);
-  const int v = LOGICAL(x)[i];
+  const int v = LOGICAL_RO(x)[i];
   if (v == NA_LOGICAL) Fail(TSB_ERR_TYPE, "expected bool, got logical NA" + std::string(kNA));
   return v != 0;
 }
@@ -126,12 +126,12 @@ void StrAt(SEXP x, R_xlen_t i, tsb_any* out) {
   if (s == NA_STRING) Fail(TSB_ERR_TYPE, "expected str, got character NA" + std::string(kNA));
   // Borrowed: translateCharUTF8's buffer lives until the .Call returns;
   // every builder copies it.
-  *out = tsb_any_borrowed_str(Rf_translateCharUTF8(s));
+  *out = tsb_any_borrowed_str(Utf8Chars(s));
 }
 
 void ComplexAt(SEXP x, R_xlen_t i, tsb_any* out) {
   if (TYPEOF(x) == CPLXSXP) {
-    const Rcomplex c = COMPLEX(x)[i];
+    const Rcomplex c = COMPLEX_RO(x)[i];
     if (R_IsNA(c.r)) Fail(TSB_ERR_TYPE, "expected complex, got complex NA" + std::string(kNA));
     CheckStatus(tsb_complex_new(c.r, c.i, out));
     return;
@@ -166,7 +166,7 @@ bool BulkList(SEXP x, int32_t element, tsb_any* out) {
     return true;
   }
   if (element == TSB_TYPE_FLOAT && TYPEOF(x) == REALSXP && !IsInteger64(x)) {
-    const double* src = REAL(x);
+    const double* src = REAL_RO(x);
     for (size_t i = 0; i < n; ++i) {
       if (R_IsNA(src[i])) {
         throw HostError{TSB_ERR_TYPE, IndexSegment(i),
@@ -193,7 +193,7 @@ bool BulkList(SEXP x, int32_t element, tsb_any* out) {
 
 std::string NameAt(SEXP names, R_xlen_t i) {
   if (names == R_NilValue || STRING_ELT(names, i) == NA_STRING) return "";
-  return Rf_translateCharUTF8(STRING_ELT(names, i));
+  return Utf8Chars(STRING_ELT(names, i));
 }
 
 bool HasNames(SEXP x) {
@@ -206,8 +206,9 @@ bool HasNames(SEXP x) {
 }
 
 // A plain Tuple takes its items by position: names given would be lost
-// without a word.
-void WarnDroppedNames(SEXP names, const TypeEntry& type) {
+// without a word. The warning is said once the conversion is done
+// (FromR): a handler is R code, which never runs inside a conversion.
+void WarnDroppedNames(SEXP names, const TypeEntry& type, std::vector<std::string>* warnings) {
   if (names == R_NilValue) return;
   std::string given;
   for (R_xlen_t j = 0; j < Rf_xlength(names); ++j) {
@@ -215,15 +216,16 @@ void WarnDroppedNames(SEXP names, const TypeEntry& type) {
     if (!name.empty()) given += (given.empty() ? "" : ", ") + name;
   }
   if (!given.empty()) {
-    cpp11::warning("the names of the list (%s) are dropped: %s takes its items by position",
-                   given.c_str(), type.annotation.c_str());
+    warnings->push_back("the names of the list (" + given + ") are dropped: " + type.annotation +
+                        " takes its items by position");
   }
 }
 
 // Where a named list holds a NamedTuple's field (the last item of that name).
 R_xlen_t FieldAt(SEXP names, const char* field, const TypeEntry& type) {
   for (R_xlen_t j = Rf_xlength(names) - 1; j >= 0; --j) {
-    if (std::strcmp(field, Rf_translateCharUTF8(STRING_ELT(names, j))) == 0) return j;
+    if (STRING_ELT(names, j) == NA_STRING) continue;
+    if (std::strcmp(field, Utf8Chars(STRING_ELT(names, j))) == 0) return j;
   }
   Fail(TSB_ERR_TYPE, "expected " + type.annotation + ", got a list without field '" + field + "'");
 }
@@ -359,7 +361,7 @@ class RBuild {
   void AtomicAt(SEXP x, R_xlen_t i, int32_t element, tsb_any* out) {
     switch (TYPEOF(x)) {
       case LGLSXP:
-        if (LOGICAL(x)[i] == NA_LOGICAL && element != TSB_TYPE_ANY) {
+        if (LOGICAL_RO(x)[i] == NA_LOGICAL && element != TSB_TYPE_ANY) {
           Fail(TSB_ERR_TYPE, "expected " + Annotation(element) + ", got logical NA" + kNA);
         }
         *out = tsb_any_bool(BoolAt(x, i));
@@ -416,7 +418,9 @@ class RBuild {
     SEXP names = Rf_getAttrib(x, R_NamesSymbol);
     const bool to_record = b.typed() && type->kind == TSB_KIND_NAMEDTUPLE;
     const bool named = !to_record && b.size() > 0 && HasNames(x);
-    if (b.typed() && type->kind == TSB_KIND_TUPLE && !named) WarnDroppedNames(names, *type);
+    if (b.typed() && type->kind == TSB_KIND_TUPLE && !named) {
+      WarnDroppedNames(names, *type, &warnings_);
+    }
     for (size_t i = 0; i < b.size(); ++i) {
       R_xlen_t at = static_cast<R_xlen_t>(i);
       if (b.field(i) != nullptr && names != R_NilValue) at = FieldAt(names, b.field(i), *type);
@@ -436,6 +440,10 @@ class RBuild {
   void DictFromR(SEXP x, int32_t key_type, int32_t value_type, Context& context,
                  tsb_any* out) {
     if (Inherits(x, "tsb_dict")) {
+      if (TYPEOF(x) != VECSXP || Rf_xlength(x) != 2) {  // as tsb_dict() makes it
+        Fail(TSB_ERR_INVALID_ARGUMENT,
+             "expected a tsb_dict (a list of keys and values), got " + Describe(x));
+      }
       SEXP keys = VECTOR_ELT(x, 0), values = VECTOR_ELT(x, 1);
       const size_t n = Len(values);
       if (Len(keys) != n) {
@@ -514,6 +522,10 @@ class RBuild {
     }
     return true;
   }
+
+ public:
+  // Warnings for after the conversion (WarnDroppedNames).
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace
@@ -521,6 +533,7 @@ class RBuild {
 void FromR(SEXP x, int32_t expected, tsb_any* out) {
   RBuild host;
   tsb::kit::Build(host, x, expected, out);
+  for (const std::string& w : host.warnings_) cpp11::warning("%s", w.c_str());
 }
 
 }  // namespace tsbr

@@ -131,6 +131,10 @@ void DrainDeleters();
 inline size_t Len(SEXP x) { return static_cast<size_t>(Rf_xlength(x)); }
 SEXP Utf8(const char* s, size_t len);
 SEXP Utf8(const std::string& s);
+// A CHARSXP's text in UTF-8 (Rf_translateCharUTF8, whose buffer lives until
+// the .Call returns). One in "bytes" encoding, which has none, is refused:
+// R would raise its error through the C++ frames.
+const char* Utf8Chars(SEXP s);
 // The string write(&text) makes (the ABI's, freed here) as one R string.
 template <typename Write>
 SEXP StringOf(Write&& write) {

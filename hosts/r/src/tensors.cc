@@ -238,11 +238,19 @@ SEXP WrapHandle(tsb_any v, const char* no_serialize) {
 
 SEXP HandleBinding(SEXP x) {
   if (TYPEOF(x) != ENVSXP) return R_NilValue;
+  static SEXP handle = Rf_install(".handle");
+  // Reading an active binding runs its R function, which could change the
+  // environment or raise an error through the C++ frames: no R code runs
+  // inside a conversion (docs/r.md, "Memory safety").
+  if (R_existsVarInFrame(x, handle) && R_BindingIsActive(handle, x)) {
+    Fail(TSB_ERR_INVALID_ARGUMENT,
+         "expected a tsbridge object, got an environment whose .handle is an active binding");
+  }
 #if R_VERSION >= R_Version(4, 5, 0)
   // R 4.5 put R_getVarEx in the API and 4.6 took Rf_findVarInFrame out of it.
-  return R_getVarEx(Rf_install(".handle"), x, FALSE, R_NilValue);
+  return R_getVarEx(handle, x, FALSE, R_NilValue);
 #else
-  SEXP v = Rf_findVarInFrame(x, Rf_install(".handle"));
+  SEXP v = Rf_findVarInFrame(x, handle);
   return v == R_UnboundValue ? R_NilValue : v;
 #endif
 }
@@ -298,6 +306,29 @@ bool IsArrayLike(SEXP x) {
   return Rf_isVectorAtomic(x) && Rf_getAttrib(x, R_DimSymbol) != R_NilValue;
 }
 
+// A plain (non-ALTREP) vector holding x's items and attributes. An ALTREP
+// class may move its data: a wrapper that sort() makes swaps in a copy of
+// the vector it wraps when written to while that vector is shared, which
+// frees the memory a tensor made from it earlier would still point to.
+SEXP Materialized(SEXP x) {
+  const R_xlen_t n = Rf_xlength(x);
+  SEXP plain = PROTECT(cpp11::safe[Rf_allocVector](TYPEOF(x), n));
+  const void* from = nullptr;
+  size_t size = 0;
+  switch (TYPEOF(x)) {
+    case REALSXP: from = REAL_RO(x), size = sizeof(double); break;
+    case INTSXP: from = INTEGER_RO(x), size = sizeof(int); break;
+    case LGLSXP: from = LOGICAL_RO(x), size = sizeof(int); break;
+    case CPLXSXP: from = COMPLEX_RO(x), size = sizeof(Rcomplex); break;
+    case RAWSXP: from = RAW_RO(x), size = 1; break;
+    default: break;  // DataTypeOf refused the others
+  }
+  if (n > 0) std::memcpy(VectorData(plain), from, static_cast<size_t>(n) * size);
+  SHALLOW_DUPLICATE_ATTRIB(plain, x);
+  UNPROTECT(1);
+  return plain;
+}
+
 void TensorFromArray(SEXP x, int32_t dtype, tsb_any* out) {
   if (!Rf_isVectorAtomic(x)) {
     Fail(TSB_ERR_TYPE, "expected a tensor (a tsb_tensor, or an R vector, matrix or array), got " +
@@ -305,6 +336,10 @@ void TensorFromArray(SEXP x, int32_t dtype, tsb_any* out) {
   }
   const DLDataType type = DataTypeOf(x);
   CheckNoNA(x);
+  // The tensor shares a plain vector's memory; an ALTREP one is copied once
+  // (Materialized), and the copy is what the tensor keeps alive.
+  cpp11::sexp kept(ALTREP(x) ? Materialized(x) : x);
+  x = kept;
   auto* buffer = new RBuffer;
   SEXP dim = Rf_getAttrib(x, R_DimSymbol);
   if (dim != R_NilValue) {

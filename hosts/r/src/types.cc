@@ -53,6 +53,13 @@ SEXP Utf8(const char* s, size_t len) {
 }
 SEXP Utf8(const std::string& s) { return Utf8(s.data(), s.size()); }
 
+const char* Utf8Chars(SEXP s) {
+  if (Rf_getCharCE(s) == CE_BYTES) {
+    Fail(TSB_ERR_TYPE, "expected str, got a string in \"bytes\" encoding, which has no UTF-8 text");
+  }
+  return Rf_translateCharUTF8(s);
+}
+
 SEXP StringList(const char* const* items, size_t n) {
   cpp11::writable::strings out(static_cast<R_xlen_t>(n));
   for (size_t i = 0; i < n; ++i) {
@@ -120,7 +127,7 @@ bool TorchEnumFromR(SEXP x, int32_t expected, tsb_any* out) {
   if (TYPEOF(x) != STRSXP || Rf_xlength(x) != 1 || STRING_ELT(x, 0) == NA_STRING) {
     Fail(TSB_ERR_TYPE, "expected " + Annotation(index) + ", got " + Describe(x));
   }
-  std::string name = Rf_translateCharUTF8(STRING_ELT(x, 0));
+  std::string name = Utf8Chars(STRING_ELT(x, 0));
   auto found = g_torch_enum_codes.find({index, name});
   if (found != g_torch_enum_codes.end()) {
     *out = tsb_any_inline(index, found->second);

@@ -40,6 +40,8 @@ impl TryFrom<&Data> for Value {
 }
 
 fn list_of(element_type: i32, items: &[Value]) -> Result<Value> {
+    // SAFETY: Value is repr(transparent) over tsb_any, so `items` is an
+    // array of items.len() live values, borrowed for the call (the list takes its own references).
     Value::fill(|o| unsafe {
         sys::tsb_list_new(element_type, items.as_ptr() as *const sys::tsb_any, items.len(), o)
     })
@@ -74,6 +76,7 @@ pub(crate) fn build(d: &Data) -> Result<Value> {
         Data::List(items) => build_list(items)?,
         Data::Tuple(items) => {
             let items = build_all(items.iter(), |i| format!("[{}]", i))?;
+            // SAFETY: as in list_of: `items` is an array of live tsb_any, borrowed.
             Value::fill(|o| unsafe { sys::tsb_tuple_new(items.as_ptr() as *const sys::tsb_any, items.len(), o) })?
         }
         Data::NamedTuple { type_name, fields } => build_named_tuple(type_name, fields)?,
@@ -90,6 +93,8 @@ pub(crate) fn build(d: &Data) -> Result<Value> {
 
 fn build_dict(key_type: i32, keys: &[Value], values: &[Value]) -> Result<Value> {
     let value_type = common_type(values);
+    // SAFETY: keys and values are arrays of keys.len() live tsb_any each (one
+    // key per value, built pair by pair), borrowed for the call.
     Value::fill(|o| unsafe {
         sys::tsb_dict_new(
             key_type,
@@ -106,12 +111,15 @@ fn build_list(items: &[Data]) -> Result<Value> {
     // Lists of one scalar kind go in one copy.
     if !items.is_empty() {
         if let Some(xs) = items.iter().map(|d| if let Data::Int(i) = d { Some(*i) } else { None }).collect::<Option<Vec<i64>>>() {
+            // SAFETY: pointer and length of one Vec, read (copied) during the call.
             return Value::fill(|o| unsafe { sys::tsb_list_new_int(xs.as_ptr(), xs.len(), o) });
         }
         if let Some(xs) = items.iter().map(|d| if let Data::Float(x) = d { Some(*x) } else { None }).collect::<Option<Vec<f64>>>() {
+            // SAFETY: pointer and length of one Vec, read (copied) during the call.
             return Value::fill(|o| unsafe { sys::tsb_list_new_float(xs.as_ptr(), xs.len(), o) });
         }
         if let Some(xs) = items.iter().map(|d| if let Data::Bool(b) = d { Some(*b) } else { None }).collect::<Option<Vec<bool>>>() {
+            // SAFETY: pointer and length of one Vec, read (copied) during the call.
             return Value::fill(|o| unsafe { sys::tsb_list_new_bool(xs.as_ptr(), xs.len(), o) });
         }
     }
@@ -128,6 +136,7 @@ fn build_named_tuple(type_name: &str, fields: &[(String, Data)]) -> Result<Value
     let values = build_all(fields.iter().map(|f| &f.1), |i| format!("field '{}'", fields[i].0))?;
     if let Ok(ty) = Type::parse(type_name) {
         if ty.info()?.kind == Kind::NamedTuple {
+            // SAFETY: `values` is an array of live tsb_any (repr(transparent)), borrowed.
             return Value::fill(|o| unsafe {
                 sys::tsb_tuple_new_typed(ty.index(), values.as_ptr() as *const sys::tsb_any, values.len(), o)
             });
@@ -135,6 +144,8 @@ fn build_named_tuple(type_name: &str, fields: &[(String, Data)]) -> Result<Value
     }
     let names = fields.iter().map(|f| crate::value::cstring(&f.0)).collect::<Vec<_>>();
     let name_ptrs = names.iter().map(|n| n.as_ptr()).collect::<Vec<_>>();
+    // SAFETY: one NUL-ended name per value (the CStrings in `names`, alive
+    // for the call) and an array of live tsb_any, both borrowed.
     Value::fill(|o| unsafe {
         sys::tsb_tuple_new_named(std::ptr::null(), name_ptrs.as_ptr(), values.as_ptr() as *const sys::tsb_any, values.len(), o)
     })

@@ -81,6 +81,7 @@ pub struct Schema {
 }
 
 pub(crate) fn empty_schema_info() -> sys::tsb_schema_info {
+    // SAFETY: tsb_schema_info is plain C data; all zeros is valid.
     let mut raw: sys::tsb_schema_info = unsafe { std::mem::zeroed() };
     raw.struct_size = std::mem::size_of::<sys::tsb_schema_info>();
     raw
@@ -90,6 +91,9 @@ fn read_arguments(first: *const sys::tsb_argument_info, n: usize) -> Vec<Argumen
     (0..n)
         .map(|i| {
             // The library's struct_size is the stride (tsb_schema_get_argument).
+            // SAFETY: i < n items, each the library's struct_size apart (its
+            // stride, tsb_schema_get_argument), read only while the schema's owner
+            // lives; the first exists when n > 0.
             let a = unsafe { &*((first as *const u8).add(i * (*first).struct_size) as *const sys::tsb_argument_info) };
             Argument {
                 name: c_str(a.name),

@@ -64,11 +64,28 @@ pub struct Error {
 
 pub type Result<T> = std::result::Result<T, Error>;
 
+/// An owned copy of a NUL-ended string the library gave (NULL reads as "").
 pub(crate) fn c_str(p: *const c_char) -> String {
     if p.is_null() {
         return String::new();
     }
+    // SAFETY: every pointer passed here is a NUL-ended string the library
+    // just gave, alive at least until its owner (a status, a value, a
+    // module, a schema) is released, which the caller holds over this copy.
     unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+}
+
+/// An owned copy of `len` bytes at `p` (nothing for len 0, where the
+/// library may give NULL, which no slice may hold).
+///
+/// # Safety
+/// For len > 0, `p` points at `len` readable bytes that stay valid for the call.
+pub(crate) unsafe fn bytes(p: *const c_char, len: usize) -> Vec<u8> {
+    if len == 0 {
+        return Vec::new();
+    }
+    // SAFETY: the caller's promise, for len > 0.
+    unsafe { std::slice::from_raw_parts(p as *const u8, len) }.to_vec()
 }
 
 impl Error {
@@ -95,30 +112,41 @@ impl Error {
     }
 
     /// Takes and frees a status; `None` for success (NULL).
+    ///
+    /// # Safety
+    /// `s` is NULL or a status the library returned, not yet freed; it is
+    /// freed here, so the caller must not use it again.
     pub(crate) unsafe fn from_status(s: *mut sys::tsb_status) -> Option<Error> {
         if s.is_null() {
             return None;
         }
-        let e = Error {
-            code: Code::from_raw(sys::tsb_status_get_code(s)),
-            path: c_str(sys::tsb_status_get_path(s)),
-            detail: c_str(sys::tsb_status_get_detail(s)),
-            backtrace: c_str(sys::tsb_status_get_backtrace(s)),
-        };
-        sys::tsb_status_free(s);
-        Some(e)
+        // SAFETY: `s` is a live status (the caller's promise); its strings
+        // are copied before the one free below.
+        unsafe {
+            let e = Error {
+                code: Code::from_raw(sys::tsb_status_get_code(s)),
+                path: c_str(sys::tsb_status_get_path(s)),
+                detail: c_str(sys::tsb_status_get_detail(s)),
+                backtrace: c_str(sys::tsb_status_get_backtrace(s)),
+            };
+            sys::tsb_status_free(s);
+            Some(e)
+        }
     }
 
     /// A status owned by the caller, for callbacks that report to tsbridge.
     pub(crate) fn into_status(self) -> *mut sys::tsb_status {
         let path = std::ffi::CString::new(self.path.replace('\0', " ")).unwrap();
         let detail = std::ffi::CString::new(self.detail.replace('\0', " ")).unwrap();
+        // SAFETY: two NUL-ended CStrings alive for the call, which copies them.
         unsafe { sys::tsb_status_new_at(self.code.to_raw(), path.as_ptr(), detail.as_ptr()) }
     }
 }
 
 /// `Ok(())` for a NULL status, else the error it carries (freed).
 pub(crate) fn check(s: *mut sys::tsb_status) -> Result<()> {
+    // SAFETY: every status passed here is one an ABI call just returned,
+    // passed on to nothing else: this is its one free.
     match unsafe { Error::from_status(s) } {
         None => Ok(()),
         Some(e) => Err(e),

@@ -9,6 +9,36 @@
 //! - [`ops`], [`plugin`], [`Tensor`] (DLPack zero copy), autograd.
 //!
 //! docs/rust.md is the guide.
+//!
+//! What the types rule out, checked by the compiler (these examples must
+//! not compile; tests/safety.rs runs their invariants):
+//!
+//! A `Method` borrows its module, so it cannot be called after the module
+//! is dropped:
+//! ```compile_fail
+//! let module = tsbridge::Module::compile("def f(self) -> int:\n    return 1\n").unwrap();
+//! let method = module.find_method("f").unwrap();
+//! drop(module);
+//! method.call(&[]).unwrap();
+//! ```
+//! A slice of a tensor's memory borrows the view that keeps the memory:
+//! ```compile_fail
+//! let t = tsbridge::Tensor::from_vec(vec![1f32], &[1]).unwrap();
+//! let view = t.view::<f32>().unwrap();
+//! let slice = view.as_slice().unwrap();
+//! drop(view);
+//! assert_eq!(slice[0], 1.0);
+//! ```
+//! A `Value` is `Send`, not `Sync` (tsbridge.h, "Threads"):
+//! ```compile_fail
+//! let v = tsbridge::Value::none();
+//! std::thread::scope(|s| {
+//!     s.spawn(|| drop(&v));
+//! });
+//! ```
+// Every unsafe operation sits in an `unsafe` block with its `// SAFETY:`
+// comment, unsafe fn bodies included (tests/check_safety.py, docs/rust.md).
+#![deny(unsafe_op_in_unsafe_fn)]
 pub mod autograd;
 mod builder;
 mod call;
@@ -60,6 +90,7 @@ pub fn init() -> Option<Error> {
     }
     let mut state = INIT.lock().unwrap_or_else(|e| e.into_inner());
     if state.is_none() {
+        // SAFETY: no arguments.
         let version = unsafe { sys::tsb_version() };
         *state = Some(if version / 10000 != sys::TSB_VERSION_MAJOR {
             Some(Error::new(
@@ -86,6 +117,7 @@ pub(crate) fn library_has(version: i32) -> bool {
     static LOADED: AtomicI32 = AtomicI32::new(0);
     let mut loaded = LOADED.load(Ordering::Relaxed);
     if loaded == 0 {
+        // SAFETY: no arguments.
         loaded = unsafe { sys::tsb_version() };
         LOADED.store(loaded, Ordering::Relaxed);
     }
@@ -93,5 +125,6 @@ pub(crate) fn library_has(version: i32) -> bool {
 }
 
 pub fn version_string() -> String {
+    // SAFETY: a static string of the library, copied by c_str.
     error::c_str(unsafe { sys::tsb_version_get_string() })
 }

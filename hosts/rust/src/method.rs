@@ -49,6 +49,8 @@ impl<'m> Method<'m> {
     pub fn call_with(&self, args: &[Value], kwargs: Kwargs) -> Result<Value> {
         let raw = self.module.as_raw();
         if crate::library_has(crate::ABI_1_9) {
+            // SAFETY: `raw` is the module self borrows (alive for 'm); index came
+            // from its methods(), and a module's methods do not change; `a` and `o` as in Module::call.
             return with_args(args, kwargs, |a| Value::fill(|o| unsafe { sys::tsb_module_call_method(raw, self.index, a, o) }));
         }
         // An older library (docs/abi.md: a newer host checks): by name.

@@ -36,15 +36,19 @@ impl Object {
     }
     pub fn call_with(&self, method: &str, args: &[Value], kwargs: Kwargs) -> Result<Value> {
         with_cstr(method, |m| {
+            // SAFETY: the object's value is live while self is; `m` and `a` live
+            // through the call; `o` is fill's slot.
             with_args(args, kwargs, |a| Value::fill(|o| unsafe { sys::tsb_object_call(self.value.as_raw(), m, a, o) }))
         })
     }
     /// A TorchScript archive holding the object, with its class's code.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        // SAFETY: the object's value is borrowed for the call; owned_bytes frees the bytes.
         owned_bytes(|d, n| unsafe { sys::tsb_object_write(self.value.as_raw(), d, n) })
     }
     /// The object from `to_bytes`'s bytes, as a value.
     pub fn from_bytes(bytes: &[u8]) -> Result<Value> {
+        // SAFETY: pointer and length of one slice, read during the call; `o` is fill's slot.
         Value::fill(|o| unsafe { sys::tsb_object_read(bytes.as_ptr() as *const c_char, bytes.len(), o) })
     }
     pub fn value(&self) -> &Value {

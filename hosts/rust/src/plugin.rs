@@ -27,6 +27,8 @@ pub struct LibraryInfo {
 }
 
 fn strings(p: *const *const c_char, n: usize) -> Vec<String> {
+    // SAFETY: an info struct's array of n string pointers (i < n), valid while
+    // the plugin stays loaded (plugins are never unloaded).
     (0..n).map(|i| c_str(unsafe { *p.add(i) })).collect()
 }
 
@@ -43,24 +45,30 @@ fn load_with(
     crate::init();
     let path = cstring(path);
     let mut id = -1i32;
+    // SAFETY: `load` is tsb_plugin_load or tsb_library_load; `path` is a
+    // CString alive for the call, `id` a local.
     check(unsafe { load(path.as_ptr(), &mut id) })?;
     Ok(id)
 }
 /// Loads every bundled plugin now (a host that must fail early).
 pub fn load_bundled() -> Result<()> {
+    // SAFETY: no arguments.
     check(unsafe { sys::tsb_plugin_load_bundled() })
 }
 /// Offers the bundled plugins, each loaded when first needed; `init`
 /// does this once.
 pub fn defer_bundled() -> Result<()> {
+    // SAFETY: no arguments.
     check(unsafe { sys::tsb_plugin_defer_bundled() })
 }
 /// Loads the plugins TSB_PLUGIN_PATH names.
 pub fn load_from_env() -> Result<()> {
+    // SAFETY: no arguments.
     check(unsafe { sys::tsb_plugin_load_from_env() })
 }
 pub fn bundled_dir() -> Result<String> {
     let mut p: *const c_char = std::ptr::null();
+    // SAFETY: `p` is a local the library points at its own static text.
     check(unsafe { sys::tsb_plugin_get_bundled_dir(&mut p) })?;
     Ok(c_str(p))
 }
@@ -84,11 +92,17 @@ fn all_loaded<R, T>(
     get: unsafe extern "C" fn(i32, *mut R) -> *mut sys::tsb_status,
     make: impl Fn(i32, &R) -> T,
 ) -> Result<Vec<T>> {
+    // SAFETY: `count` is the header's count function for R's list; `n` a local.
     listed(|n| unsafe { count(n) }, |i| {
         let id = i as i32;
+        // SAFETY: R is a repr(C) info struct of pointers, integers and sizes,
+        // for which all zeros is valid.
         let mut raw: R = unsafe { std::mem::zeroed() };
         // Both info structs are repr(C) and start with their struct_size.
+        // SAFETY: both info structs start with their size_t struct_size
+        // (tests/layout.rs checks the offsets against the C compiler).
         unsafe { *(&mut raw as *mut R as *mut usize) = std::mem::size_of::<R>() };
+        // SAFETY: `get` is the getter matching `count` and R, id < the count.
         check(unsafe { get(id, &mut raw) })?;
         Ok(make(id, &raw))
     })
@@ -100,6 +114,7 @@ pub fn load_library(path_or_name: &str) -> Result<i32> {
 }
 /// Loads the libraries TSB_LIBRARY_PATH names.
 pub fn load_libraries_from_env() -> Result<()> {
+    // SAFETY: no arguments.
     check(unsafe { sys::tsb_library_load_from_env() })
 }
 pub fn libraries() -> Result<Vec<LibraryInfo>> {

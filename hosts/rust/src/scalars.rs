@@ -66,6 +66,7 @@ impl Device {
 }
 
 fn inline(type_index: i32, i: i64) -> Value {
+    // SAFETY: an inline value holds no reference: nothing to release twice.
     unsafe { Value::from_raw(sys::tsb_any::inline(type_index, i)) }
 }
 

@@ -57,7 +57,10 @@ struct Lent<T> {
 }
 
 unsafe extern "C" fn drop_lent<T>(managed: *mut DLManagedTensor) {
-    drop(Box::from_raw(managed as *mut Lent<T>));
+    // SAFETY: `managed` is the first field of a repr(C) Lent<T> that
+    // from_vec leaked with Box::into_raw, so it is that box's address; DLPack
+    // calls the deleter once (or from_vec does, when the import refused).
+    drop(unsafe { Box::from_raw(managed as *mut Lent<T>) });
 }
 
 fn mismatch(detail: String) -> Error {
@@ -88,6 +91,8 @@ impl Tensor {
             ));
         }
         let mut lent = Box::new(Lent {
+            // SAFETY: DLManagedTensor is plain C data (pointers, integers and an
+            // Option of a fn pointer), for which all zeros is valid (NULL, None).
             managed: unsafe { std::mem::zeroed() },
             data,
             shape: shape.to_vec(),
@@ -103,12 +108,16 @@ impl Tensor {
         lent.managed.deleter = Some(drop_lent::<T>);
         let managed = Box::into_raw(lent) as *mut DLManagedTensor;
         let mut raw = sys::tsb_any::invalid();
+        // SAFETY: `managed` is a complete DLManagedTensor whose data, shape
+        // and deleter live in the leaked box until the deleter runs.
         let status = unsafe { sys::tsb_tensor_from_dlpack(managed, &mut raw) };
         if let Err(e) = check(status) {
-            // Ownership stayed here: the deleter was not called.
+            // SAFETY: on failure ownership stayed here (the header's promise):
+            // the deleter was not called, so this is the box's one drop.
             unsafe { drop_lent::<T>(managed) };
             return Err(e);
         }
+        // SAFETY: a successful import filled `raw` with a new reference.
         Ok(Tensor(unsafe { Value::from_raw(raw) }))
     }
     /// A tensor holding a copy of `data`.
@@ -118,9 +127,13 @@ impl Tensor {
 
     /// Dtype, layout, device, shape, strides: read without an export.
     pub fn info(&self) -> Result<TensorInfo> {
+        // SAFETY: tsb_tensor_info is plain C data; all zeros is valid.
         let mut raw: sys::tsb_tensor_info = unsafe { std::mem::zeroed() };
         raw.struct_size = std::mem::size_of::<sys::tsb_tensor_info>();
+        // SAFETY: self.0 is a live value (borrowed for the call), `raw` a local.
         check(unsafe { sys::tsb_tensor_get_info(self.0.as_raw(), &mut raw) })?;
+        // SAFETY: sizes and strides hold ndim items (read only for ndim > 0,
+        // so non-NULL), valid while the tensor lives: self borrows it here.
         let read = |p: *const i64| unsafe { std::slice::from_raw_parts(p, raw.ndim) }.to_vec();
         Ok(TensorInfo {
             dtype: Dtype(raw.dtype),
@@ -142,14 +155,18 @@ impl Tensor {
     /// until the view is dropped.
     pub fn view<T: Element>(&self) -> Result<TensorView<T>> {
         let mut managed: *mut DLManagedTensor = std::ptr::null_mut();
+        // SAFETY: self.0 is a live value; on success `managed` is an export
+        // owned by the view made next, whose Drop calls its deleter once.
         check(unsafe { sys::tsb_tensor_to_dlpack(self.0.as_raw(), &mut managed) })?;
         let view = TensorView { managed, marker: std::marker::PhantomData };
         let t = view.dl();
         if t.device.device_type != sys::KDL_CPU {
             return Err(Error::new(Code::Unsupported, "", &format!("expected a CPU tensor, got DLPack device type {}", t.device.device_type)));
         }
-        let dl = if t.dtype.code == sys::TSB_DLPACK_UINT && T::DL.code == sys::TSB_DLPACK_BOOL { T::DL } else { t.dtype };
-        if dl != T::DL {
+        // Only a bool tensor is read as bool: a uint8 byte other than 0 or 1
+        // is no bool Rust may hold, and an older DLPack says uint8 for both.
+        let readable = if T::DL.code == sys::TSB_DLPACK_BOOL { self.info()?.dtype == Dtype::BOOL } else { t.dtype == T::DL };
+        if !readable {
             let info = self.info().map(|i| i.dtype.name()).unwrap_or_else(|_| format!("{:?}", t.dtype));
             return Err(mismatch(format!("expected a {} tensor, got {}", T::DTYPE.name(), info)));
         }
@@ -170,10 +187,13 @@ pub struct TensorView<T: Element> {
 
 impl<T: Element> TensorView<T> {
     fn dl(&self) -> &sys::DLTensor {
+        // SAFETY: `managed` is the non-NULL export `view` made, alive until
+        // this view's Drop; the reference does not outlive &self.
         unsafe { &(*self.managed).dl_tensor }
     }
     pub fn shape(&self) -> &[i64] {
         let t = self.dl();
+        // SAFETY: DLPack's shape holds ndim items, alive with the export.
         if t.ndim == 0 { &[] } else { unsafe { std::slice::from_raw_parts(t.shape, t.ndim as usize) } }
     }
     /// Strides in elements (DLPack's export always gives them).
@@ -186,12 +206,14 @@ impl<T: Element> TensorView<T> {
             }
             return s;
         }
+        // SAFETY: non-NULL strides hold ndim items, alive with the export.
         unsafe { std::slice::from_raw_parts(t.strides, t.ndim as usize) }.to_vec()
     }
-    /// Where element [0, 0, ...] is.
+    /// Where element [0, 0, ...] is (NULL for an empty tensor without storage).
     pub fn as_ptr(&self) -> *const T {
         let t = self.dl();
-        unsafe { (t.data as *const u8).add(t.byte_offset as usize) as *const T }
+        // wrapping_add: no pointer arithmetic on a NULL data pointer is UB.
+        (t.data as *const u8).wrapping_add(t.byte_offset as usize) as *const T
     }
     pub fn numel(&self) -> usize {
         self.shape().iter().product::<i64>() as usize
@@ -212,6 +234,14 @@ impl<T: Element> TensorView<T> {
         if !self.is_compact() {
             return None;
         }
+        if self.numel() == 0 {
+            return Some(&[]); // an empty tensor's data may be NULL
+        }
+        // SAFETY: numel() compact elements of T (view checked the dtype; a
+        // bool tensor holds 0 or 1 only) start at as_ptr(), aligned since
+        // LibTorch allocates storage aligned beyond any element and offsets
+        // by whole elements; the export keeps the storage alive while the
+        // slice borrows self.
         Some(unsafe { std::slice::from_raw_parts(self.as_ptr(), self.numel()) })
     }
     /// The elements in row-major order, following the strides.
@@ -224,6 +254,8 @@ impl<T: Element> TensorView<T> {
         let mut index = vec![0i64; shape.len()];
         for _ in 0..self.numel() {
             let offset: i64 = index.iter().zip(&strides).map(|(i, s)| i * s).sum();
+            // SAFETY: `index` stays within shape, so the strided offset is
+            // an element of the export's storage (numel() > 0 here).
             out.push(unsafe { *self.as_ptr().offset(offset as isize) });
             for d in (0..shape.len()).rev() {
                 index[d] += 1;
@@ -239,6 +271,7 @@ impl<T: Element> TensorView<T> {
 
 impl<T: Element> Drop for TensorView<T> {
     fn drop(&mut self) {
+        // SAFETY: the view owns the export: its deleter runs here, once.
         unsafe {
             if let Some(deleter) = (*self.managed).deleter {
                 deleter(self.managed);

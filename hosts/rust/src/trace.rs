@@ -30,13 +30,19 @@ unsafe extern "C" fn run_closure(
     n: usize,
     output: *mut sys::tsb_any,
 ) -> *mut sys::tsb_status {
-    let f = &mut *(user_data as *mut &mut TraceClosure);
-    // Borrowed inputs seen as &[Value] (repr(transparent)); nothing here
-    // drops them.
-    let inputs: &[Value] = if n == 0 { &[] } else { std::slice::from_raw_parts(inputs as *const Value, n) };
+    // SAFETY: user_data is the `&mut &mut TraceClosure` Module::trace
+    // passed, alive for the whole trace call, which is the only time the
+    // tracer runs this callback (once, on the calling thread).
+    let f = unsafe { &mut *(user_data as *mut &mut TraceClosure) };
+    // SAFETY: the tracer's n inputs, borrowed for the callback, seen as
+    // &[Value] (repr(transparent) over tsb_any); a slice gives no Drop, so
+    // nothing here releases them.
+    let inputs: &[Value] = if n == 0 { &[] } else { unsafe { std::slice::from_raw_parts(inputs as *const Value, n) } };
     match catch_unwind(AssertUnwindSafe(|| f(inputs))) {
         Ok(Ok(v)) => {
-            *output = v.into_raw();
+            // SAFETY: `output` is the tracer's slot; it takes the reference
+            // into_raw gives up.
+            unsafe { *output = v.into_raw() };
             std::ptr::null_mut()
         }
         Ok(Err(e)) => e.into_status(),
@@ -62,6 +68,8 @@ impl Module {
             strict: options.strict,
             method_name: name.as_ptr(),
         };
+        // SAFETY: `closure` outlives the call that runs it (the callback runs
+        // only inside it); inputs are a live tsb_any array; `raw_options` and `name` are locals.
         fill_module(|o| unsafe {
             sys::tsb_module_trace_with(
                 Some(run_closure),

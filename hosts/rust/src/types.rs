@@ -23,16 +23,19 @@ impl Type {
     pub fn parse(annotation: &str) -> Result<Type> {
         let text = cstring(annotation);
         let mut index = 0i32;
+        // SAFETY: `text` is a CString alive for the call; `index` a local.
         check(unsafe { sys::tsb_type_parse(text.as_ptr(), &mut index) })?;
         Ok(Type(index))
     }
     pub fn list_of(element: Type) -> Result<Type> {
         let mut index = 0i32;
+        // SAFETY: `index` is a local.
         check(unsafe { sys::tsb_type_make_list(element.0, &mut index) })?;
         Ok(Type(index))
     }
     pub fn dict_of(key: Type, value: Type) -> Result<Type> {
         let mut index = 0i32;
+        // SAFETY: `index` is a local.
         check(unsafe { sys::tsb_type_make_dict(key.0, value.0, &mut index) })?;
         Ok(Type(index))
     }
@@ -81,13 +84,19 @@ impl TypeInfo {
     }
 
     fn read(index: i32) -> Result<TypeInfo> {
+        // SAFETY: tsb_type_info is plain C data; all zeros is valid.
         let mut raw: sys::tsb_type_info = unsafe { std::mem::zeroed() };
         raw.struct_size = std::mem::size_of::<sys::tsb_type_info>();
+        // SAFETY: `raw` is a local with its struct_size set.
         check(unsafe { sys::tsb_type_get_info(index, &mut raw) })?;
+        // SAFETY: `contained` holds num_contained indices (i < it), static in
+        // the type registry (indices are never reused).
         let contained = (0..raw.num_contained).map(|i| Type(unsafe { *raw.contained.add(i) })).collect();
         let field_names = if raw.field_names.is_null() {
             Vec::new()
         } else {
+            // SAFETY: non-NULL field_names holds num_fields names (i < it), static
+            // in the type registry; c_str copies each.
             (0..raw.num_fields).map(|i| c_str(unsafe { *raw.field_names.add(i) })).collect()
         };
         Ok(TypeInfo {

@@ -1,5 +1,5 @@
 //! `Value`: one owned `tsb_any`. Drop releases it, Clone retains it.
-use crate::error::{c_str, check, Result};
+use crate::error::{bytes, c_str, check, Result};
 use crate::kind::Kind;
 use crate::sys;
 use crate::types::{Type, TypeInfo};
@@ -21,12 +21,17 @@ pub struct Value {
     raw: sys::tsb_any,
 }
 
-// The header's "Threads": a tsb_any may move to another thread.
+// SAFETY: the header's "Threads": a tsb_any may move to another
+// thread, and references are counted atomically. A Value is inline data or
+// one reference of its own, never a borrowed str or tensor (from_raw's
+// contract, asserted in debug builds), which would tie it to a parent.
 unsafe impl Send for Value {}
 
 impl Drop for Value {
     fn drop(&mut self) {
         if self.raw.flags & sys::TSB_FLAG_HANDLE != 0 {
+            // SAFETY: self.raw holds the one reference this Value owns (fill and
+            // from_raw give it one); Drop runs once, and into_raw forgets self instead.
             unsafe { sys::tsb_any_release(&mut self.raw) }
         }
     }
@@ -35,6 +40,8 @@ impl Drop for Value {
 impl Clone for Value {
     fn clone(&self) -> Value {
         if self.raw.flags & sys::TSB_FLAG_HANDLE != 0 {
+            // SAFETY: self owns a reference, so the handle is live; the retain is
+            // the clone's own reference, released by the clone's Drop.
             unsafe { sys::tsb_any_retain(&self.raw) }
         }
         Value { raw: self.raw }
@@ -77,9 +84,12 @@ impl Value {
         Value { raw: sys::tsb_any::inline(sys::TSB_TYPE_NONE, 0) }
     }
     pub fn str(s: &str) -> Result<Value> {
+        // SAFETY: s's bytes (pointer and length of one &str) are copied during
+        // the call; `o` is fill's slot, owned by the Value it makes.
         Value::fill(|o| unsafe { sys::tsb_str_new(s.as_ptr() as *const c_char, s.len(), o) })
     }
     pub fn complex(re: f64, im: f64) -> Result<Value> {
+        // SAFETY: two numbers in; `o` is fill's slot.
         Value::fill(|o| unsafe { sys::tsb_complex_new(re, im, o) })
     }
     /// An int beyond INT64_MAX is a uint (ABI 1.6), refused where LibTorch
@@ -101,43 +111,52 @@ impl Value {
     }
     /// The value converted to `expected`, checked all the way down.
     pub fn coerce(&self, expected: &Type) -> Result<Value> {
+        // SAFETY: &self.raw is a live value borrowed for the call; `o` is fill's slot.
         Value::fill(|o| unsafe { sys::tsb_any_coerce(&self.raw, expected.index(), o) })
     }
     /// Reads JSON (docs/json.md) as a value of type `expected`.
     pub fn from_json(json: &str, expected: &Type) -> Result<Value> {
         let text = cstring(json);
+        // SAFETY: `text` is a NUL-ended CString alive for the call; `o` is fill's slot.
         Value::fill(|o| unsafe { sys::tsb_json_read(text.as_ptr(), expected.index(), o) })
     }
     pub fn to_json(&self) -> Result<String> {
+        // SAFETY: &self.raw is borrowed for the call; owned_string frees the text.
         owned_string(|o| unsafe { sys::tsb_json_write(&self.raw, o) })
     }
     /// TorchScript's own printing of the value.
     pub fn repr(&self) -> Result<String> {
+        // SAFETY: &self.raw is borrowed for the call; owned_string frees the text.
         owned_string(|o| unsafe { sys::tsb_any_repr(&self.raw, o) })
     }
     /// The bytes torch.save writes for the value.
     pub fn to_pickle(&self) -> Result<Vec<u8>> {
+        // SAFETY: &self.raw is borrowed for the call; owned_bytes frees the bytes.
         owned_bytes(|d, n| unsafe { sys::tsb_pickle_write(&self.raw, d, n) })
     }
     /// A value from bytes torch.save wrote.
     pub fn from_pickle(bytes: &[u8]) -> Result<Value> {
+        // SAFETY: pointer and length of one slice, read during the call; `o` is fill's slot.
         Value::fill(|o| unsafe { sys::tsb_pickle_read(bytes.as_ptr() as *const c_char, bytes.len(), o) })
     }
     /// Same non-zero id iff two values share one object (0 for scalars, str).
     pub fn id(&self) -> Result<u64> {
         let mut id = 0u64;
+        // SAFETY: &self.raw is borrowed for the call; `id` is a local.
         check(unsafe { sys::tsb_any_get_id(&self.raw, &mut id) })?;
         Ok(id)
     }
     /// Number of items of a List, Tuple, NamedTuple or Dict.
     pub fn len(&self) -> Result<usize> {
         let mut n = 0usize;
+        // SAFETY: &self.raw is borrowed for the call; `n` is a local.
         check(unsafe { sys::tsb_any_len(&self.raw, &mut n) })?;
         Ok(n)
     }
     /// Field of a NamedTuple or attribute of a TorchScript object.
     pub fn field(&self, name: &str) -> Result<Value> {
         let name = cstring(name);
+        // SAFETY: &self.raw is borrowed and `name` (a CString) alive for the call.
         Value::fill(|o| unsafe { sys::tsb_any_get_field(&self.raw, name.as_ptr(), o) })
     }
     /// A `List[str]`'s items in one call (ABI 1.7), copied into Strings.
@@ -145,13 +164,17 @@ impl Value {
         let n = self.len()?;
         let mut data = vec![std::ptr::null::<c_char>(); n];
         let mut lens = vec![0usize; n];
+    // SAFETY: `data` and `lens` have n slots each, n the length just read;
+        // the pointers borrow the list, which &self keeps alive and unchanged
+        // until they are copied below (a change in place beside a read is what
+        // the header's "Threads" forbids).
         check(unsafe { sys::tsb_list_get_strs(&self.raw, n, data.as_mut_ptr(), lens.as_mut_ptr()) })?;
         Ok(data
             .iter()
             .zip(&lens)
             .map(|(&p, &len)| {
-                let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, len) };
-                String::from_utf8_lossy(bytes).into_owned()
+                // SAFETY: item i's lens[i] bytes at data[i], alive as said above.
+                String::from_utf8_lossy(&unsafe { bytes(p, len) }).into_owned()
             })
             .collect())
     }
@@ -160,6 +183,7 @@ impl Value {
 /// Number of live handles in the process: a leak check for tests.
 pub fn handle_count() -> Result<usize> {
     let mut n = 0usize;
+    // SAFETY: `n` is a local.
     check(unsafe { sys::tsb_handle_count(&mut n) })?;
     Ok(n)
 }
@@ -168,6 +192,8 @@ pub(crate) fn owned_string(f: impl FnOnce(*mut *mut c_char) -> *mut sys::tsb_sta
     let mut p: *mut c_char = std::ptr::null_mut();
     check(f(&mut p))?;
     let s = c_str(p);
+    // SAFETY: p is the string f wrote on success, copied by c_str above and
+    // freed once here (NULL is ignored).
     unsafe { sys::tsb_string_free(p) };
     Ok(s)
 }
@@ -178,9 +204,12 @@ pub(crate) fn owned_bytes(
     let mut p: *mut c_char = std::ptr::null_mut();
     let mut n = 0usize;
     check(f(&mut p, &mut n))?;
-    let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, n) }.to_vec();
+    // SAFETY: on success the library wrote a buffer of n bytes at p, ours to
+    // read, then to free once (tsb_string_free), after the copy.
+    let copied = unsafe { bytes(p, n) };
+    // SAFETY: as above; NULL (n == 0) is ignored.
     unsafe { sys::tsb_string_free(p) };
-    Ok(bytes)
+    Ok(copied)
 }
 
 macro_rules! inline_from {

@@ -11,10 +11,12 @@ fn flatten_with_too_small_a_capacity_keeps_the_callers_buffer() {
     let marker = sys::tsb_any::inline(sys::TSB_TYPE_INT, 77);
     let mut out = [marker; 2];
     let mut n = 0usize;
+    // SAFETY: `out` has out.len() slots; v is live for the call.
     let status = unsafe { sys::tsb_any_flatten(v.as_raw(), out.as_mut_ptr(), out.len(), &mut n) };
     assert!(status.is_null());
     assert_eq!(n, 6); // the outer list, two lists, three ints
     for e in &out {
+        // SAFETY: each entry is still the inline int marker (the flatten wrote nothing).
         assert_eq!((e.type_index, unsafe { e.u.i }), (sys::TSB_TYPE_INT, 77));
     }
 }

@@ -40,13 +40,16 @@ fn flatten_borrowed_lends_tensors_and_keep_makes_a_handle() {
     let dict = module().call("tensors", &[2i64.into()]).unwrap();
     let mut entries = [sys::tsb_any::invalid(); 5];
     let mut n = 0usize;
+    // SAFETY: `entries` has 5 slots; `dict` stays alive while they borrow from it.
     assert!(unsafe { sys::tsb_any_flatten_borrowed(dict.as_raw(), entries.as_mut_ptr(), 5, &mut n) }.is_null());
     assert_eq!(n, 5); // the dict, then key, value, key, value
     let tensor = entries[2];
     assert_eq!((tensor.type_index, tensor.flags), (sys::TSB_TYPE_TENSOR, sys::TSB_FLAG_BORROWED));
     let mut kept = sys::tsb_any::invalid();
+    // SAFETY: `tensor` borrows from `dict`, alive here; `kept` is a new reference.
     assert!(unsafe { sys::tsb_any_keep(&tensor, &mut kept) }.is_null());
     assert_eq!((kept.type_index, kept.flags), (sys::TSB_TYPE_TENSOR, sys::TSB_FLAG_HANDLE));
+    // SAFETY: `kept` is the new reference tsb_any_keep made, owned once.
     let kept = unsafe { Value::from_raw(kept) };
     drop(dict);
     assert_eq!(kept.get::<Tensor>().unwrap().to_vec::<f32>().unwrap(), vec![0f32; 3]);

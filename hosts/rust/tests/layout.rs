@@ -9,6 +9,8 @@ macro_rules! offset_of {
     ($t:ty, $f:ident) => {{
         let v = std::mem::MaybeUninit::<$t>::uninit();
         let base = v.as_ptr() as usize;
+        // SAFETY: addr_of! takes the field's address without reading the
+        // uninitialized memory or making a reference to it.
         let field = unsafe { std::ptr::addr_of!((*v.as_ptr()).$f) } as usize;
         field - base
     }};

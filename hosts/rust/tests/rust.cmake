@@ -20,6 +20,11 @@ endif()
 get_filename_component(tsb_cargo_dir ${TSB_CARGO} DIRECTORY)
 find_program(TSB_RUSTC rustc HINTS ${tsb_cargo_dir} NO_DEFAULT_PATH)
 find_program(TSB_RUSTC rustc)
+# The doctests (src/lib.rs: what the types rule out) need rustc's own
+# rustdoc: another release's cannot read the crate rustc compiled.
+get_filename_component(tsb_rustc_dir ${TSB_RUSTC} DIRECTORY)
+find_program(TSB_RUSTDOC rustdoc HINTS ${tsb_rustc_dir} NO_DEFAULT_PATH)
+find_program(TSB_RUSTDOC rustdoc)
 
 set(TSB_RUST_DIR ${PROJECT_SOURCE_DIR}/hosts/rust)
 set(TSB_RUST_WORK ${CMAKE_CURRENT_BINARY_DIR}/rust)
@@ -48,6 +53,23 @@ add_custom_command(
   DEPENDS tsbridge_rust_layout
   VERBATIM)
 
+# Every unsafe block and unsafe impl has its `// SAFETY:` comment
+# (docs/rust.md, "Unsafe code"); the checker's self-test, and a copy of
+# value.rs without its SAFETY comments, show it can fail.
+add_test(NAME rust_safety_comments
+  COMMAND ${TSB_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/check_safety.py
+          ${TSB_RUST_DIR}/src ${TSB_RUST_DIR}/tests ${TSB_RUST_DIR}/examples ${TSB_RUST_DIR}/build.rs
+          ${PROJECT_SOURCE_DIR}/bench/rust_host_bench.rs)
+add_test(NAME rust_safety_comments_self_test
+  COMMAND ${TSB_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/check_safety.py --self-test)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${TSB_RUST_DIR}/src/value.rs)
+file(READ ${TSB_RUST_DIR}/src/value.rs tsb_value_rs)
+string(REGEX REPLACE "// SAFETY:" "// Why:" tsb_value_rs "${tsb_value_rs}")
+file(WRITE ${TSB_RUST_WORK}/value_without_safety.rs "${tsb_value_rs}")
+add_test(NAME rust_safety_comments_catch_a_missing_one
+  COMMAND ${TSB_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/check_safety.py ${TSB_RUST_WORK}/value_without_safety.rs)
+set_tests_properties(rust_safety_comments_catch_a_missing_one PROPERTIES WILL_FAIL TRUE)
+
 # The modules and PyTorch's outputs the tests compare against.
 add_custom_command(
   OUTPUT ${TSB_RUST_FIXTURES}/kinds.pt
@@ -64,4 +86,4 @@ add_dependencies(tsbridge_rust_fixtures tsbridge_export_fixtures fixture_oplib
 add_test(NAME rust_host
   COMMAND ${TSB_CARGO} test --offline --manifest-path ${TSB_RUST_DIR}/Cargo.toml)
 set_tests_properties(rust_host PROPERTIES TIMEOUT 900 ENVIRONMENT
-  "RUSTC=${TSB_RUSTC};CARGO_TARGET_DIR=${TSB_RUST_WORK}/target;TSBRIDGE_LIB_DIR=$<TARGET_FILE_DIR:tsbridge>;TSB_RUST_FIXTURES=${TSB_RUST_FIXTURES};TSB_RUST_C_LAYOUT=${TSB_RUST_WORK}/layout.txt;TSB_EXPORT_FIXTURES=${TSB_EXPORT_FIXTURES};TSB_EXPORT_BOX_PLUGIN=$<TARGET_FILE:tsbridge_export_box_plugin>;TSB_OPLIB_FIXTURE=$<TARGET_FILE:fixture_oplib>")
+  "RUSTC=${TSB_RUSTC};RUSTDOC=${TSB_RUSTDOC};CARGO_TARGET_DIR=${TSB_RUST_WORK}/target;TSBRIDGE_LIB_DIR=$<TARGET_FILE_DIR:tsbridge>;TSB_RUST_FIXTURES=${TSB_RUST_FIXTURES};TSB_RUST_C_LAYOUT=${TSB_RUST_WORK}/layout.txt;TSB_EXPORT_FIXTURES=${TSB_EXPORT_FIXTURES};TSB_EXPORT_BOX_PLUGIN=$<TARGET_FILE:tsbridge_export_box_plugin>;TSB_OPLIB_FIXTURE=$<TARGET_FILE:fixture_oplib>")

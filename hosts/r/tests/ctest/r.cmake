@@ -48,6 +48,15 @@ add_test(NAME r_host
 set_tests_properties(r_host PROPERTIES FIXTURES_REQUIRED tsb_r_lib
   ENVIRONMENT "${TSB_R_ENV}" TIMEOUT 600)
 
+# The conversion tests under gctorture(TRUE) (testthat/test-gctorture.R,
+# docs/r.md "Memory safety"): every kind both ways and ALTREP arguments,
+# with a collection at every allocation.
+add_test(NAME r_host_gctorture
+  COMMAND ${TSB_RSCRIPT} ${CMAKE_CURRENT_LIST_DIR}/run_tests.R tsbridge
+          ${PROJECT_SOURCE_DIR}/hosts/r/tests/testthat gctorture)
+set_tests_properties(r_host_gctorture PROPERTIES FIXTURES_REQUIRED tsb_r_lib
+  ENVIRONMENT "${TSB_R_ENV};TSB_R_GCTORTURE=1" TIMEOUT 900)
+
 # The R host soak (tests/reliability/r/soak.R, docs/reliability.md, "The R
 # host soak"): module calls and conversions in a loop while plugins and
 # operator libraries load; RSS bounded after warm-up, no handle left alive.
@@ -69,7 +78,7 @@ if(TSB_SANITIZE)
   # Rscript is a shell script: the preload reaches sed and uname too, so the
   # check at exit is off (their own reports would fail the test) and R's
   # profile runs it before R exits instead.
-  foreach(test r_host r_soak)
+  foreach(test r_host r_host_gctorture r_soak)
     set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT "LD_PRELOAD=${TSB_ASAN_RUNTIME}"
       "TSB_LSAN_RUNTIME=${TSB_ASAN_RUNTIME}" "TSB_LSAN_BEFORE_EXIT=1"
       "R_PROFILE_USER=${PROJECT_SOURCE_DIR}/tests/reliability/sanitizers/r/Rprofile.R")
