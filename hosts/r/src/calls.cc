@@ -277,7 +277,7 @@ void ListArgs(const tsb::kit::CallPlan& plan, SEXP args, Args& a) {
   const R_xlen_t n = Rf_xlength(args);
   for (R_xlen_t i = 0; i < n; ++i) {
     SEXP value = VECTOR_ELT(args, i);
-    const char* name = names == R_NilValue ? "" : Rf_translateCharUTF8(STRING_ELT(names, i));
+    const char* name = names == R_NilValue ? "" : Utf8Chars(STRING_ELT(names, i));
     if (name[0] != '\0') {
       ConvertKeyword(plan, name, value, a);
     } else if (a.num_keyword() > 0) {
