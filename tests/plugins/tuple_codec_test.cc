@@ -47,7 +47,7 @@ TEST_F(TupleTest, PluginDescribesItself) {
   // Built where the library looks for its bundled plugins.
   EXPECT_EQ(std::filesystem::canonical(
                 std::filesystem::path(BuildPath("TSB_TUPLE_PLUGIN_PATH")).parent_path()),
-            std::filesystem::canonical(::tsb::plugins::BundledPluginDir()));
+            std::filesystem::canonical(::tsb::BundledPluginDir()));
 }
 
 TEST_F(TupleTest, IntStrRoundTrip) {

@@ -1,4 +1,4 @@
-// What the call paths (core/call/call.cc, plugins::FunctionRegistry::Call) do to
+// What the call paths (core/call/call.cc, FunctionRegistry::Call) do to
 // be cheap on success: a Binding reuses its thread's spare stack buffer, and
 // a plugin function's result skips the coerce only when it is a leaf of
 // exactly the declared type.
@@ -16,6 +16,8 @@ namespace tsb::testing {
 namespace {
 
 using call::Binding;
+using plugins::FunctionRegistry;
+using plugins::PluginFunction;
 
 TEST(BindingStackTest, SpareBufferComesBackEmptyAndIsReused) {
   at::Tensor t = at::ones({2});
@@ -90,23 +92,23 @@ tsb_status* Leave(void* data, void* stack) {
 
 // Registers `name` (once per process: tests may repeat) returning `returns`.
 void Register(const char* name, c10::TypePtr returns, c10::IValue* left) {
-  if (plugins::FunctionRegistry::Global().Find(name) != nullptr) return;
-  plugins::PluginFunction f;
+  if (FunctionRegistry::Global().Find(name) != nullptr) return;
+  PluginFunction f;
   f.name = name;
   f.return_type = std::move(returns);
   f.fn = &Leave;
   f.data = left;
   f.plugin = "call_test";
-  absl::Status registered = plugins::FunctionRegistry::Global().Register(std::move(f));
+  absl::Status registered = FunctionRegistry::Global().Register(std::move(f));
   ASSERT_TRUE(registered.ok()) << registered;
 }
 
 // Registers `name` returning `returns` (no parameters) and calls it.
 void CallReturning(const char* name, c10::TypePtr returns, c10::IValue* left, tsb_any* out) {
   Register(name, std::move(returns), left);
-  const plugins::PluginFunction* found = plugins::FunctionRegistry::Global().Find(name);
+  const PluginFunction* found = FunctionRegistry::Global().Find(name);
   ASSERT_NE(found, nullptr);
-  absl::Status called = plugins::FunctionRegistry::Call(*found, call::HostArgs(), out);
+  absl::Status called = FunctionRegistry::Call(*found, call::HostArgs(), out);
   ASSERT_TRUE(called.ok()) << called;
 }
 
@@ -132,9 +134,8 @@ TEST(FunctionResultTest, WrongLeafIsRefused) {
   static c10::IValue text("x");
   Register("call_test::str_as_tensor", c10::TensorType::get(), &text);
   tsb_any out{};
-  const plugins::PluginFunction* str_as_tensor =
-      plugins::FunctionRegistry::Global().Find("call_test::str_as_tensor");
-  absl::Status called = plugins::FunctionRegistry::Call(*str_as_tensor, call::HostArgs(), &out);
+  absl::Status called = FunctionRegistry::Call(
+      *FunctionRegistry::Global().Find("call_test::str_as_tensor"), call::HostArgs(), &out);
   EXPECT_FALSE(called.ok());
   EXPECT_EQ(called.message(), "expected Tensor, got str \"x\"");
   EXPECT_EQ(PathOf(called), "call_test::str_as_tensor(): result");

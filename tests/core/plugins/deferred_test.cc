@@ -18,7 +18,6 @@ namespace tsb::testing {
 namespace {
 
 namespace fs = std::filesystem;
-using plugins::BundledPluginDir;
 using plugins::DeferredPlugins;
 using plugins::OfferedPlugin;
 using plugins::ParsePluginIndex;

@@ -216,7 +216,7 @@ TEST(BundledPluginsTest, LoadFromNextToTheLibrary) {
     info.struct_size = sizeof(info);
     TSB_ASSERT_OK(tsb_plugin_get_info(id, &info));
     names.emplace_back(info.name);
-    EXPECT_EQ(std::string(info.path).rfind(::tsb::plugins::BundledPluginDir(), 0), 0u) << info.path;
+    EXPECT_EQ(std::string(info.path).rfind(::tsb::BundledPluginDir(), 0), 0u) << info.path;
   }
   // The index's order (plugins/CMakeLists.txt): kind codecs first.
   EXPECT_EQ(names, (std::vector<std::string>{"tuple", "optional", "sparse"}));
