@@ -87,11 +87,11 @@ absl::Status CheckCallArgs(const tsb_call_args* args) {
   return absl::OkStatus();
 }
 
-absl::Status CallArgsArg(const tsb_call_args* args, runtime::HostArgs* out) {
+absl::Status CallArgsArg(const tsb_call_args* args, call::HostArgs* out) {
   TSB_RETURN_IF_ERROR(CheckCallArgs(args));
   if (args == nullptr) return absl::OkStatus();
-  return runtime::DecodeArgs(args->args, args->num_args, args->kw_names, args->kw_values,
-                             args->num_kwargs, out);
+  return call::DecodeArgs(args->args, args->num_args, args->kw_names, args->kw_values,
+                          args->num_kwargs, out);
 }
 
 }  // namespace tsb::abi

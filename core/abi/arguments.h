@@ -55,7 +55,7 @@ absl::Status BorrowContainerArg(const tsb_any* value, tsb_kind kind, const char*
 absl::Status CheckCallArgs(const tsb_call_args* args);
 // The checked arguments of a call, decoded for the binder into *out (empty
 // for NULL args).
-absl::Status CallArgsArg(const tsb_call_args* args, runtime::HostArgs* out);
+absl::Status CallArgsArg(const tsb_call_args* args, call::HostArgs* out);
 
 // Fills a host's versioned struct (one that starts with struct_size): checks
 // the size the host set, lets `describe` fill a whole struct, and copies only

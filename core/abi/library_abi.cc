@@ -3,7 +3,7 @@
 #include "core/abi/loaded.h"
 #include "core/runtime/library_loader.h"
 
-using tsb::LibraryLoader;
+using tsb::runtime::LibraryLoader;
 using tsb::abi::Guard;
 
 extern "C" {
@@ -32,7 +32,7 @@ tsb_status* tsb_library_get_info(int32_t id, tsb_library_info* out) {
   return Guard([&]() -> absl::Status {
     return tsb::abi::DescribeInto(
         LibraryLoader::Global(), id, "operator library", out, "tsb_library_info",
-        [](const tsb::LoadedLibrary& library, tsb_library_info* info) {
+        [](const tsb::runtime::LoadedLibrary& library, tsb_library_info* info) {
           info->name = library.name.c_str();
           info->path = library.path.c_str();
           info->num_operators = library.operator_ptrs.size();

@@ -11,7 +11,7 @@
 #include "core/codecs/builtin_codecs.h"
 #include "core/types/type_registry.h"
 
-namespace tsb {
+namespace tsb::abi {
 namespace {
 
 // LibTorch's types, which the builtins intern, are ready: a library's
@@ -27,4 +27,4 @@ __attribute__((constructor)) void StartLibrary() {
 }
 
 }  // namespace
-}  // namespace tsb
+}  // namespace tsb::abi

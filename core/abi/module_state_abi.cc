@@ -153,7 +153,7 @@ tsb_status* tsb_module_get_graph_for(tsb_module* module, const char* method,
   return WithModule(module, [&](const tsb_module& m) -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(method, "method"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    rt::HostArgs host;
+    tsb::call::HostArgs host;
     TSB_RETURN_IF_ERROR(tsb::abi::CallArgsArg(args, &host));
     TSB_ASSIGN_OR_RETURN(std::string graph, rt::GraphFor(m, method, host));
     return TextOut(graph, out);

@@ -15,25 +15,30 @@
 #include "core/plugins/plugin_loader.h"
 #include "core/runtime/runtime.h"
 
-using tsb::PluginLoader;
+using tsb::plugins::BundledPluginDir;
+using tsb::plugins::DeferredPlugins;
+using tsb::plugins::FunctionRegistry;
+using tsb::plugins::LoadedPlugin;
+using tsb::plugins::PluginFunction;
+using tsb::plugins::PluginLoader;
 using tsb::abi::CheckArg;
 using tsb::abi::Guard;
 
 namespace {
 
 // A function by name; a deferred plugin that provides it is loaded first.
-absl::StatusOr<const tsb::PluginFunction*> FindFunctionOrNull(const char* name) {
+absl::StatusOr<const PluginFunction*> FindFunctionOrNull(const char* name) {
   TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
-  const tsb::PluginFunction* function = tsb::FunctionRegistry::Global().Find(name);
+  const PluginFunction* function = FunctionRegistry::Global().Find(name);
   if (function != nullptr) return function;
-  TSB_ASSIGN_OR_RETURN(bool loaded, tsb::DeferredPlugins::Global().ProvideNamesIn(name));
-  return loaded ? tsb::FunctionRegistry::Global().Find(name) : nullptr;
+  TSB_ASSIGN_OR_RETURN(bool loaded, DeferredPlugins::Global().ProvideNamesIn(name));
+  return loaded ? FunctionRegistry::Global().Find(name) : nullptr;
 }
 
 // What a name calls: a plugin function, else (nullptr) a dispatcher or JIT
 // operator of that name; NOT_FOUND when neither. One lookup of each.
-absl::StatusOr<const tsb::PluginFunction*> FunctionOrOperator(const char* name) {
-  TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FindFunctionOrNull(name));
+absl::StatusOr<const PluginFunction*> FunctionOrOperator(const char* name) {
+  TSB_ASSIGN_OR_RETURN(const PluginFunction* function, FindFunctionOrNull(name));
   if (function != nullptr || tsb::runtime::NumOverloads(name).ok()) return function;
   return absl::NotFoundError(
       absl::StrCat("no function named '", name, "' (functions come from loaded plugins)"));
@@ -64,21 +69,21 @@ tsb_status* tsb_plugin_load_from_env(void) {
 
 tsb_status* tsb_plugin_load_bundled(void) {
   return Guard([&]() -> absl::Status {
-    TSB_RETURN_IF_ERROR(tsb::DeferredPlugins::Global().Offer(tsb::BundledPluginDir()));
-    return tsb::DeferredPlugins::Global().LoadAll();
+    TSB_RETURN_IF_ERROR(DeferredPlugins::Global().Offer(BundledPluginDir()));
+    return DeferredPlugins::Global().LoadAll();
   });
 }
 
 tsb_status* tsb_plugin_defer_bundled(void) {
   return Guard([&]() -> absl::Status {
-    return tsb::DeferredPlugins::Global().Offer(tsb::BundledPluginDir());
+    return DeferredPlugins::Global().Offer(BundledPluginDir());
   });
 }
 
 tsb_status* tsb_plugin_get_bundled_dir(const char** out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    *out = tsb::BundledPluginDir().c_str();
+    *out = BundledPluginDir().c_str();
     return absl::OkStatus();
   });
 }
@@ -91,7 +96,7 @@ tsb_status* tsb_plugin_get_info(int32_t id, tsb_plugin_info* out) {
   return Guard([&]() -> absl::Status {
     return tsb::abi::DescribeInto(
         PluginLoader::Global(), id, "plugin", out, "tsb_plugin_info",
-        [](const tsb::LoadedPlugin& plugin, tsb_plugin_info* info) {
+        [](const LoadedPlugin& plugin, tsb_plugin_info* info) {
           info->name = plugin.name.c_str();
           info->version = plugin.version.c_str();
           info->path = plugin.path.c_str();
@@ -109,18 +114,18 @@ tsb_status* tsb_plugin_get_info(int32_t id, tsb_plugin_info* out) {
 tsb_status* tsb_function_call(const char* name, const tsb_call_args* args, tsb_any* out) {
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    tsb::runtime::HostArgs host;
+    tsb::call::HostArgs host;
     TSB_RETURN_IF_ERROR(tsb::abi::CallArgsArg(args, &host));
-    TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FunctionOrOperator(name));
+    TSB_ASSIGN_OR_RETURN(const PluginFunction* function, FunctionOrOperator(name));
     // An operator registered with TORCH_LIBRARY is called the same way.
     if (function == nullptr) return tsb::runtime::CallOperator(name, host, out);
-    return tsb::FunctionRegistry::Call(*function, host, out);
+    return FunctionRegistry::Call(*function, host, out);
   });
 }
 
 tsb_status* tsb_function_get_schema(const char* name, tsb_schema_info* out) {
   return Guard([&]() -> absl::Status {
-    TSB_ASSIGN_OR_RETURN(const tsb::PluginFunction* function, FunctionOrOperator(name));
+    TSB_ASSIGN_OR_RETURN(const PluginFunction* function, FunctionOrOperator(name));
     if (function == nullptr) {
       TSB_ASSIGN_OR_RETURN(size_t overloads, tsb::runtime::NumOverloads(name));
       if (overloads != 1) {
@@ -149,7 +154,7 @@ tsb_status* tsb_op_get_names(const char* ns, const char*** names, size_t* n) {
       if (absl::StartsWith(name, prefix)) found.insert(std::move(name));
     };
     for (std::string& name : tsb::runtime::OperatorNames()) add(std::move(name));
-    for (std::string& name : tsb::FunctionRegistry::Global().Names()) add(std::move(name));
+    for (std::string& name : FunctionRegistry::Global().Names()) add(std::move(name));
     auto* array = static_cast<const char**>(std::malloc(sizeof(char*) * (found.size() + 1)));
     if (array == nullptr) throw std::bad_alloc();
     size_t i = 0;

@@ -101,7 +101,7 @@ tsb_status* tsb_module_call(tsb_module* module, const char* method, const tsb_ca
     TSB_RETURN_IF_ERROR(CheckArg(module, "module"));
     TSB_RETURN_IF_ERROR(CheckArg(method, "method"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    rt::HostArgs host;
+    tsb::call::HostArgs host;
     TSB_RETURN_IF_ERROR(tsb::abi::CallArgsArg(args, &host));
     return rt::CallMethod(*module, method, host, out);
   });
@@ -112,7 +112,7 @@ tsb_status* tsb_module_call_method(tsb_module* module, size_t i, const tsb_call_
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(module, "module"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    rt::HostArgs host;
+    tsb::call::HostArgs host;
     TSB_RETURN_IF_ERROR(tsb::abi::CallArgsArg(args, &host));
     return rt::CallMethodAt(*module, i, host, out);
   });
@@ -145,7 +145,7 @@ tsb_status* tsb_object_call(const tsb_any* object, const char* method, const tsb
     TSB_ASSIGN_OR_RETURN(c10::IValue self, tsb::abi::ValueArg(object, "object"));
     TSB_RETURN_IF_ERROR(CheckArg(method, "method"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    rt::HostArgs host;
+    tsb::call::HostArgs host;
     TSB_RETURN_IF_ERROR(tsb::abi::CallArgsArg(args, &host));
     return rt::CallObjectMethod(self, method, host, out);
   });
@@ -173,7 +173,7 @@ tsb_status* tsb_op_call(const char* name, const tsb_call_args* args, tsb_any* ou
   return Guard([&]() -> absl::Status {
     TSB_RETURN_IF_ERROR(CheckArg(name, "name"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
-    rt::HostArgs host;
+    tsb::call::HostArgs host;
     TSB_RETURN_IF_ERROR(tsb::abi::CallArgsArg(args, &host));
     return rt::CallOperator(name, host, out);
   });

@@ -101,7 +101,7 @@ absl::StatusOr<at::Tensor> TensorToExport(const tsb_any* tensor, const void* out
   if (iv.toTensor().layout() != at::kStrided) {
     return absl::UnimplementedError(absl::StrCat(
         "expected a strided tensor (DLPack holds no other layout), got a ",
-        tsb::json::LayoutName(static_cast<int64_t>(iv.toTensor().layout())).value_or("?"),
+        tsb::text::LayoutName(static_cast<int64_t>(iv.toTensor().layout())).value_or("?"),
         " tensor: export its parts (aten::_indices and aten::_values for COO; "
         "aten::crow_indices, aten::col_indices and aten::values for CSR) or aten::to_dense"));
   }

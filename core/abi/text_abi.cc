@@ -22,8 +22,8 @@ tsb_status* tsb_json_write(const tsb_any* value, char** out) {
     TSB_ASSIGN_OR_RETURN(tsb::TypedValue arg, tsb::abi::TypedArg(value, "value"));
     const c10::IValue& iv = arg.value;
     const tsb::TypeInfo* type = arg.type;
-    TSB_ASSIGN_OR_RETURN(tsb::json::Json json, tsb::json::Write(iv, *type));
-    const std::string text = tsb::json::Dump(json);
+    TSB_ASSIGN_OR_RETURN(tsb::text::Json json, tsb::text::Write(iv, *type));
+    const std::string text = tsb::text::Dump(json);
     *out = MallocCopy(text.data(), text.size(), true);
     return absl::OkStatus();
   });
@@ -34,8 +34,8 @@ tsb_status* tsb_json_read(const char* json, int32_t expected, tsb_any* out) {
     TSB_RETURN_IF_ERROR(CheckArg(json, "json"));
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     TSB_ASSIGN_OR_RETURN(const tsb::TypeInfo* type, tsb::FindType(expected));
-    TSB_ASSIGN_OR_RETURN(tsb::json::Json parsed, tsb::json::Parse(json));
-    TSB_ASSIGN_OR_RETURN(c10::IValue value, tsb::json::Read(parsed, *type));
+    TSB_ASSIGN_OR_RETURN(tsb::text::Json parsed, tsb::text::Parse(json));
+    TSB_ASSIGN_OR_RETURN(c10::IValue value, tsb::text::Read(parsed, *type));
     return tsb::ToBoundary(std::move(value), *type, out);
   });
 }
@@ -45,7 +45,7 @@ tsb_status* tsb_pickle_write(const tsb_any* value, char** data, size_t* size) {
     TSB_RETURN_IF_ERROR(CheckArg(data, "data"));
     TSB_RETURN_IF_ERROR(CheckArg(size, "size"));
     TSB_ASSIGN_OR_RETURN(c10::IValue iv, tsb::abi::ValueArg(value, "value"));
-    TSB_ASSIGN_OR_RETURN(std::vector<char> bytes, tsb::PickleSave(iv));
+    TSB_ASSIGN_OR_RETURN(std::vector<char> bytes, tsb::binary::PickleSave(iv));
     *data = MallocCopy(bytes.data(), bytes.size(), false);
     *size = bytes.size();
     return absl::OkStatus();
@@ -57,7 +57,7 @@ tsb_status* tsb_pickle_read(const char* data, size_t size, tsb_any* out) {
     TSB_RETURN_IF_ERROR(CheckArg(out, "out"));
     if (size > 0) TSB_RETURN_IF_ERROR(CheckArg(data, "data"));
     if (size == 0) return absl::InvalidArgumentError("no bytes to load (size is 0)");
-    TSB_ASSIGN_OR_RETURN(c10::IValue value, tsb::PickleLoad(data, size));
+    TSB_ASSIGN_OR_RETURN(c10::IValue value, tsb::binary::PickleLoad(data, size));
     // Pickles carry no TorchScript types: the value crosses as its own type.
     return tsb::ToBoundary(std::move(value), out);
   });

@@ -15,7 +15,7 @@
 #include "core/binary/pickle_scan.h"
 #include "core/value/nesting.h"
 
-namespace tsb {
+namespace tsb::binary {
 namespace {
 
 // MemoryReader's adapter (pickle.h says why it is not LibTorch's
@@ -108,4 +108,4 @@ absl::StatusOr<c10::IValue> PickleLoad(const char* data, size_t size) {
   }
 }
 
-}  // namespace tsb
+}  // namespace tsb::binary

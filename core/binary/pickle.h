@@ -16,7 +16,7 @@ namespace caffe2::serialize {
 class ReadAdapterInterface;
 }  // namespace caffe2::serialize
 
-namespace tsb {
+namespace tsb::binary {
 
 // An archive in memory for LibTorch's zip reader and importer, read in place
 // (the bytes must outlive it). LibTorch's own adapters copy whatever range
@@ -33,6 +33,6 @@ absl::StatusOr<std::vector<char>> PickleSave(const c10::IValue& value);
 // INVALID_ARGUMENT naming what LibTorch could not read.
 absl::StatusOr<c10::IValue> PickleLoad(const char* data, size_t size);
 
-}  // namespace tsb
+}  // namespace tsb::binary
 
 #endif  // TSBRIDGE_CORE_BINARY_PICKLE_H_

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "tsbridge/plugin/errors.hpp"
 
-namespace tsb {
+namespace tsb::binary {
 namespace {
 
 // Little-endian unsigned integer of `n` bytes at `p`.
@@ -301,4 +301,4 @@ absl::Status ScanPickle(const char* data, size_t size, std::string* rewritten) {
   return absl::OkStatus();
 }
 
-}  // namespace tsb
+}  // namespace tsb::binary

@@ -11,7 +11,7 @@
 
 #include "absl/status/status.h"
 
-namespace tsb {
+namespace tsb::binary {
 
 // OK when every length fits in the bytes left, every memo index is smaller
 // than the program (a pickler numbers its memo entries from 0, one PUT at a
@@ -31,6 +31,6 @@ namespace tsb {
 // (tests/reliability/python/test_differential.py).
 absl::Status ScanPickle(const char* data, size_t size, std::string* rewritten = nullptr);
 
-}  // namespace tsb
+}  // namespace tsb::binary
 
 #endif  // TSBRIDGE_CORE_BINARY_PICKLE_SCAN_H_

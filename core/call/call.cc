@@ -11,7 +11,7 @@
 #include "core/types/type_registry.h"
 #include "core/value/convert.h"
 
-namespace tsb::runtime {
+namespace tsb::call {
 namespace {
 
 bool MentionsSymInt(const c10::TypePtr& type) {
@@ -39,8 +39,8 @@ Param MakeParam(const c10::Argument& arg) {
       p.info = *info;
       if (p.default_value.has_value()) {
         // A default the JSON form cannot write stays unlisted (NULL).
-        absl::StatusOr<json::Json> written = json::Write(*p.default_value, *p.info);
-        if (written.ok()) p.default_json = json::Dump(*written);
+        absl::StatusOr<text::Json> written = text::Write(*p.default_value, *p.info);
+        if (written.ok()) p.default_json = text::Dump(*written);
       }
     } else {
       p.unsupported = info.status();
@@ -402,4 +402,4 @@ absl::Status TakeResult(const Signature& sig, const Binding& binding,
   return ToBoundary(c10::IValue(std::move(tuple)), *binding.result, out);
 }
 
-}  // namespace tsb::runtime
+}  // namespace tsb::call

@@ -21,7 +21,7 @@
 #include "tsbridge/plugin/kind_codec.hpp"
 #include "tsbridge/tsbridge.h"
 
-namespace tsb::runtime {
+namespace tsb::call {
 
 // One parameter (or return) of a schema, its type interned once.
 struct Param {
@@ -144,6 +144,6 @@ absl::Status Bind(const Signature& sig, const HostArgs& args, Binding* out);
 absl::Status TakeResult(const Signature& sig, const Binding& binding,
                         torch::jit::Stack& stack, tsb_any* out);
 
-}  // namespace tsb::runtime
+}  // namespace tsb::call
 
 #endif  // TSBRIDGE_CORE_CALL_CALL_H_

@@ -13,7 +13,7 @@
 #include "core/plugins/plugin_loader.h"
 #include "core/plugins/registration.h"
 
-namespace tsb {
+namespace tsb::plugins {
 namespace {
 
 absl::Status IndexError(const std::string& where, absl::string_view what) {
@@ -179,4 +179,4 @@ absl::StatusOr<bool> DeferredPlugins::ProvideNamesIn(absl::string_view text) {
   });
 }
 
-}  // namespace tsb
+}  // namespace tsb::plugins

@@ -23,7 +23,7 @@
 #include "absl/strings/string_view.h"
 #include "core/types/type_registry.h"
 
-namespace tsb {
+namespace tsb::plugins {
 
 // One plugin of an index: its file and what loading it registers.
 struct OfferedPlugin {
@@ -73,6 +73,6 @@ inline constexpr absl::string_view kPluginIndexFile = "index.json";
 absl::StatusOr<std::vector<OfferedPlugin>> ParsePluginIndex(absl::string_view json,
                                                             const std::string& dir);
 
-}  // namespace tsb
+}  // namespace tsb::plugins
 
 #endif  // TSBRIDGE_CORE_PLUGINS_DEFERRED_PLUGINS_H_

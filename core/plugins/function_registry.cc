@@ -8,7 +8,7 @@
 #include "core/types/type_registry.h"
 #include "core/value/convert.h"
 
-namespace tsb {
+namespace tsb::plugins {
 namespace {
 
 c10::FunctionSchema SchemaOf(const PluginFunction& function) {
@@ -43,9 +43,9 @@ absl::Status FunctionRegistry::Register(PluginFunction function) {
     }
     p.default_value = *std::move(converted);
   }
-  function.signature = runtime::Signature::Make(SchemaOf(function), function.name,
-                                                /*skip_self=*/false, /*tuple_name=*/"",
-                                                /*describe=*/true, /*annotation_text=*/true);
+  function.signature = call::Signature::Make(SchemaOf(function), function.name,
+                                             /*skip_self=*/false, /*tuple_name=*/"",
+                                             /*describe=*/true, /*annotation_text=*/true);
   std::lock_guard<std::mutex> lock(mutex_);
   std::string name = function.name;
   auto [stored, inserted] = functions_.Insert(std::move(name), std::move(function));
@@ -74,17 +74,17 @@ bool IsBuiltRecord(const c10::IValue& value, const TypeInfo& record) {
 }  // namespace
 
 absl::Status FunctionRegistry::Call(const PluginFunction& function,
-                                    const runtime::HostArgs& args, tsb_any* out) {
-  runtime::Binding binding;
+                                    const call::HostArgs& args, tsb_any* out) {
+  call::Binding binding;
   // Named by the call once, at the end: WithCall is out of line.
   return WithCall(Run(function, args, binding, out), function.name);
 }
 
 absl::Status FunctionRegistry::Run(const PluginFunction& function,
-                                   const runtime::HostArgs& args, runtime::Binding& binding,
+                                   const call::HostArgs& args, call::Binding& binding,
                                    tsb_any* out) {
-  const runtime::Signature& sig = *function.signature;
-  TSB_RETURN_IF_ERROR(runtime::Bind(sig, args, &binding));
+  const call::Signature& sig = *function.signature;
+  TSB_RETURN_IF_ERROR(call::Bind(sig, args, &binding));
   TSB_RETURN_IF_ERROR(binding.result_status);
   torch::jit::Stack& stack = binding.stack;
   // A function written without the SDK may still throw: name it all the same.
@@ -104,7 +104,7 @@ absl::Status FunctionRegistry::Run(const PluginFunction& function,
     if (!typed.ok()) return WithPath(typed.status(), "result");
     stack.back() = *std::move(typed);
   }
-  return runtime::TakeResult(sig, binding, stack, out);
+  return call::TakeResult(sig, binding, stack, out);
 }
 
-}  // namespace tsb
+}  // namespace tsb::plugins

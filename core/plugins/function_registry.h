@@ -15,7 +15,7 @@
 #include "tsbridge/plugin/kind_codec.hpp"
 #include "tsbridge/plugin.h"
 
-namespace tsb {
+namespace tsb::plugins {
 
 // One parameter as a plugin declared it.
 struct PluginParam {
@@ -33,7 +33,7 @@ struct PluginFunction {
   void* data = nullptr;
   std::string plugin;
   // Built by Register, once every type the plugin registers is published.
-  std::unique_ptr<runtime::Signature> signature;
+  std::unique_ptr<call::Signature> signature;
 };
 
 class FunctionRegistry {
@@ -50,19 +50,19 @@ class FunctionRegistry {
   // Binds the arguments to the signature (positional, keywords, defaults,
   // each coerced to its declared type), calls, and converts the result by
   // the declared return type. Errors carry "name(): argument 'x'".
-  static absl::Status Call(const PluginFunction& function, const runtime::HostArgs& args,
+  static absl::Status Call(const PluginFunction& function, const call::HostArgs& args,
                            tsb_any* out);
 
  private:
   // Call's steps; their errors are not yet named by the call.
-  static absl::Status Run(const PluginFunction& function, const runtime::HostArgs& args,
-                          runtime::Binding& binding, tsb_any* out);
+  static absl::Status Run(const PluginFunction& function, const call::HostArgs& args,
+                          call::Binding& binding, tsb_any* out);
 
   std::mutex mutex_;
   LockFreeMap<std::string, PluginFunction, 1024> functions_;
   std::vector<std::string> names_;  // guarded by mutex_
 };
 
-}  // namespace tsb
+}  // namespace tsb::plugins
 
 #endif  // TSBRIDGE_CORE_PLUGINS_FUNCTION_REGISTRY_H_

@@ -16,7 +16,7 @@
 #include "tsbridge/plugin/internal/platform_tag.hpp"
 #include "tsbridge/plugin.h"
 
-namespace tsb {
+namespace tsb::plugins {
 namespace {
 
 absl::Status LoadError(const std::string& path, absl::string_view why) {
@@ -189,4 +189,4 @@ const std::string& BundledPluginDir() {
   return *dir;
 }
 
-}  // namespace tsb
+}  // namespace tsb::plugins

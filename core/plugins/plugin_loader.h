@@ -14,7 +14,7 @@
 #include "core/types/lock_free_list.h"
 #include "tsbridge/tsbridge.h"
 
-namespace tsb {
+namespace tsb::plugins {
 
 struct LoadedPlugin {
   std::string name, version, path, platform_tag;
@@ -60,6 +60,6 @@ class PluginLoader {
 // The directory of bundled plugins: <dir of libtsbridge.so>/tsbridge/plugins.
 const std::string& BundledPluginDir();
 
-}  // namespace tsb
+}  // namespace tsb::plugins
 
 #endif  // TSBRIDGE_CORE_PLUGINS_PLUGIN_LOADER_H_

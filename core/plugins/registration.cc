@@ -9,7 +9,7 @@
 #include "core/errors/status.h"
 #include "core/types/type_registry.h"
 
-namespace tsb {
+namespace tsb::plugins {
 namespace {
 
 // "torchsparse.tensor_pair": dot-separated identifiers.
@@ -279,4 +279,4 @@ absl::Status Registration::Commit(LoadedPlugin& record) {
   return absl::OkStatus();
 }
 
-}  // namespace tsb
+}  // namespace tsb::plugins

@@ -14,7 +14,7 @@
 #include "tsbridge/plugin/kind_codec.hpp"
 #include "tsbridge/plugin.h"
 
-namespace tsb {
+namespace tsb::plugins {
 
 // A kind as plugin records name it: "Tuple" for c10::TypeKind::TupleType.
 std::string KindName(c10::TypeKind kind);
@@ -58,6 +58,6 @@ class Registration {
   TypeNameLookup staged_types_;  // lets a plugin's functions use its own types
 };
 
-}  // namespace tsb
+}  // namespace tsb::plugins
 
 #endif  // TSBRIDGE_CORE_PLUGINS_REGISTRATION_H_

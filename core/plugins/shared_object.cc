@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace tsb {
+namespace tsb::plugins {
 namespace {
 
 #if defined(__x86_64__)
@@ -111,4 +111,4 @@ absl::StatusOr<SharedObjectInfo> CheckSharedObject(const std::string& path) {
   return info;
 }
 
-}  // namespace tsb
+}  // namespace tsb::plugins

@@ -11,7 +11,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace tsb {
+namespace tsb::plugins {
 
 struct SharedObjectInfo {
   std::string build_id;  // the GNU build id in hex; "" when the file has none
@@ -23,6 +23,6 @@ struct SharedObjectInfo {
 // through (dlopen's own "invalid ELF header" says it best).
 absl::StatusOr<SharedObjectInfo> CheckSharedObject(const std::string& path);
 
-}  // namespace tsb
+}  // namespace tsb::plugins
 
 #endif  // TSBRIDGE_CORE_PLUGINS_SHARED_OBJECT_H_

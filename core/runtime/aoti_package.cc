@@ -27,6 +27,12 @@
 
 namespace tsb::runtime {
 
+using call::Bind;
+using call::Binding;
+using call::HostArgs;
+using call::Signature;
+using call::TakeResult;
+
 bool IsAotiPackagePath(absl::string_view path) { return absl::EndsWith(path, ".pt2"); }
 
 #if !TSB_TORCH_AT_LEAST(2, 6)
@@ -218,7 +224,8 @@ absl::Status LoadModel(const char* path, const std::string& name, tsb_module::Me
                                                    " call specs, not 2 (inputs, outputs)"));
   }
   // A bundled plugin that registers a record the specs name is loaded first.
-  TSB_RETURN_IF_ERROR(DeferredPlugins::Global().ProvideNamesIn(specs[0] + specs[1]).status());
+  TSB_RETURN_IF_ERROR(
+      plugins::DeferredPlugins::Global().ProvideNamesIn(specs[0] + specs[1]).status());
   absl::StatusOr<TreeSpec> in = ParseTreeSpec(specs[0]);
   if (!in.ok()) return WithPath(in.status(), "input spec");
   absl::StatusOr<TreeSpec> out = ParseTreeSpec(specs[1]);

@@ -31,8 +31,8 @@ absl::StatusOr<tsb_module*> LoadAotiPackage(const char* path);
 
 // Flattens the bound arguments by the model's input spec, runs it and
 // rebuilds the outputs by its output spec.
-absl::Status CallAotiModel(const AotiModel& model, const Signature& sig,
-                           const HostArgs& args, tsb_any* out);
+absl::Status CallAotiModel(const AotiModel& model, const call::Signature& sig,
+                           const call::HostArgs& args, tsb_any* out);
 
 }  // namespace tsb::runtime
 

@@ -19,7 +19,7 @@
 #include "core/plugins/shared_object.h"
 #include "tsbridge/plugin.h"
 
-namespace tsb {
+namespace tsb::runtime {
 namespace {
 
 namespace fs = std::filesystem;
@@ -278,7 +278,7 @@ absl::StatusOr<int32_t> LibraryLoader::LoadFileLocked(const std::string& path,
   if (libraries_.Full()) return absl::ResourceExhaustedError("too many operator libraries");
 
   // A truncated file would fault inside dlopen (SIGBUS): checked first.
-  absl::StatusOr<SharedObjectInfo> object = CheckSharedObject(canonical);
+  absl::StatusOr<plugins::SharedObjectInfo> object = plugins::CheckSharedObject(canonical);
   if (!object.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("cannot load operator library '", path,
                                                    "': ", object.status().message()));
@@ -317,4 +317,4 @@ absl::StatusOr<int32_t> LibraryLoader::LoadFileLocked(const std::string& path,
   return id;
 }
 
-}  // namespace tsb
+}  // namespace tsb::runtime

@@ -18,7 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "core/types/lock_free_list.h"
 
-namespace tsb {
+namespace tsb::runtime {
 
 struct LoadedLibrary {
   std::string name;  // the known name it was asked by, or the file's name
@@ -75,6 +75,6 @@ std::optional<absl::Status> MissingOperatorError(absl::string_view torch_message
 // The hint alone for an operator name: "load the operator library ...".
 std::string MissingOperatorHint(absl::string_view op);
 
-}  // namespace tsb
+}  // namespace tsb::runtime
 
 #endif  // TSBRIDGE_CORE_RUNTIME_LIBRARY_LOADER_H_

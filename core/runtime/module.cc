@@ -27,6 +27,13 @@
 #include "core/value/tensor_storage.h"
 
 namespace tsb::runtime {
+
+using call::Bind;
+using call::Binding;
+using call::HostArgs;
+using call::Signature;
+using call::TakeResult;
+
 namespace {
 
 std::string MethodNames(const c10::ClassType& type) {
@@ -60,7 +67,7 @@ absl::Status Run(torch::jit::Function& fn, const Signature& sig, c10::IValue sel
 // The deferred plugins whose operators or classes `code` uses, loaded before
 // LibTorch's importer or compiler looks them up.
 absl::Status LoadDeferredPluginsFor(absl::string_view code) {
-  return DeferredPlugins::Global().ProvideNamesIn(code).status();
+  return plugins::DeferredPlugins::Global().ProvideNamesIn(code).status();
 }
 
 // LibTorch's importer takes tensors as the file wrote them, unchecked
@@ -195,7 +202,7 @@ absl::StatusOr<tsb_module*> ReadModule(const char* data, size_t size) {
   return LoadArchive(
       absl::StrCat("a module from ", size, " bytes"),
       [&] { return ScanModuleArchive(data, size, LoadDeferredPluginsFor); },
-      [&] { return torch::jit::load(MemoryReader(data, size)); });
+      [&] { return torch::jit::load(binary::MemoryReader(data, size)); });
 }
 
 absl::StatusOr<tsb_module*> CompileModule(const char* source) {

@@ -24,7 +24,7 @@ struct tsb_module {
   struct Method {
     std::string name;
     torch::jit::Function* function = nullptr;  // owned by the module's compilation unit
-    std::unique_ptr<tsb::runtime::Signature> signature;
+    std::unique_ptr<tsb::call::Signature> signature;
     // Set for a model of an AOTInductor package instead of `function`.
     std::shared_ptr<const tsb::runtime::AotiModel> aoti;
     // A free function (tsb_module_compile of defs without `self`) runs

@@ -310,7 +310,7 @@ absl::Status ScanReader(caffe2::serialize::PyTorchStreamReader& reader,
     if (pickle) {
       // The few bytes that make the unpickler allocate gigabytes or pop an
       // empty stack in a torch.save archive do the same in a module file.
-      absl::Status scan = ScanPickle(bytes, size);
+      absl::Status scan = binary::ScanPickle(bytes, size);
       if (!scan.ok()) return NotSaved(name, scan.message());
       if (absl::EndsWith(name, ".debug_pkl")) {
         TSB_RETURN_IF_ERROR(CheckDebugRanges(bytes, size, name));
@@ -335,7 +335,7 @@ absl::Status ScanModuleArchive(
 absl::Status ScanModuleArchive(
     const char* data, size_t size,
     const std::function<absl::Status(absl::string_view code)>& on_code) {
-  caffe2::serialize::PyTorchStreamReader reader(MemoryReader(data, size));
+  caffe2::serialize::PyTorchStreamReader reader(binary::MemoryReader(data, size));
   return ScanReader(reader, on_code);
 }
 

@@ -18,6 +18,15 @@
 #include "core/runtime/runtime.h"
 
 namespace tsb::runtime {
+
+using call::Bind;
+using call::Binding;
+using call::DescribeArgs;
+using call::HostArg;
+using call::HostArgs;
+using call::Signature;
+using call::TakeResult;
+
 namespace {
 
 struct Overload {
@@ -134,7 +143,7 @@ class OpTables {
     auto ops = torch::jit::getAllOperatorsFor(table->symbol);
     if (ops.empty()) {
       // A deferred plugin whose TORCH_LIBRARY registers the namespace.
-      TSB_ASSIGN_OR_RETURN(bool loaded, DeferredPlugins::Global().ProvideNamesIn(name));
+      TSB_ASSIGN_OR_RETURN(bool loaded, plugins::DeferredPlugins::Global().ProvideNamesIn(name));
       if (loaded) ops = torch::jit::getAllOperatorsFor(table->symbol);
     }
     if (ops.empty()) {

@@ -33,14 +33,14 @@ absl::Status DescribeMethod(const tsb_module& module, size_t i, tsb_schema_info*
 absl::StatusOr<const TypeInfo*> ParseModuleType(const tsb_module& module,
                                                 absl::string_view annotation);
 absl::Status CallMethod(const tsb_module& module, absl::string_view method,
-                        const HostArgs& args, tsb_any* out);
+                        const call::HostArgs& args, tsb_any* out);
 // Method i in DescribeMethod's order (tsb_module_call_method): no lookup.
-absl::Status CallMethodAt(const tsb_module& module, size_t i, const HostArgs& args,
+absl::Status CallMethodAt(const tsb_module& module, size_t i, const call::HostArgs& args,
                           tsb_any* out);
 // Calls the method and gives the graph the executor optimized for those
 // arguments (ScriptModule.graph_for), as text.
 absl::StatusOr<std::string> GraphFor(const tsb_module& module, absl::string_view method,
-                                     const HostArgs& args);
+                                     const call::HostArgs& args);
 
 // A TorchScript class instance to and from the bytes of a TorchScript
 // archive whose module (kObjectHolder) holds it as the attribute `object`,
@@ -51,12 +51,12 @@ absl::StatusOr<c10::IValue> ReadObject(const char* data, size_t size);
 
 // A method of a TorchScript class instance or a torchbind object (module.cc).
 absl::Status CallObjectMethod(const c10::IValue& object, absl::string_view method,
-                              const HostArgs& args, tsb_any* out);
+                              const call::HostArgs& args, tsb_any* out);
 
 // Dispatcher and JIT operators by qualified name (operators.cc).
 absl::StatusOr<size_t> NumOverloads(absl::string_view name);
 absl::Status DescribeOverload(absl::string_view name, size_t i, tsb_schema_info* out);
-absl::Status CallOperator(absl::string_view name, const HostArgs& args, tsb_any* out);
+absl::Status CallOperator(absl::string_view name, const call::HostArgs& args, tsb_any* out);
 // The qualified name of every JIT operator overload (names repeat).
 std::vector<std::string> OperatorNames();
 

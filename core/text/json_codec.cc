@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 
-namespace tsb::json {
+namespace tsb::text {
 namespace {
 
 // Indexed by the c10 enum's code; spelled as torch's Python names (without
@@ -205,4 +205,4 @@ std::string Dump(const Json& json) {
   return json.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
 }
 
-}  // namespace tsb::json
+}  // namespace tsb::text

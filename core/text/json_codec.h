@@ -23,7 +23,7 @@
 #include "core/value/nesting.h"
 #include "tsbridge/plugin/kind_codec.hpp"
 
-namespace tsb::json {
+namespace tsb::text {
 
 using Json = nlohmann::ordered_json;
 
@@ -76,6 +76,6 @@ std::optional<double> FloatFromJson(const Json& json);
 // JSON array of 3 elements, JSON object with 2 keys.
 std::string DescribeJson(const Json& json);
 
-}  // namespace tsb::json
+}  // namespace tsb::text
 
 #endif  // TSBRIDGE_CORE_TEXT_JSON_CODEC_H_

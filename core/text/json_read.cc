@@ -21,7 +21,7 @@
 #include "core/value/convert.h"
 #include "core/value/untyped.h"
 
-namespace tsb::json {
+namespace tsb::text {
 namespace {
 
 absl::Status WrongJson(const TypeInfo& expected, const Json& found,
@@ -266,4 +266,4 @@ absl::StatusOr<c10::IValue> Read(const Json& json, const TypeInfo& expected) {
   return value;
 }
 
-}  // namespace tsb::json
+}  // namespace tsb::text

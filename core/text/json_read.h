@@ -9,7 +9,7 @@
 
 #include "core/text/json_codec.h"
 
-namespace tsb::json {
+namespace tsb::text {
 
 // The document a Read walks. The untyped values handed to codecs point into
 // it; Read marks it finished on return, so one kept past it refuses to read.
@@ -36,6 +36,6 @@ absl::StatusOr<c10::IValue> ReadEnum(const Json& json, const TypeInfo& expected)
 // {...} -> Dict[str, Any].
 absl::StatusOr<c10::IValue> Infer(const Json& json, int depth);
 
-}  // namespace tsb::json
+}  // namespace tsb::text
 
 #endif  // TSBRIDGE_CORE_TEXT_JSON_READ_H_

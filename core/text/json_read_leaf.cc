@@ -14,7 +14,7 @@
 #include "core/text/json_read.h"
 #include "core/value/convert.h"  // UIntValue
 
-namespace tsb::json {
+namespace tsb::text {
 namespace {
 
 std::string Key(absl::string_view name) {
@@ -280,4 +280,4 @@ absl::StatusOr<c10::IValue> Infer(const Json& json, int depth) {
   }
 }
 
-}  // namespace tsb::json
+}  // namespace tsb::text

@@ -16,7 +16,7 @@
 #include "core/value/convert.h"
 #include "core/object/object.h"
 
-namespace tsb::json {
+namespace tsb::text {
 namespace {
 
 absl::StatusOr<Json> WriteAt(const c10::IValue& value, const TypeInfo* type, int depth);
@@ -243,4 +243,4 @@ absl::StatusOr<Json> Write(const c10::IValue& value, const TypeInfo& type) {
   return WriteAt(value, &type, 0);
 }
 
-}  // namespace tsb::json
+}  // namespace tsb::text

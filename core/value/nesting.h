@@ -16,7 +16,7 @@
 namespace tsb {
 
 // Containers nested deeper than this are refused where a value is walked;
-// the JSON reader and writer use it too (json::kMaxDepth), so whatever
+// the JSON reader and writer use it too (text::kMaxDepth), so whatever
 // passes can be written.
 inline constexpr int kMaxValueDepth = 512;
 

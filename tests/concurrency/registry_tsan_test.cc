@@ -41,7 +41,7 @@ TEST(RegistryConcurrencyTest, LookupsWhileAPluginLoads) {
         // Entries the plugin is publishing meanwhile: absent, then present.
         (void)TypeRegistry::Global().FindNamedType("fixture.point");
         (void)TypeRegistry::Global().CodecFor(c10::TypeKind::StorageType);
-        (void)FunctionRegistry::Global().Find("fixture::add");
+        (void)plugins::FunctionRegistry::Global().Find("fixture::add");
         (void)::tsb::PluginCount();
         if (rounds > 1000000) break;  // bounded, whatever happens
       }

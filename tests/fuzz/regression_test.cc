@@ -185,21 +185,21 @@ TEST_F(FuzzRegressionTest, PickleTensorPastItsStorage) {
 TEST(PickleScanTest, AcceptsWhatPicklersWrite) {
   // [1, "ab"] as Python's protocol 2 writes it, memo entries 0 and 1.
   const std::string list("\x80\x02]q\x00(K\x01X\x02\x00\x00\x00" "abq\x01" "e.", 19);
-  EXPECT_TRUE(ScanPickle(list.data(), list.size()).ok());
-  EXPECT_FALSE(ScanPickle(list.data(), 7).ok());  // cut before BININT1's argument
+  EXPECT_TRUE(binary::ScanPickle(list.data(), list.size()).ok());
+  EXPECT_FALSE(binary::ScanPickle(list.data(), 7).ok());  // cut before BININT1's argument
   // {1: 2, "a": [3]}: SETITEMS over two pairs (the list's APPEND inside).
   const std::string dict(
       "\x80\x02}q\x00(K\x01K\x02X\x01\x00\x00\x00" "aq\x01]q\x02K\x03" "au.", 26);
-  EXPECT_TRUE(ScanPickle(dict.data(), dict.size()).ok());
+  EXPECT_TRUE(binary::ScanPickle(dict.data(), dict.size()).ok());
   // a = [1]; [a, a, {"k": a}]: one list held three times (a memo GET each
   // time) is no cycle, in protocol 2 and in protocol 0's text PUT and GET.
   const std::string shared(
       "\x80\x02]q\x00(]q\x01K\x01" "ah\x01}q\x02X\x01\x00\x00\x00" "kq\x03h\x01" "se.", 30);
-  EXPECT_TRUE(ScanPickle(shared.data(), shared.size()).ok());
+  EXPECT_TRUE(binary::ScanPickle(shared.data(), shared.size()).ok());
   const std::string text = "(lp0\n(lp1\nI1\naag1\na(dp2\nVk\np3\ng1\nsa.";
-  EXPECT_TRUE(ScanPickle(text.data(), text.size()).ok());
+  EXPECT_TRUE(binary::ScanPickle(text.data(), text.size()).ok());
   const std::string itself = "(lp0\ng0\na.";  // a = []; a.append(a)
-  EXPECT_EQ(ScanPickle(itself.data(), itself.size()).message(),
+  EXPECT_EQ(binary::ScanPickle(itself.data(), itself.size()).message(),
             "not a pickle LibTorch can read: a container added into itself or into one it "
             "holds (a cycle) at byte 8");
 }

@@ -18,18 +18,42 @@ load-time initializer anywhere else (`__attribute__((constructor))`, or a
 namespace-scope `const bool kX = (Register(...), true)`) would have a layer
 set itself up, or fill one below it, unseen.
 
-Usage: core_layers_check.py CORE_DIR SDK_INCLUDE_DIR
+Each folder's code lives in its own namespace (NAMESPACES): tsb::<folder>,
+or, for the folders that implement the SDK's own names and the value model
+under them (errors, object, types, value, codecs), tsb itself. A file may
+open its folder's namespace, an anonymous one, and another library's (a
+forward declaration of LibTorch's), never a tsb namespace of another name.
+
+With ARCHITECTURE_MD (docs/architecture.md), its table (the one whose
+header is `| folder | files | ... |`) must be true: every file under core/
+is listed in the row(s) of its own folder (`core/<folder>/`), and every path
+the table lists exists (`a.{h,cc}` stands for a.h and a.cc, a `*` must match
+something, a path ending in `/` is a folder). A row whose folder cell is
+empty continues the folder above it.
+
+Usage: core_layers_check.py CORE_DIR SDK_INCLUDE_DIR [ARCHITECTURE_MD]
        core_layers_check.py --self-test   (shows each rule can fail)
 """
 import re
 import sys
-import tempfile
 from pathlib import Path
+
+from self_test import run_cases
 
 # Bottom to top. object is the handle every boundary value is; call is the
 # schema binder shared by plugins and runtime.
 LAYERS = ["compat", "errors", "object", "types", "value", "codecs", "text",
           "binary", "call", "plugins", "runtime", "abi"]
+# The folders whose code is in the SDK's namespace, tsb: they implement
+# what tsbridge/plugin/ declares there (TypeError, TypeInfo, KindCodec,
+# CoerceTo, ...) and the handles and codecs those names are made of. Every
+# other folder's code is in tsb::<folder>.
+SDK_NAMESPACE_FOLDERS = ["errors", "object", "types", "value", "codecs"]
+NAMESPACE_OPEN = re.compile(r'\bnamespace\s+(?:([A-Za-z_][\w:]*)\s*)?\{|[{}]')
+CHAR = re.compile(r"'(?:\\.|[^'\\\n])'")
+TABLE_HEADER = re.compile(r'^\|\s*folder\s*\|\s*files\s*\|')
+CELL_SPLIT = re.compile(r'(?<!\\)\|')
+BACKTICKED = re.compile(r'`([^`]+)`')
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"core/([^/"]+)/', re.M)
 SDK_INCLUDE = re.compile(r'^\s*#\s*include\s+"(tsbridge/[^"]+)"', re.M)
@@ -51,6 +75,106 @@ def code_of(text):
     """The text without comments and string literals, line numbers kept."""
     text = COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     return STRING.sub('""', text)
+
+
+def namespace_of(folder):
+    return "tsb" if folder in SDK_NAMESPACE_FOLDERS else f"tsb::{folder}"
+
+
+def check_namespaces(core):
+    """Errors for each tsb namespace a core file opens that is not its folder's."""
+    errors = []
+    for folder, where, text in core_files(core):
+        if folder not in LAYERS:
+            continue  # reported as a folder LAYERS does not list
+        expected = namespace_of(folder)
+        code = CHAR.sub("' '", code_of(text))
+        stack = []  # per open brace: the namespace it opened ("" anonymous), or None
+        for match in NAMESPACE_OPEN.finditer(code):
+            token = match.group(0)
+            if token == "}":
+                if stack:
+                    stack.pop()
+                continue
+            if not token.startswith("namespace"):
+                stack.append(None)
+                continue
+            name = match.group(1) or ""
+            stack.append(name)
+            if not name:
+                continue  # anonymous: file-local
+            full = "::".join([n for n in stack if n])
+            if (full == "tsb" or full.startswith("tsb::")) and full != expected:
+                errors.append(f"{where}:{line_of(code, match.start())}: opens namespace "
+                              f"{full}; the code of core/{folder}/ lives in {expected} "
+                              "(opened as one `namespace " + expected + " {`)")
+    return errors
+
+
+def expand_braces(token):
+    """`a.{h,cc}` -> ['a.h', 'a.cc'] (any number of brace groups)."""
+    match = re.search(r'\{([^{}]*)\}', token)
+    if not match:
+        return [token]
+    return [path for alt in match.group(1).split(",")
+            for path in expand_braces(token[:match.start()] + alt + token[match.end():])]
+
+
+def table_rows(text):
+    """(line, folder, [paths], role) of the folder table, continuations resolved."""
+    lines = text.split("\n")
+    start = next((i for i, line in enumerate(lines) if TABLE_HEADER.match(line)), None)
+    if start is None:
+        return None
+    rows, folder = [], ""
+    for i in range(start + 1, len(lines)):
+        line = lines[i]
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in CELL_SPLIT.split(line.strip())[1:-1]]
+        if len(cells) < 3 or (cells[0] and set(cells[0]) <= set("-: ")):
+            continue  # the separator row
+        named = BACKTICKED.findall(cells[0])
+        if named:
+            folder = named[0]
+        paths = [p for token in BACKTICKED.findall(cells[1]) for p in expand_braces(token)]
+        rows.append((i + 1, folder, paths, cells[2]))
+    return rows
+
+
+def check_table(core, docs):
+    """Errors for core files missing from docs' folder table and listed paths
+    that do not exist (paths relative to the repository, core's parent)."""
+    root = core.parent
+    shown = docs.name
+    try:
+        rows = table_rows(docs.read_text(errors="replace"))
+    except OSError as e:
+        return [f"{docs}: cannot read it ({e})"]
+    if rows is None:
+        return [f"{shown}: no table with the header `| folder | files | ... |`"]
+    errors, listed = [], set()
+    for line, folder, paths, _ in rows:
+        if not folder.endswith("/"):
+            errors.append(f"{shown}:{line}: the folder `{folder}` does not end in '/'")
+            continue
+        for path in paths:
+            full = folder + path
+            if "*" in path or "?" in path:
+                if not any(root.glob(full)):
+                    errors.append(f"{shown}:{line}: `{full}` matches no file")
+            elif path.endswith("/"):
+                if not (root / full).is_dir():
+                    errors.append(f"{shown}:{line}: `{full}` is listed and is not a folder")
+            elif not (root / full).is_file():
+                errors.append(f"{shown}:{line}: `{full}` is listed and does not exist")
+            else:
+                listed.add((folder, full))
+    for folder, where, _ in core_files(core):
+        if (f"core/{folder}/", where) not in listed:
+            errors.append(f"{where} is not in {shown}'s table: list it in a "
+                          f"`core/{folder}/` row with its role")
+    return errors
 
 
 def line_of(text, pos):
@@ -101,7 +225,7 @@ def implementers(header_text, is_c, defined):
     return names, folders
 
 
-def check(core, sdk):
+def check(core, sdk, docs=None):
     rank = {name: i for i, name in enumerate(LAYERS)}
     graph, errors, seam = {}, [], {}
     defined = definitions(core)
@@ -162,6 +286,9 @@ def check(core, sdk):
     if cycle:
         hops = [f"{a} -> {b} ({graph[a][b]})" for a, b in zip(cycle, cycle[1:])]
         errors.append("cycle between folders: " + ", ".join(hops))
+    errors += check_namespaces(core)
+    if docs is not None:
+        errors += check_table(core, docs)
     return errors, seam
 
 
@@ -194,7 +321,8 @@ def find_cycle(graph):
 
 
 def self_test():
-    """Each rule, broken once in a small tree, must be reported."""
+    """Each rule, broken once in a small tree, must be reported: the clean
+    tree passes, and each broken one fails with the rule's own message."""
     clean = {
         "sdk/tsbridge/tsbridge.h": "TSB_API int tsb_thing_new(int x);\n",
         "sdk/tsbridge/iface.hpp": "namespace tsb {\nclass Codec {\n public:\n"
@@ -207,40 +335,90 @@ def self_test():
         "core/types/x.h": "int X();\n",
         "core/abi/thing.cc": '#include "tsbridge/tsbridge.h"\n'
                              "int tsb_thing_new(int x) { return x; }\n",
+        "core/call/bind.cc": "namespace torch::jit {\nclass Graph;\n}\nnamespace tsb::call {\n"
+                             "namespace {\nchar Open() { return '{'; }\n}\n"
+                             "int Bind() { return Open(); }\n}  // namespace tsb::call\n",
     }
-    broken = {
-        "an include that reaches up": {"core/types/up.cc": '#include "core/value/y.h"\n'},
-        "an SDK header implemented above its user": {
-            "core/object/o.cc": '#include "tsbridge/iface.hpp"\nint O() { return 0; }\n'},
-        "an SDK header implemented by two layers": {
-            "core/codecs/more.cc": '#include "tsbridge/iface.hpp"\nnamespace tsb {\n'
-                                   "int Find(int i) { return -i; }\n}\n"},
-        "a C ABI function called below its layer": {
-            "core/value/call.cc": '#include "tsbridge/tsbridge.h"\n'
-                                  "int Call() { return tsb_thing_new(1); }\n"},
-        "a folder LAYERS does not list": {"core/extra/e.cc": "int E() { return 0; }\n"},
-        "a load-time initializer outside the start": {
-            "core/codecs/init.cc": "[[maybe_unused]] const bool kDone = (Setup(), true);\n"},
-    }
-    failures = []
-    for name, extra in [("the clean tree", {})] + list(broken.items()):
-        with tempfile.TemporaryDirectory() as tmp:
-            root = Path(tmp)
-            for rel, text in {**clean, **extra}.items():
-                (root / rel).parent.mkdir(parents=True, exist_ok=True)
-                (root / rel).write_text(text)
-            errors, _ = check(root / "core", root / "sdk")
-            if bool(errors) != bool(extra):
-                failures.append(f"{name}: {'no error' if extra else errors}")
-    print("\n".join(failures) or f"self-test: the clean tree passes and "
-                                 f"each of {len(broken)} broken trees fails")
-    return 1 if failures else 0
+    # (what is broken, files added, a file left out of the table, what the error says)
+    broken = [
+        ("an include that reaches up", {"core/types/up.cc": '#include "core/value/y.h"\n'},
+         None, "a layer above it"),
+        ("an SDK header implemented above its user",
+         {"core/object/o.cc": '#include "tsbridge/iface.hpp"\nint O() { return 0; }\n'},
+         None, "a layer above it"),
+        ("an SDK header implemented by two layers",
+         {"core/codecs/more.cc": '#include "tsbridge/iface.hpp"\nnamespace tsb {\n'
+                                 "int Find(int i) { return -i; }\n}\n"},
+         None, "one header, one layer"),
+        ("a C ABI function called below its layer",
+         {"core/value/call.cc": '#include "tsbridge/tsbridge.h"\n'
+                                "int Call() { return tsb_thing_new(1); }\n"},
+         None, "calls tsb_thing_new"),
+        ("a folder LAYERS does not list", {"core/extra/e.cc": "int E() { return 0; }\n"},
+         None, "not in LAYERS"),
+        ("a load-time initializer outside the start",
+         {"core/codecs/init.cc": "[[maybe_unused]] const bool kDone = (Setup(), true);\n"},
+         None, "load-time initializer"),
+        ("a folder's code in another folder's namespace",
+         {"core/call/other.cc": "namespace tsb::runtime {\nint F() { return 0; }\n}\n"},
+         None, "opens namespace tsb::runtime"),
+        ("a folder's code in a namespace no folder names",
+         {"core/text/json.cc": "namespace tsb {\nnamespace json {\nint F();\n}\n}\n"},
+         None, "opens namespace tsb;"),
+        ("an SDK folder's code in a namespace of its own",
+         {"core/value/inner.cc": "namespace tsb::value {\nint F();\n}\n"},
+         None, "opens namespace tsb::value"),
+        ("a core file missing from the architecture table",
+         {"core/value/new.cc": "int New() { return 0; }\n"}, "core/value/new.cc",
+         "core/value/new.cc is not in architecture.md's table"),
+        ("a core file listed under another folder's row",
+         {"core/value/moved.cc": "int Moved() { return 0; }\n"}, "core/value/moved.cc",
+         "core/value/moved.cc is not in"),
+        ("a listed path that does not exist", {}, "core/value/gone.cc",
+         "`core/value/gone.cc` is listed and does not exist"),
+        ("a listed pattern that matches nothing", {}, "core/types/*_none.cc",
+         "`core/types/*_none.cc` matches no file"),
+    ]
+
+    def table(files, left_out):
+        """An architecture table of the tree's core files, one row per folder."""
+        folders = {}
+        for rel in files:
+            if rel.startswith("core/") and rel != left_out:
+                folder, name = rel[len("core/"):].split("/", 1)
+                folders.setdefault(folder, []).append(name)
+        rows = ["| folder | files | what it owns |", "|---|---|---|"]
+        for folder, names in sorted(folders.items()):
+            first, *rest = sorted(names)
+            rows.append(f"| `core/{folder}/` | `{first}` | a role |")
+            rows += [f"| | `{name}` | a role |" for name in rest]
+        return "# Architecture\n\n" + "\n".join(rows) + "\n\nAfter the table.\n"
+
+    def tree(name, extra, left_out):
+        files = {**clean, **extra}
+        docs = table(files, left_out)
+        if name == "a core file listed under another folder's row":
+            docs = docs.replace("|---|---|---|", "|---|---|---|\n| `core/` | `value/moved.cc` | "
+                                "listed, but not in the row of core/value/ |")
+        elif left_out is not None and left_out not in files:
+            docs = docs.replace("|---|---|---|",
+                                f"|---|---|---|\n| `core/` | `{left_out[5:]}` | listed |")
+        return {**files, "docs/architecture.md": docs}
+
+    cases = [(name, tree(name, extra, left_out), says) for name, extra, left_out, says
+             in [("the clean tree", {}, None, None)] + broken]
+    return run_cases(cases, lambda root: check(root / "core", root / "sdk",
+                                               root / "docs" / "architecture.md")[0])
 
 
 def main(argv):
     if argv[1:] == ["--self-test"]:
         return self_test()
-    errors, seam = check(Path(argv[1]), Path(argv[2]))
+    if len(argv) not in (3, 4):
+        print(__doc__)
+        return 2
+    docs = Path(argv[3]) if len(argv) == 4 else None
+    errors, seam = check(Path(argv[1]), Path(argv[2]), docs)
     if errors:
         print("Layers, bottom to top: " + " < ".join(LAYERS))
         print("\n".join(errors))
@@ -248,6 +426,9 @@ def main(argv):
     print("core/ layers, bottom to top: " + " < ".join(LAYERS) + ": no include reaches up")
     print("SDK headers core/ implements: " +
           ", ".join(f"{h} <- core/{f}/" for h, f in sorted(seam.items())))
+    print("namespaces: " + ", ".join(f"core/{f}/ {namespace_of(f)}" for f in LAYERS))
+    if docs is not None:
+        print(f"{docs.name}: every core file listed under its folder, every listed path there")
     return 0
 
 

@@ -7,14 +7,25 @@ add_test(NAME no_escape
           ${PROJECT_SOURCE_DIR}/core)
 # The folders under core/ are layers, in the order the script lists: an
 # include that reaches a folder above its own (an SDK header counts as the
-# folder that implements it), a C ABI call from below core/abi, a cycle, or a
-# load-time initializer outside core/abi/library_start.cc fails.
+# folder that implements it), a C ABI call from below core/abi, a cycle, a
+# load-time initializer outside core/abi/library_start.cc, a namespace that
+# is not the folder's, a core file missing from docs/architecture.md's table
+# or a path listed there that does not exist fails.
 # core_layers_selftest breaks each rule in a small tree and expects a failure.
 add_test(NAME core_layers
   COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/core_layers_check.py
-          ${PROJECT_SOURCE_DIR}/core ${PROJECT_SOURCE_DIR}/sdk/include)
+          ${PROJECT_SOURCE_DIR}/core ${PROJECT_SOURCE_DIR}/sdk/include
+          ${PROJECT_SOURCE_DIR}/docs/architecture.md)
 add_test(NAME core_layers_selftest
   COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/core_layers_check.py --self-test)
+# Every page that states the current host ABI version ("the current ABI
+# 1.9", or the version macros quoted) says what tsbridge.h says (the rule is
+# in docs/abi.md, "Versions"); abi_version_selftest shows each rule failing.
+add_test(NAME abi_version
+  COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/abi_version_check.py
+          ${PROJECT_SOURCE_DIR}/sdk/include/tsbridge/tsbridge.h ${PROJECT_SOURCE_DIR})
+add_test(NAME abi_version_selftest
+  COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/abi_version_check.py --self-test)
 
 # A Python test in the sanitizer build runs in Debian's uninstrumented
 # interpreter with the ASan runtime preloaded (cmake/sanitize.cmake); in

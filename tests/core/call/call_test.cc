@@ -15,7 +15,9 @@
 namespace tsb::testing {
 namespace {
 
-using runtime::Binding;
+using call::Binding;
+using plugins::FunctionRegistry;
+using plugins::PluginFunction;
 
 TEST(BindingStackTest, SpareBufferComesBackEmptyAndIsReused) {
   at::Tensor t = at::ones({2});
@@ -106,7 +108,7 @@ void CallReturning(const char* name, c10::TypePtr returns, c10::IValue* left, ts
   Register(name, std::move(returns), left);
   const PluginFunction* found = FunctionRegistry::Global().Find(name);
   ASSERT_NE(found, nullptr);
-  absl::Status called = FunctionRegistry::Call(*found, runtime::HostArgs(), out);
+  absl::Status called = FunctionRegistry::Call(*found, call::HostArgs(), out);
   ASSERT_TRUE(called.ok()) << called;
 }
 
@@ -133,7 +135,7 @@ TEST(FunctionResultTest, WrongLeafIsRefused) {
   Register("call_test::str_as_tensor", c10::TensorType::get(), &text);
   tsb_any out{};
   absl::Status called = FunctionRegistry::Call(
-      *FunctionRegistry::Global().Find("call_test::str_as_tensor"), runtime::HostArgs(), &out);
+      *FunctionRegistry::Global().Find("call_test::str_as_tensor"), call::HostArgs(), &out);
   EXPECT_FALSE(called.ok());
   EXPECT_EQ(called.message(), "expected Tensor, got str \"x\"");
   EXPECT_EQ(PathOf(called), "call_test::str_as_tensor(): result");

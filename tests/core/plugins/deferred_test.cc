@@ -18,6 +18,9 @@ namespace tsb::testing {
 namespace {
 
 namespace fs = std::filesystem;
+using plugins::DeferredPlugins;
+using plugins::OfferedPlugin;
+using plugins::ParsePluginIndex;
 
 std::vector<std::string> Loaded() {
   std::vector<std::string> names;

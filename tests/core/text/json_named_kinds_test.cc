@@ -12,7 +12,7 @@
 namespace tsb::testing {
 namespace {
 
-using json::Json;
+using text::Json;
 
 class JsonNamedKindsTest : public JsonTest {
  protected:
@@ -31,7 +31,7 @@ class JsonNamedKindsTest : public JsonTest {
   }
 
   absl::StatusOr<c10::IValue> ReadColor(const char* text) {
-    return json::Read(Json::parse(text), color_info_);
+    return text::Read(Json::parse(text), color_info_);
   }
 
   std::shared_ptr<torch::jit::CompilationUnit> cu_ =
@@ -43,9 +43,9 @@ class JsonNamedKindsTest : public JsonTest {
 TEST_F(JsonNamedKindsTest, EnumPrintsItsTypeAndMember) {
   absl::StatusOr<const TypeInfo*> any = FindType(TSB_TYPE_ANY);
   ASSERT_TRUE(any.ok());
-  absl::StatusOr<Json> out = json::Write(Color("RED", 1), **any);
+  absl::StatusOr<Json> out = text::Write(Color("RED", 1), **any);
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ(json::Dump(*out), R"({"enum":"__torch__.Color","member":"RED"})");
+  EXPECT_EQ(text::Dump(*out), R"({"enum":"__torch__.Color","member":"RED"})");
 }
 
 TEST_F(JsonNamedKindsTest, EnumReadsFromAMemberNameOrThePrintedObject) {
@@ -89,9 +89,9 @@ TEST_F(JsonNamedKindsTest, ObjectPrintsItsFieldsByTheirDeclaredTypes) {
   object->setSlot(2, static_cast<int64_t>(at::kFloat));
   object->setSlot(3, Color("GREEN", 2));
   absl::StatusOr<const TypeInfo*> any = FindType(TSB_TYPE_ANY);
-  absl::StatusOr<Json> out = json::Write(c10::IValue(object), **any);
+  absl::StatusOr<Json> out = text::Write(c10::IValue(object), **any);
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ(json::Dump(*out),
+  EXPECT_EQ(text::Dump(*out),
             R"({"class":"__torch__.Point","fields":{"x":3,"ys":[2.0,0.5],"dtype":"float32",)"
             R"("color":{"enum":"__torch__.Color","member":"GREEN"}}})");
 
@@ -100,7 +100,7 @@ TEST_F(JsonNamedKindsTest, ObjectPrintsItsFieldsByTheirDeclaredTypes) {
   info.type = cls;
   info.kind = TSB_KIND_OBJECT;
   info.annotation = "__torch__.Point";
-  absl::StatusOr<c10::IValue> in = json::Read(*out, info);
+  absl::StatusOr<c10::IValue> in = text::Read(*out, info);
   EXPECT_EQ(in.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_EQ(in.status().message(),
             "JSON cannot build an instance of class __torch__.Point: construct it in "
