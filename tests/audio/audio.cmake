@@ -7,11 +7,8 @@
 if(TSB_SANITIZE OR NOT TARGET tsb)
   return()
 endif()
-execute_process(COMMAND ${TSB_PYTHON3} -c "import torchaudio"
-                RESULT_VARIABLE torchaudio_missing OUTPUT_QUIET ERROR_QUIET)
-if(torchaudio_missing)
-  message(STATUS "tsbridge: ${TSB_PYTHON3} cannot import torchaudio (python3-torchaudio): "
-                 "the torchaudio tests are not registered")
+tsb_python_imports(torchaudio python3-torchaudio has_torchaudio)
+if(NOT has_torchaudio)
   return()
 endif()
 
