@@ -5,6 +5,7 @@ advice for a missing operator library in tsb's own words (`tsb --library`).
 
 Usage: cli_messages_test.py TSB EXAMPLE_MODEL OPLIB_FIXTURE WORK_DIR
 """
+import json
 import os
 import re
 import subprocess
@@ -83,6 +84,17 @@ def main(tsb, model, oplib, work):
         ("library not a file", 1, ["--library", work / "none.so", "plugins"], "none.so"),
         ("missing plugin", 1, ["--plugin", work / "none.so", "plugins"], "none.so"),
         ("empty namespace", 1, ["ops", "nope"], "namespace 'nope'"),
+        ("inspect a missing module", 1, ["inspect", work / "none.pt"], "none.pt"),
+        ("inspect a missing plugin", 1, ["inspect", work / "none.so"], "none.so"),
+        ("a missing {\"file\": ...}", 1,
+         ["run", model, "--args", json.dumps([{"file": str(work / "none.pt")}])],
+         "cannot read"),
+        ("{\"image\": ...} without torchvision", 1,
+         ["run", model, "--args", json.dumps([{"image": str(work / "none.jpg")}])],
+         "--library torchvision"),
+        ("--out into a missing directory", 1,
+         ["call", "aten::add", "--args", "[1, 2]", "--out", work / "none" / "o.pt"],
+         "cannot write"),
         ("--jsonl with --out", 2, ["run", model, "--jsonl", "--out", work / "o.pt"], "--jsonl"),
     ]
     failures = 0
@@ -105,7 +117,14 @@ def main(tsb, model, oplib, work):
         if problems:
             failures += 1
             print(f"FAILED {what}: {'; '.join(problems)}\n  {err.strip()}")
-    print(f"{len(refusals) - failures} passed, {failures} failed")
+    # --jsonl says a line's failure on standard output, once too.
+    line = subprocess.run([tsb, "run", model, "describe", "--jsonl"], input="[1]\n",
+                          capture_output=True, text=True).stdout
+    error = json.loads(line)["error"]
+    if (twice_said := repeated(error) or restarted(error)) is not None:
+        failures += 1
+        print(f"FAILED --jsonl line: says {twice_said!r} twice\n  {error}")
+    print(f"{len(refusals) + 1 - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 
