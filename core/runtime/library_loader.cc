@@ -196,6 +196,8 @@ absl::StatusOr<std::vector<std::string>> FindLibraryByName(absl::string_view nam
 }
 
 std::optional<std::string> LibraryForNamespace(absl::string_view ns) {
+  // torchvision:: and image:: name torchvision even where it is not
+  // installed: loading it then says where it looked.
   for (const Companion& companion : kCompanions) {
     if (ns == companion.ns || ns == companion.library) return std::string(companion.library);
   }
