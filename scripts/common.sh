@@ -8,10 +8,15 @@ BUILD="${TSB_BUILD_DIR:-$ROOT/build}"
 # LLVM, whose clang builds the sanitizer stage and libFuzzer. Testing has no
 # VERSION_ID: its codename decides.
 if [[ -r /etc/os-release ]]; then source /etc/os-release; fi
+# TSB_RELEASE_PACKAGES: what only some releases ship. python3-torchaudio
+# (tests/audio: torchaudio's operator library by name) is built for the
+# release's own LibTorch on 12 (0.13.1) and 13 (2.6.0); testing's was not
+# checked against its LibTorch 2.14, and tests/audio skips without it.
 TSB_APT_OPTIONS=()
+TSB_RELEASE_PACKAGES=()
 case "${ID:-}:${VERSION_ID:-}:${VERSION_CODENAME:-}" in
-  debian:12:*) TSB_LLVM=14 ;;  # bookworm: LibTorch 1.13.1
-  debian:13:*) TSB_LLVM=19 ;;  # trixie: LibTorch 2.6.0
+  debian:12:*) TSB_LLVM=14; TSB_RELEASE_PACKAGES=(python3-torchaudio) ;;  # bookworm: LibTorch 1.13.1
+  debian:13:*) TSB_LLVM=19; TSB_RELEASE_PACKAGES=(python3-torchaudio) ;;  # trixie: LibTorch 2.6.0
   debian::forky)               # testing: LibTorch 2.14.1
     TSB_LLVM=21
     # The archive's testing snapshot outlives its Release file's Valid-Until.
@@ -40,6 +45,7 @@ TSB_PACKAGES=(
   python3-hypothesis python3-numpy  # the differential tests (tests/reliability/python)
   # The sanitizer stage, libFuzzer, llvm-symbolizer (scripts/sanitize.sh).
   clang "libclang-rt-$TSB_LLVM-dev" "llvm-$TSB_LLVM"
+  "${TSB_RELEASE_PACKAGES[@]}"
 )
 
 # apt_install PACKAGE...: one apt-get at a time on this machine. .ci/run

@@ -24,26 +24,26 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A library tsbridge finds by name: the files, as <package>/<prefix>*.so
-// inside a Python package directory; the first is required. Namespaces are
-// those its operators live in.
-struct KnownLibrary {
-  const char* name;
-  const char* package;
-  std::vector<const char*> prefixes;
-  std::vector<const char*> namespaces;
-};
-
-const std::vector<KnownLibrary>& KnownLibraries() {
-  static const auto* const known = new std::vector<KnownLibrary>{
-      // torchvision's ops (nms, roi_align, ...) and its image codecs
-      // (image::read_file, decode_jpeg, decode_png). Up to 0.20 both need
-      // LibTorch only; 0.21's image library also refers to Python's C API
-      // (OpenLibrary).
-      {"torchvision", "torchvision", {"_C", "image"}, {"torchvision", "image"}},
-  };
-  return *known;
+// A library found by name is the Python package of that name in one of
+// LibrarySearchDirs(), holding the file its package loads with
+// torch.ops.load_library, by one of the two conventions PyTorch's domain
+// libraries follow: <name>/_C*.so (torchvision) or <name>/lib/lib<name>*.so
+// (torchaudio, torchtext). The first that exists, in this order, is required.
+std::vector<std::string> MainFilePatterns(absl::string_view name) {
+  return {"_C", absl::StrCat("lib/lib", name)};
 }
+
+// What the rule does not say: other files of a package that register
+// operators, loaded too when present, and namespaces not named after their
+// library. torchvision's image codecs (image::read_file, decode_jpeg, ...):
+// up to 0.20 they need LibTorch only; 0.21's also refers to Python's C API
+// (OpenLibrary).
+struct Companion {
+  const char* library;
+  const char* file;  // a pattern as above, inside the package
+  const char* ns;    // the namespace its operators live in
+};
+constexpr Companion kCompanions[] = {{"torchvision", "image", "image"}};
 
 std::set<std::string> RegisteredOperatorNames() {
   std::set<std::string> names;
@@ -165,63 +165,62 @@ std::vector<std::string> LibrarySearchDirs() {
   return unique;
 }
 
-absl::StatusOr<std::vector<std::string>> FindKnownLibrary(absl::string_view name) {
-  const KnownLibrary* known = nullptr;
-  std::vector<std::string> names;
-  for (const KnownLibrary& library : KnownLibraries()) {
-    names.push_back(library.name);
-    if (name == library.name) known = &library;
-  }
-  if (known == nullptr) {
-    return absl::NotFoundError(absl::StrCat(
-        "unknown operator library '", name, "': known names are ", absl::StrJoin(names, ", "),
-        "; any other library is loaded by its path (a file ending in .so)"));
-  }
-  std::vector<std::string> dirs = LibrarySearchDirs();
+absl::StatusOr<std::vector<std::string>> FindLibraryByName(absl::string_view name) {
+  const std::vector<std::string> dirs = LibrarySearchDirs();
+  const std::vector<std::string> patterns = MainFilePatterns(name);
   for (const std::string& dir : dirs) {
-    fs::path package = fs::path(dir) / known->package;
-    std::optional<std::string> first = FindFile(package, known->prefixes.front());
-    if (!first) continue;
-    std::vector<std::string> files = {*first};
-    for (size_t i = 1; i < known->prefixes.size(); ++i) {
-      if (auto file = FindFile(package, known->prefixes[i])) files.push_back(*file);
+    const fs::path package = fs::path(dir) / std::string(name);
+    for (const std::string& pattern : patterns) {
+      const fs::path file = package / pattern;
+      std::optional<std::string> main = FindFile(file.parent_path(), file.filename().string());
+      if (!main) continue;
+      std::vector<std::string> files = {*main};
+      for (const Companion& companion : kCompanions) {
+        if (name != companion.library) continue;
+        if (auto extra = FindFile(package, companion.file)) files.push_back(*extra);
+      }
+      return files;
     }
-    return files;
   }
   std::vector<std::string> looked;
   for (const std::string& dir : dirs) {
-    looked.push_back(absl::StrCat(dir, "/", known->package, "/", known->prefixes.front(), "*.so"));
+    for (const std::string& pattern : patterns) {
+      looked.push_back(absl::StrCat(dir, "/", name, "/", pattern, "*.so"));
+    }
   }
   return absl::NotFoundError(absl::StrCat(
       "cannot find the operator library '", name, "': looked for ", absl::StrJoin(looked, ", "),
-      " (install it, e.g. Debian's python3-", known->package,
-      ", set TSB_LIBRARY_SEARCH_PATH to the directory holding ", known->package,
+      " (install it, e.g. Debian's python3-", name,
+      ", set TSB_LIBRARY_SEARCH_PATH to the directory holding ", name,
       "/, or give the path of the .so file)"));
 }
 
 std::optional<std::string> LibraryForNamespace(absl::string_view ns) {
-  for (const KnownLibrary& library : KnownLibraries()) {
-    for (const char* served : library.namespaces) {
-      if (ns == served) return std::string(library.name);
-    }
+  // torchvision:: and image:: name torchvision even where it is not
+  // installed: loading it then says where it looked.
+  for (const Companion& companion : kCompanions) {
+    if (ns == companion.ns || ns == companion.library) return std::string(companion.library);
   }
+  // A namespace named after its library (torchaudio::): when that library is
+  // found by name.
+  if (FindLibraryByName(ns).ok()) return std::string(ns);
   return std::nullopt;
 }
 
 std::string MissingOperatorHint(absl::string_view op) {
   absl::string_view ns = op.substr(0, op.find("::"));
+  // The advice ends with C's call; every other host says its own instead
+  // (tsb::SayLoadLibrary, docs/hosts.md "Errors").
   if (std::optional<std::string> library = LibraryForNamespace(ns)) {
-    return absl::StrCat("load the operator library '", *library, "' first (tsb --library ",
-                        *library, ", tsbridge.load_library(\"", *library,
-                        "\"), tsb_library_load(\"", *library, "\"))");
+    return absl::StrCat("load the operator library '", *library, "' first (tsb_library_load(\"",
+                        *library, "\", NULL))");
   }
   return absl::StrCat("load the library that registers the ", ns,
-                      ":: operators first (tsb --library PATH.so, tsbridge.load_library(path), "
-                      "tsb_library_load(path))");
+                      ":: operators first (tsb_library_load(\"PATH.so\", NULL))");
 }
 
 std::optional<absl::Status> MissingOperatorError(absl::string_view torch_message,
-                                                 absl::string_view what) {
+                                                 absl::string_view who) {
   constexpr absl::string_view kMarker = "Unknown builtin op: ";
   size_t at = torch_message.find(kMarker);
   if (at == absl::string_view::npos) return std::nullopt;
@@ -230,7 +229,7 @@ std::optional<absl::Status> MissingOperatorError(absl::string_view torch_message
   absl::string_view op = rest.substr(0, end);
   if (!absl::StrContains(op, "::")) return std::nullopt;
   return absl::FailedPreconditionError(
-      absl::StrCat(what, ": its code calls the operator ", op,
+      absl::StrCat(who, " calls the operator ", op,
                    ", which is not registered: ", MissingOperatorHint(op)));
 }
 
@@ -248,7 +247,7 @@ absl::StatusOr<int32_t> LibraryLoader::Load(const std::string& path_or_name) {
   if (IsPath(path_or_name)) {
     files.push_back(path_or_name);
   } else {
-    absl::StatusOr<std::vector<std::string>> found = FindKnownLibrary(path_or_name);
+    absl::StatusOr<std::vector<std::string>> found = FindLibraryByName(path_or_name);
     if (!found.ok()) return found.status();
     files = *std::move(found);
     name = path_or_name;

@@ -3,6 +3,7 @@
 #include "core/runtime/module.h"
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <torch/csrc/jit/frontend/parser.h>
@@ -120,28 +121,39 @@ std::unique_ptr<tsb_module> MakeModule(torch::jit::Module module) {
 
 namespace {
 
+// `status` as a failure to load `what`: "cannot load module \"m.pt\": ...",
+// said here once for every failure (the scan's, LibTorch's importer's, the
+// tensors' check), so no host adds it again (docs/cli.md). The place inside
+// the module, if any, is part of what is wrong with the file: it joins the
+// message. LibTorch's backtrace stays apart.
+absl::Status CannotLoad(const std::string& what, const absl::Status& status) {
+  const std::string where = PathOf(status);
+  const std::string message =
+      absl::StrCat("cannot load ", what, ": ", status.message(),
+                   where.empty() ? "" : " at ", where.empty() ? "" : ShortenPath(where));
+  return IsTorchError(status) ? TorchError(message, BacktraceOf(status))
+                              : absl::Status(status.code(), message);
+}
+
 // Scans an archive, then imports it (`import` runs torch::jit::load on a
 // file or on bytes); `what` names it in errors ("module \"m.pt\"").
 template <typename Scan, typename Import>
 absl::StatusOr<tsb_module*> LoadArchive(const std::string& what, Scan scan, Import import) {
-  if (absl::Status scanned = scan(); !scanned.ok()) return scanned;
-  try {
-    torch::jit::Module module = import();
-    if (absl::Status tensors = CheckLoadedTensors(module); !tensors.ok()) {
-      // The place inside the module is part of what is wrong with the file.
-      const std::string where = PathOf(tensors);
-      return absl::Status(tensors.code(),
-                          absl::StrCat("cannot load ", what, ": ", tensors.message(),
-                                       where.empty() ? "" : " at ", ShortenPath(where)));
-    }
-    return MakeModule(std::move(module)).release();
-  } catch (const std::exception& e) {  // c10::Error, torch::jit::ErrorReport
-    // "Unknown builtin op: torchvision::nms" names no library to load.
-    if (auto missing = MissingOperatorError(e.what(), absl::StrCat("cannot load ", what))) {
-      return *missing;
-    }
-    throw;
+  std::optional<torch::jit::Module> module;
+  absl::Status loaded = CatchAll(
+      [&]() -> absl::Status {
+        TSB_RETURN_IF_ERROR(scan());
+        module = import();
+        return CheckLoadedTensors(*module);
+      },
+      /*from_torch=*/true);
+  if (loaded.ok()) return MakeModule(*std::move(module)).release();
+  // "Unknown builtin op: torchvision::nms" names no library to load.
+  if (auto missing = MissingOperatorError(loaded.message(),
+                                          absl::StrCat("cannot load ", what, ": its code"))) {
+    return *missing;
   }
+  return CannotLoad(what, loaded);
 }
 
 // Whether every top-level def of `source` takes `self` first: then they are
@@ -162,7 +174,7 @@ bool DefinesMethods(const std::string& source) {
 }
 
 absl::Status CompileError(absl::Status status) {
-  if (auto missing = MissingOperatorError(status.message(), "cannot compile the source")) {
+  if (auto missing = MissingOperatorError(status.message(), "the source")) {
     return *missing;
   }
   return status;

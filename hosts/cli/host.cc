@@ -7,8 +7,12 @@ namespace tsb::cli {
 
 Module LoadModule(const std::string& path) {
   tsb_module* module = nullptr;
-  Check(tsb_module_load(path.c_str(), &module), "cannot load module " + path);
+  Check(tsb_module_load(path.c_str(), &module));  // the core names the file
   return Module(module);
+}
+
+std::string InOurWords(const std::string& message) {
+  return SayLoadLibrary(message, "tsb --library {}");
 }
 
 std::string ToJson(const tsb_any& value) {

@@ -24,6 +24,9 @@ struct Failure : std::runtime_error {
 };
 
 Module LoadModule(const std::string& path);
+// A message as tsb says it: a missing operator library's advice names
+// `tsb --library NAME` (tsb::SayLoadLibrary).
+std::string InOurWords(const std::string& message);
 std::string ToJson(const tsb_any& value);
 // A method of a module: its index (tsb_module_call_method's) and schema.
 using Method = kit::FoundMethod;

@@ -14,7 +14,8 @@
 // library such as torchvision), both repeatable. run and call take
 // --args/--kwargs as JSON text, @FILE or - (standard input), where
 // {"file": "x.pt"} and {"image": "photo.jpg"} stand for values read from
-// files; --out FILE.pt saves the result as torch.save does; --summary
+// files; --seed N seeds LibTorch's generator first; --out FILE.pt saves the
+// result as torch.save does; --summary
 // prints large tensors as dtype, shape, min/max/mean; --jsonl reads one call
 // per line from standard input (docs/cli.md).
 //
@@ -27,6 +28,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -210,7 +212,7 @@ int RunLines(Callee& callee, bool summary) {
       out["result"] = summary ? Summarize(result) : result;
     } catch (const std::runtime_error& failure) {  // a Failure or a tsb::Error
       ++failures;
-      out = {{"error", "line " + std::to_string(number) + ": " + failure.what()}};
+      out = {{"error", "line " + std::to_string(number) + ": " + InOurWords(failure.what())}};
     }
     std::cout << out.dump() << std::endl;  // one line per call, flushed
   }
@@ -303,11 +305,17 @@ int Demo() {
   return RunModule(example, "forward", kExampleArgs, "{}", false, {});
 }
 
-// --args, --kwargs, --out, --summary, --jsonl: what run and call share.
+// --args, --kwargs, --out, --summary, --jsonl, --seed: what run and call share.
 struct CallOptions {
   std::string args = "[]", kwargs = "{}";
   bool jsonl = false;
+  std::optional<int64_t> seed;
   OutputOptions output;
+  // LibTorch's generator seeded before the first call, as torch.manual_seed
+  // does: aten::manual_seed, the operator every host calls for it.
+  void Seed() const {
+    if (seed) CallOperator("aten::manual_seed", Args().Add(*seed));
+  }
   void AddTo(CLI::App* command) {
     command->add_option("--args", args,
                         "positional arguments: a JSON array, @FILE or - (standard input)");
@@ -318,6 +326,8 @@ struct CallOptions {
                       "print large tensors as dtype, shape, min/max/mean");
     command->add_flag("--jsonl", jsonl,
                       "one call per line of standard input, one result per line of output");
+    command->add_option("--seed", seed,
+                        "seed LibTorch's random generator first (torch.manual_seed(N))");
   }
 };
 
@@ -364,11 +374,13 @@ int main(int argc, char** argv) {
     if (demo->parsed()) return Demo();
     if (inspect->parsed()) return Inspect(path);
     if (run->parsed()) {
+      run_options.Seed();
       return RunModule(path, method, run_options.args, run_options.kwargs, run_options.jsonl,
                        run_options.output);
     }
     if (call->parsed()) {
       Callee callee = FunctionOrOperator(path);
+      call_options.Seed();
       return Run(callee, call_options.args, call_options.kwargs, call_options.jsonl,
                  call_options.output);
     }
@@ -377,10 +389,10 @@ int main(int argc, char** argv) {
     if (compile->parsed()) return Compile(path, out);
     return 0;
   } catch (const Failure& failure) {
-    std::cerr << "tsb: " << failure.what() << "\n";
+    std::cerr << "tsb: " << InOurWords(failure.what()) << "\n";
     return failure.exit_code;
   } catch (const tsb::Error& error) {  // a failed status from the ABI
-    std::cerr << "tsb: " << error.what() << "\n";
+    std::cerr << "tsb: " << InOurWords(error.what()) << "\n";
     return 1;
   }
 }

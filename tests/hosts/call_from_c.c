@@ -3,7 +3,9 @@
  * object), each read untyped (tsb_json_read with Any) and converted by the
  * call itself, as a C host that does not look at the schema would; prints
  * the result as JSON, or the error message (exit code 1). MODULE "-" calls
- * the operator named METHOD ("aten::add").
+ * the operator named METHOD ("aten::add"). With TSB_SEED=N in the
+ * environment it first seeds LibTorch's generator as a C host does: the
+ * operator aten::manual_seed with one int (docs/runtime.md, "Seeding").
  *
  *   call_from_c MODULE METHOD ARGS_JSON [KWARGS_JSON] */
 #include <stdio.h>
@@ -35,6 +37,12 @@ int main(int argc, char** argv) {
   if ((s = tsb_plugin_defer_bundled()) != NULL) return fail(s);
   if (strcmp(argv[1], "-") != 0 && (s = tsb_module_load(argv[1], &module)) != NULL) {
     return fail(s);
+  }
+  if (getenv("TSB_SEED") != NULL) {
+    tsb_any seed = tsb_any_int(strtoll(getenv("TSB_SEED"), NULL, 10));
+    tsb_call_args one = tsb_call_args_make(&seed, 1);
+    if ((s = tsb_op_call("aten::manual_seed", &one, &result)) != NULL) return fail(s);
+    tsb_any_release(&result);
   }
   if ((s = tsb_json_read(argv[3], TSB_TYPE_ANY, &args)) != NULL ||
       (s = tsb_any_len(&args, &n)) != NULL) {

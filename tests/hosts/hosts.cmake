@@ -16,3 +16,8 @@ add_test(NAME hosts_same_message
 set_tests_properties(hosts_same_message PROPERTIES
   ENVIRONMENT "PYTHONPATH=${TSB_PYTHON_DIR};R_LIBS=${TSB_R_LIB};TSB_RSCRIPT=${TSB_RSCRIPT}"
   FIXTURES_REQUIRED tsb_r_lib)
+
+# Seeding from C: aten::manual_seed, then dropout against PyTorch's output.
+add_test(NAME hosts_c_seed
+  COMMAND ${TSB_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/c_seed_test.py $<TARGET_FILE:tsb_call_from_c>
+          ${CMAKE_CURRENT_BINARY_DIR}/c_seed)

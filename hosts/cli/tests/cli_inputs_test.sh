@@ -113,7 +113,7 @@ expect "call an unknown name" 1 "tsb: 'nope::nothing' is neither a plugin functi
 expect "a missing plugin, said once" 1 "tsb: cannot load plugin '/nonexistent.so': no such file" -- \
   "$tsb" --plugin /nonexistent.so plugins
 expect "unknown library name" 1 \
-  "tsb: unknown operator library 'torchvisoin': known names are torchvision" -- \
+  "tsb: cannot find the operator library 'torchvisoin': looked for " -- \
   "$tsb" --library torchvisoin plugins
 expect "a library that is not a shared library" 1 \
   "tsb: cannot load operator library 'notes.txt.so': " -- \
@@ -122,7 +122,7 @@ mkdir -p empty
 expect "a known library not found says where it looked" 1 \
   "tsb: cannot find the operator library 'torchvision': looked for $work/empty/torchvision/_C*.so" -- \
   env TSB_LIBRARY_SEARCH_PATH="$work/empty" "$tsb" --library torchvision plugins
-expect "TSB_LIBRARY_PATH" 1 "tsb: TSB_LIBRARY_PATH: unknown operator library 'nosuch'" -- \
+expect "TSB_LIBRARY_PATH" 1 "tsb: TSB_LIBRARY_PATH: cannot find the operator library 'nosuch'" -- \
   env TSB_LIBRARY_PATH=nosuch "$tsb" plugins
 
 finish

@@ -20,8 +20,8 @@ expect "keyword arguments" 0 '{"a":[2.0,2.0]}' -- "$tsb" run "$model" --args \
   '[[[1, 1]], [[0, "a"]], {"first": {"dtype":"float32","shape":[1],"data":[1]}, "second": {"dtype":"float32","shape":[1],"data":[0]}}]' \
   --kwargs '{"scale": 2}'
 expect "plugins" 0 'tuple 0.1' -- "$tsb" plugins
-expect "missing module" 1 'tsb: cannot load module /nonexistent.pt' -- "$tsb" run /nonexistent.pt
-expect "not a module" 1 'tsb: cannot load module' -- "$tsb" run "$0"
+expect "missing module" 1 'tsb: cannot open module file "/nonexistent.pt"' -- "$tsb" run /nonexistent.pt
+expect "not a module" 1 "tsb: cannot load module \"$0\": " -- "$tsb" run "$0"
 expect "bad JSON" 2 'tsb: --args is not valid JSON' -- "$tsb" run "$model" --args '[1,'
 expect "args not an array" 2 'tsb: --args must be a JSON array' -- "$tsb" run "$model" --args '{}'
 expect "wrong type, with the path" 1 \

@@ -16,6 +16,11 @@ void SetText(PyObject* obj, const char* name, const std::string& text) {
   if (value.p == nullptr || PyObject_SetAttrString(obj, name, value.p) < 0) PyErr_Clear();
 }
 
+// A missing operator library's advice names this host's call.
+std::string InOurWords(const std::string& text) {
+  return tsb::SayLoadLibrary(text, "tsbridge.load_library(\"{}\")");
+}
+
 }  // namespace
 
 void InitErrors(PyObject* errors_module) {
@@ -76,7 +81,7 @@ std::string KeySegment(PyObject* key) {
 
 void SetError(const ConvertError& e, const std::string& where) {
   const std::string path = tsb::JoinPath(where, e.path);
-  const std::string message = e.Message(where);
+  const std::string message = InOurWords(e.Message(where));
   int code = static_cast<int>(e.code);
   if (code <= 0 || code >= kNumCodes) code = TSB_ERR_INTERNAL;
   PyObject* cls = g_classes[code] ? g_classes[code] : PyExc_RuntimeError;
@@ -85,7 +90,7 @@ void SetError(const ConvertError& e, const std::string& where) {
   if (exc.p == nullptr) return;  // the error building it stays set
   PyObject_SetAttrString(exc.p, "code", Ref(PyLong_FromLong(code)).p);
   SetText(exc.p, "path", path);
-  SetText(exc.p, "detail", e.detail);
+  SetText(exc.p, "detail", InOurWords(e.detail));
   // The C++ backtrace stays out of the message, as in the C ABI.
   if (!e.backtrace.empty()) SetText(exc.p, "backtrace", e.backtrace);
   PyErr_SetObject(cls, exc.p);

@@ -5,9 +5,9 @@ import pytest
 import tsbridge
 
 
-def test_unknown_name_lists_the_known_ones():
+def test_a_name_not_found_says_where_it_looked():
     with pytest.raises(tsbridge.NotFoundError,
-                       match="unknown operator library 'torchvisoin': known names are torchvision"):
+                       match="cannot find the operator library 'torchvisoin': looked for "):
         tsbridge.load_library("torchvisoin")
 
 
@@ -31,6 +31,25 @@ def test_an_unregistered_operator_names_its_library():
                        "registered: load the library that registers the nosuchlib:: operators"):
         tsbridge.compile("def f(self, x: Tensor) -> Tensor:\n"
                          "    return ops.nosuchlib.op(x)\n")
+
+
+def test_a_missing_library_is_advised_in_python_words():
+    with pytest.raises(tsbridge.Error) as caught:
+        tsbridge.compile("def f(self, x: Tensor) -> Tensor:\n    return ops.nosuchlib.op(x)\n")
+    message = str(caught.value)
+    assert message.endswith('operators first (tsbridge.load_library("PATH.so"))'), message
+    assert caught.value.detail == message
+    assert "tsb_library_load" not in message and "tsb --library" not in message
+
+
+def test_torchaudio_by_name():
+    try:
+        library = tsbridge.load_library("torchaudio")
+    except tsbridge.NotFoundError as e:
+        pytest.skip(f"python3-torchaudio is not installed: {e}")
+    assert library.name == "torchaudio"
+    assert library.path.endswith("/torchaudio/lib/libtorchaudio.so")
+    assert "torchaudio::_lfilter" in library.operators
 
 
 def test_torchvision_by_name_twice():

@@ -348,9 +348,9 @@ class Library(_Loaded):
 
 def load_library(path_or_name):
     """Loads an operator library (a shared library registering operators with
-    TORCH_LIBRARY) by path, or by a known name such as ``"torchvision"``
-    (its ops and image libraries, found without a path; docs/vision.md).
-    A no-op for a file already loaded."""
+    TORCH_LIBRARY) by path, or by a name such as ``"torchvision"`` or
+    ``"torchaudio"``: the Python package of that name, found without a path
+    (docs/vision.md). A no-op for a file already loaded."""
     return Library(_native.library_info(_native.load_library(str(path_or_name))))
 
 

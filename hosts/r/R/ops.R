@@ -93,7 +93,7 @@ tsb_plugins <- function() loaded_all("plugin")
 
 tsb_load_library <- function(path_or_name) {
   if (!grepl("/", path_or_name, fixed = TRUE)) {
-    id <- .Call(tsbr_loaded_load, "library", path_or_name)  # a known name: "torchvision"
+    id <- .Call(tsbr_loaded_load, "library", path_or_name)  # a name: "torchvision", "torchaudio"
   } else {
     id <- .Call(tsbr_loaded_load, "library", path.expand(path_or_name))
   }

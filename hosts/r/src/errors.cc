@@ -33,11 +33,14 @@ std::string Quote(const char* s, size_t n) {
 }  // namespace
 
 SEXP MakeCondition(const HostError& e) {
-  const std::string message = e.Message();
+  // A missing operator library's advice names this host's call.
+  constexpr const char* kLoad = "tsb_load_library(\"{}\")";
+  const std::string message = tsb::SayLoadLibrary(e.Message(), kLoad);
   int code = static_cast<int>(e.code);
   if (code <= 0 || code > TSB_ERR_INTERNAL) code = TSB_ERR_INTERNAL;
   NamedList cond({"message", "call", "path", "detail", "code", "backtrace"});
-  cond.Set(0, Utf8(message)).Set(2, Utf8(e.path)).Set(3, Utf8(e.detail));
+  cond.Set(0, Utf8(message)).Set(2, Utf8(e.path));
+  cond.Set(3, Utf8(tsb::SayLoadLibrary(e.detail, kLoad)));
   cond.Set(4, cpp11::as_sexp(code)).Set(5, Utf8(e.backtrace));
   cond.list().attr("class") = {ClassOf(static_cast<tsb_code>(code)), "tsb_error", "error",
                                "condition"};

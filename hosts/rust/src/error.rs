@@ -126,7 +126,7 @@ impl Error {
             let e = Error {
                 code: Code::from_raw(sys::tsb_status_get_code(s)),
                 path: c_str(sys::tsb_status_get_path(s)),
-                detail: c_str(sys::tsb_status_get_detail(s)),
+                detail: in_our_words(&c_str(sys::tsb_status_get_detail(s))),
                 backtrace: c_str(sys::tsb_status_get_backtrace(s)),
             };
             sys::tsb_status_free(s);
@@ -141,6 +141,29 @@ impl Error {
         // SAFETY: two NUL-ended CStrings alive for the call, which copies them.
         unsafe { sys::tsb_status_new_at(self.code.to_raw(), path.as_ptr(), detail.as_ptr()) }
     }
+}
+
+/// A missing operator library's advice in this host's words: the core ends
+/// it with C's call, `(tsb_library_load("NAME", NULL))`, which becomes
+/// `(tsbridge::plugin::load_library("NAME"))` (docs/hosts.md, "Errors").
+fn in_our_words(detail: &str) -> String {
+    const OPEN: &str = "(tsb_library_load(\"";
+    const CLOSE: &str = "\", NULL))";
+    let open = match detail.rfind(OPEN) {
+        Some(open) => open,
+        None => return detail.to_string(),
+    };
+    let name_at = open + OPEN.len();
+    let length = match detail[name_at..].find(CLOSE) {
+        Some(length) => length,
+        None => return detail.to_string(),
+    };
+    format!(
+        "{}(tsbridge::plugin::load_library(\"{}\")){}",
+        &detail[..open],
+        &detail[name_at..name_at + length],
+        &detail[name_at + length + CLOSE.len()..]
+    )
 }
 
 /// `Ok(())` for a NULL status, else the error it carries (freed).

@@ -108,7 +108,8 @@ fn all_loaded<R, T>(
     })
 }
 
-/// Loads an operator library by path or known name ("torchvision").
+/// Loads an operator library by path or by name ("torchvision", "torchaudio":
+/// the Python package of that name, docs/vision.md).
 pub fn load_library(path_or_name: &str) -> Result<i32> {
     load_with(path_or_name, sys::tsb_library_load)
 }

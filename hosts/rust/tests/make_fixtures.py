@@ -11,6 +11,8 @@ Usage: make_fixtures.py OUTDIR. Writes into OUTDIR:
                 Rust tests pass (spelled again in hosts/rust/tests/common);
                 NamedTuples as plain tuples, Enums as their values
   grads.pt      torch.save of the MLP's gradients for one input
+  dropout.pt    dropout left on; dropout_expected.pt its output after
+                torch.manual_seed(7)
 """
 import pathlib
 import sys
@@ -114,6 +116,11 @@ class MLP(torch.nn.Module):
         return torch.tanh(self.fc(x))
 
 
+class Dropout(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.dropout(x, 0.5, training=True)
+
+
 def main():
     out = pathlib.Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
@@ -148,6 +155,12 @@ def main():
     mlp(torch.tensor([[1.0, 2.0, 3.0]])).sum().backward()
     torch.save({"fc.weight": mlp.fc.weight.grad, "fc.bias": mlp.fc.bias.grad},
                str(out / "grads.pt"))
+
+    # Dropout left on: PyTorch's output after torch.manual_seed(7) (seed.rs).
+    dropout = torch.jit.script(Dropout())
+    torch.jit.save(dropout, str(out / "dropout.pt"))
+    torch.manual_seed(7)
+    torch.save({"seed_7": dropout(torch.arange(1.0, 65.0))}, str(out / "dropout_expected.pt"))
 
 
 main()

@@ -748,9 +748,10 @@ typedef struct tsb_library_info {
 } tsb_library_info;
 
 /* Loads an operator library: a path (it contains '/' or ends in .so) is
- * opened as is (RTLD_NOW | RTLD_GLOBAL); a known name ("torchvision": its
- * _C and image libraries) is looked for in the places docs/vision.md lists,
- * and an error says where it looked. *out (may be NULL) receives the id of
+ * opened as is (RTLD_NOW | RTLD_GLOBAL); a name is the Python package of
+ * that name, NAME/_C*.so or NAME/lib/libNAME*.so ("torchvision", with its
+ * image library; "torchaudio"), looked for in the places docs/vision.md
+ * lists, and an error says where it looked. *out (may be NULL) receives the id of
  * the (first) file, 0, 1, ... in load order. Loading a file twice is a
  * no-op returning its id; a file that fails to load changes nothing.
  * Libraries are never unloaded. */

@@ -33,21 +33,19 @@ TEST(LibraryLoaderTest, ModuleCallingAnUnregisteredOperatorNamesIt) {
   tsb_module* module = nullptr;
   std::string message = Message(tsb_module_compile(kCallsTwice, &module));
   EXPECT_EQ(module, nullptr);
-  EXPECT_NE(message.find("calls the operator tsbfixture::twice, which is not registered: load "
-                         "the library that registers the tsbfixture:: operators first "
-                         "(tsb --library PATH.so"),
-            std::string::npos)
-      << message;
+  // Said in C's words; each other host says its own call (SayLoadLibrary).
+  EXPECT_EQ(message,
+            "the source calls the operator tsbfixture::twice, which is not registered: load "
+            "the library that registers the tsbfixture:: operators first "
+            "(tsb_library_load(\"PATH.so\", NULL))");
 }
 
 TEST(LibraryLoaderTest, TorchvisionNamespaceNamesTheLibrary) {
   tsb_any out{};
   std::string message = Message(tsb_op_call("torchvision::no_such_op", nullptr, &out));
-  EXPECT_NE(message.find("no operator named torchvision::no_such_op: load the operator library "
-                         "'torchvision' first (tsb --library torchvision, "
-                         "tsbridge.load_library(\"torchvision\")"),
-            std::string::npos)
-      << message;
+  EXPECT_EQ(message,
+            "no operator named torchvision::no_such_op: load the operator library "
+            "'torchvision' first (tsb_library_load(\"torchvision\", NULL))");
 }
 
 TEST(LibraryLoaderTest, LoadsByPathAndRegistersItsOperators) {
@@ -115,21 +113,45 @@ TEST(LibraryLoaderTest, MissingFile) {
   EXPECT_EQ(LibraryCount(), 0u);
 }
 
-TEST(LibraryLoaderTest, UnknownName) {
-  std::string message = Message(tsb_library_load("torchvisoin", nullptr));
-  EXPECT_NE(message.find("unknown operator library 'torchvisoin': known names are torchvision"),
-            std::string::npos)
-      << message;
-}
-
-TEST(LibraryLoaderTest, KnownNameNotFoundSaysWhereItLooked) {
+TEST(LibraryLoaderTest, NameNotFoundSaysWhereItLooked) {
   setenv("TSB_LIBRARY_SEARCH_PATH", "/nonexistent/a:/nonexistent/b", 1);
-  std::string message = Message(tsb_library_load("torchvision", nullptr));
-  EXPECT_NE(message.find("cannot find the operator library 'torchvision': looked for "
-                         "/nonexistent/a/torchvision/_C*.so, /nonexistent/b/torchvision/_C*.so"),
+  std::string message = Message(tsb_library_load("torchvisoin", nullptr));
+  EXPECT_NE(message.find("cannot find the operator library 'torchvisoin': looked for "
+                         "/nonexistent/a/torchvisoin/_C*.so, "
+                         "/nonexistent/a/torchvisoin/lib/libtorchvisoin*.so, "
+                         "/nonexistent/b/torchvisoin/_C*.so, "
+                         "/nonexistent/b/torchvisoin/lib/libtorchvisoin*.so (install it"),
             std::string::npos)
       << message;
   EXPECT_EQ(LibraryCount(), 0u);
+}
+
+// The rule, on packages laid out as torchvision's and torchaudio's are: the
+// fixture library copied into <dir>/visionlike/_C.cpython-311-x86_64-linux-gnu.so
+// and <dir>/audiolike/lib/libaudiolike.so, each found by its package's name.
+TEST(LibraryLoaderTest, ANameIsFoundByEitherConvention) {
+  const std::string dir = ::testing::TempDir() + "/library_rule";
+  const std::string oplib = BuildPath("TSB_OPLIB_FIXTURE");
+  for (const std::string& file : {dir + "/visionlike/_C.cpython-311-x86_64-linux-gnu.so",
+                                  dir + "/audiolike/lib/libaudiolike.so"}) {
+    ASSERT_EQ(system(("mkdir -p $(dirname " + file + ") && cp " + oplib + " " + file).c_str()),
+              0);
+  }
+  setenv("TSB_LIBRARY_SEARCH_PATH", dir.c_str(), 1);
+  for (const char* name : {"visionlike", "audiolike"}) {
+    int32_t id = -1;
+    TSB_ASSERT_OK(tsb_library_load(name, &id));
+    tsb_library_info info{};
+    info.struct_size = sizeof(info);
+    TSB_ASSERT_OK(tsb_library_get_info(id, &info));
+    EXPECT_STREQ(info.name, "visionlike");  // a copy is the library loaded first
+  }
+  EXPECT_EQ(LibraryCount(), 1u);
+  // A namespace named after a library found by name names it.
+  tsb_any out{};
+  EXPECT_EQ(Message(tsb_op_call("audiolike::op", nullptr, &out)),
+            "no operator named audiolike::op: load the operator library 'audiolike' first "
+            "(tsb_library_load(\"audiolike\", NULL))");
 }
 
 TEST(LibraryLoaderTest, FromEnvironment) {

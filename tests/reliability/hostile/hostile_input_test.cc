@@ -74,11 +74,12 @@ StatusText Refused(const std::string& file) {
   return s;
 }
 
-// tsb_module_load refuses `file` of kDir as invalid with exactly `message`.
+// tsb_module_load refuses `file` of kDir as invalid with exactly `message`,
+// after the file's name (said once, by the core).
 void ExpectInvalid(const std::string& file, const std::string& message) {
   StatusText s = Refused(file);
   EXPECT_EQ(s.code, TSB_ERR_INVALID_ARGUMENT) << s.message;
-  EXPECT_EQ(s.message, message);
+  EXPECT_EQ(s.message, "cannot load module \"" + kDir + "/" + file + "\": " + message);
 }
 
 // The same with a message that contains `part`; the status, for more checks.

@@ -134,6 +134,26 @@ inline void CheckAt(tsb_status* status, const std::string& where) {
   throw Error(owned, path + (path.empty() ? "" : ": ") + owned.detail(), path);
 }
 
+// A missing operator library's advice in a host's own words. The core says
+// what is missing and which library, and ends with C's call:
+// `... first (tsb_library_load("torchvision", NULL))` (docs/hosts.md,
+// "Errors"). A host hands its own call with {} where the name goes:
+// `tsb_load_library("{}")` gives `(tsb_load_library("torchvision"))`, the
+// CLI's `tsb --library {}` gives `(tsb --library torchvision)`. Any other
+// message comes back as is.
+inline std::string SayLoadLibrary(const std::string& message, const std::string& call) {
+  static const std::string kOpen = "(tsb_library_load(\"", kClose = "\", NULL))";
+  const size_t open = message.rfind(kOpen);
+  if (open == std::string::npos) return message;
+  const size_t name_at = open + kOpen.size();
+  const size_t close = message.find(kClose, name_at);
+  const size_t hole = call.find("{}");
+  if (close == std::string::npos || hole == std::string::npos) return message;
+  return message.substr(0, open) + "(" + call.substr(0, hole) +
+         message.substr(name_at, close - name_at) + call.substr(hole + 2) + ")" +
+         message.substr(close + kClose.size());
+}
+
 // ------------------------------------------------------------------ values
 
 class Value {
