@@ -41,6 +41,8 @@ foreach(spec json:30000 type_string:20000 pickle:10000 abi_sequence:100000
   add_executable(${target} ${CMAKE_CURRENT_LIST_DIR}/${name}_fuzzer.cc)
   # torch: no_backtraces.h sets LibTorch's stack-trace fetcher.
   target_link_libraries(${target} PRIVATE tsbridge torch)
+  # The checkout's root: tests/testing/kit_build_access.h (kit_build).
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_options(${target} PRIVATE -fsanitize=fuzzer)
   add_dependencies(${target} tsb_fuzz_seeds tsbridge_plugin_tuple tsbridge_plugin_optional)
   # New inputs go to corpus/<name>; crashes to artifacts/ (each becomes a
