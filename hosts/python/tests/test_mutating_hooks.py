@@ -6,7 +6,7 @@ converts the container as it was when read, or refuses it with an error
 naming the path; it never crashes. Each hook runs through every entry point
 that converts Python values: method calls, operators, plugin functions,
 `.pt2` calls, convert and to_json. The sanitizer stage runs this file too."""
-import collections
+import dataclasses
 import os
 from typing import Dict, List, Tuple
 
@@ -367,6 +367,8 @@ AOTI = tuple(int(p) for p in torch.__version__.split(".")[:2]) >= (2, 6)
 
 @pytest.mark.skipif(not AOTI, reason="AOTInductor packages need LibTorch 2.6")
 def test_a_package_call_converts_as_read():
+    import test_export  # noqa: F401  (registers the package's pytree nodes for PyTorch's caller)
+
     fixtures = os.environ.get("TSB_EXPORT_FIXTURES", "")
     path = os.path.join(fixtures, "nested.pt2")
     m = tsbridge.load(path)
@@ -383,9 +385,12 @@ def test_a_package_call_converts_as_read():
     got = m(args[0], args[1], hostile2, hostile3, *args[4:], **kwargs)
     flat_got, flat_want = [], []
 
-    def flatten(x, out):
+    def flatten(x, out):  # PyTorch's dataclass output is a tuple here (docs/export.md)
         if isinstance(x, torch.Tensor):
             out.append(x)
+        elif dataclasses.is_dataclass(x):
+            for f in dataclasses.fields(x):
+                flatten(getattr(x, f.name), out)
         elif isinstance(x, dict):
             for k in x:
                 flatten(x[k], out)
