@@ -2,7 +2,8 @@
 # and builds examples/plugin against it out of tree, and runs its host; then
 # compiles examples/demo.c as docs/hosts.md says, against the install (with
 # pkg-config) and against the build tree, and runs both.
-# Inputs: BUILD_DIR, SOURCE_DIR, WORK_DIR, C_COMPILER.
+# Inputs: BUILD_DIR, SOURCE_DIR, WORK_DIR, C_COMPILER, LIBDIR (CMAKE_INSTALL_LIBDIR:
+# lib, or lib/x86_64-linux-gnu in a Debian package build).
 file(REMOVE_RECURSE ${WORK_DIR})
 include(${CMAKE_CURRENT_LIST_DIR}/run_step.cmake)
 
@@ -23,11 +24,11 @@ endforeach()
 
 # A C host, as docs/hosts.md compiles one.
 set(demo ${SOURCE_DIR}/examples/demo.c)
-run("pkg-config" ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${WORK_DIR}/prefix/lib/pkgconfig
+run("pkg-config" ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${WORK_DIR}/prefix/${LIBDIR}/pkgconfig
     pkg-config --cflags --libs tsbridge)
 separate_arguments(pc_flags UNIX_COMMAND "${last_output}")
 run("demo.c against the install" ${C_COMPILER} -std=c99 ${demo} ${pc_flags}
-    -Wl,-rpath,${WORK_DIR}/prefix/lib -o ${WORK_DIR}/demo_installed)
+    -Wl,-rpath,${WORK_DIR}/prefix/${LIBDIR} -o ${WORK_DIR}/demo_installed)
 run("demo.c against the build tree" ${C_COMPILER} -std=c99 ${demo} -I${SOURCE_DIR}/sdk/include
     -L${BUILD_DIR}/lib -ltsbridge -Wl,-rpath,${BUILD_DIR}/lib -o ${WORK_DIR}/demo_build_tree)
 foreach(demo_binary demo_installed demo_build_tree)

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds the Debian packages of this checkout (debian/, docs/install.md) with
+# dpkg-buildpackage, on the release it runs on, then checks them with
+# lintian. The package build runs the whole test suite (DEB_BUILD_OPTIONS=nocheck
+# skips it). Output: $TSB_PACKAGE_DIR (default build/packages/, or
+# build-CODENAME/packages/ in scripts/in-debian.sh's roots).
+#
+#   bash scripts/package.sh                              # this release
+#   bash scripts/in-debian.sh 13 bash scripts/package.sh # Debian 13
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+TSB_PACKAGES+=(debhelper dh-python dh-r chrpath lintian dpkg-dev fakeroot)
+install_missing
+OUT="${TSB_PACKAGE_DIR:-$BUILD/packages}"
+version=$(dpkg-parsechangelog -l "$ROOT/debian/changelog" -S Version)
+src="$OUT/tsbridge-$version"
+start=$SECONDS
+# The tracked files as they are in the working tree, nothing built: the
+# package is built from the source alone.
+rm -rf "$OUT" && mkdir -p "$src"
+(cd "$ROOT" && git ls-files -z --cached --others --exclude-standard --deduplicate |
+   while IFS= read -r -d '' f; do [[ -e "$f" ]] && printf '%s\0' "$f"; done |
+   xargs -0 cp --parents -t "$src")
+cd "$src"
+export DEB_BUILD_OPTIONS="parallel=${TSB_JOBS:-2} ${DEB_BUILD_OPTIONS:-}"
+dpkg-buildpackage -b -uc -us >"$OUT/build.log" 2>&1 ||
+  { tail -n 80 "$OUT/build.log" >&2; echo "tsbridge: the package build failed: $OUT/build.log" >&2; exit 1; }
+grep -E "^(100% tests passed|[0-9]+% tests passed)|tests failed out of" "$OUT/build.log" || true
+echo "tsbridge: packages built in $((SECONDS - start)) s ($PRETTY_NAME): $OUT"
+ls "$OUT"/*.deb
+cd "$OUT"
+lintian --fail-on error --suppress-tags-from-file /dev/null *.changes | tee lintian.log
+echo "tsbridge: lintian reports no error"
