@@ -9,10 +9,13 @@
 #   bash scripts/clean-room.sh            # this release's packages (build/packages)
 #   bash scripts/clean-room.sh 13         # Debian 13's (build-trixie/packages)
 #
-# Each run starts from a pristine minbase root (debootstrap, made once and
-# kept at $TSB_DEBIAN_ROOTS/CODENAME-clean, never changed): the run's root is
-# an overlay on it, dropped when the run ends. Downloaded .debs are kept in
-# $TSB_DEBIAN_ROOTS/apt-CODENAME (this system's apt cache for its own release).
+# Each run's root is fresh: an overlay, dropped when the run ends, on two
+# layers kept in $TSB_DEBIAN_ROOTS (never changed once made): CODENAME-clean,
+# a minbase root (debootstrap), and CODENAME-clean-tools, what a user has
+# beside tsbridge (compilers, CMake, LibTorch, python3-torch, R, Rust),
+# made again when that list changes. No tsbridge file is in either.
+# Downloaded .debs are kept in $TSB_DEBIAN_ROOTS/apt-CODENAME (this system's
+# apt cache for its own release).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source /etc/os-release
@@ -46,6 +49,17 @@ if [[ ! -e "$base/.tsbridge-root-ready" ]]; then
   touch "$base/.tsbridge-root-ready"
 fi
 
+# What a user of each host has beside tsbridge: compilers for demo.c and
+# the plugin, LibTorch's development files (which libtsbridge-dev depends
+# on), torch for Python, R, Rust's toolchain, and for the source installs
+# Python's and R's development files.
+TOOLS=(gcc g++ make cmake pkgconf libtorch-dev libabsl-dev libboost-dev libdlpack-dev
+       python3-torch python3-dev python3-pip python3-setuptools python3-wheel
+       r-base-dev r-cran-cpp11 rustc cargo)
+tools="$ROOTS/$codename-clean-tools"
+apt_options=()
+[[ $codename == forky ]] && apt_options=(-o Acquire::Check-Valid-Until=false)
+
 # In a mount namespace of the run's own: every mount goes when it ends.
 if [[ -z "${TSB_CLEAN_ROOM_NS:-}" ]]; then
   exec env TSB_CLEAN_ROOM_NS=1 unshare --mount --propagation private \
@@ -53,38 +67,47 @@ if [[ -z "${TSB_CLEAN_ROOM_NS:-}" ]]; then
 fi
 run="$(mktemp -d "$ROOTS/clean-room-run.XXXXXX")"
 trap 'umount -R "$run/root" 2>/dev/null || true; rm -rf "$run"' EXIT
-mkdir -p "$run/upper" "$run/work" "$run/root" "$apt_cache"
-mount -t overlay overlay -o "lowerdir=$base,upperdir=$run/upper,workdir=$run/work" "$run/root"
 target="$run/root"
-mount -t proc proc "$target/proc"
-mount --rbind /sys "$target/sys"
-mount --rbind /dev "$target/dev"
-mount --bind "$apt_cache" "$target/var/cache/apt/archives"
-cp /etc/resolv.conf "$target/etc/resolv.conf"
+# mount_root LOWER UPPER: the run's root, an overlay of UPPER on LOWER.
+mount_root() {
+  mkdir -p "$2" "$run/work" "$target" "$apt_cache"
+  mount -t overlay overlay -o "lowerdir=$1,upperdir=$2,workdir=$run/work" "$target"
+  mount -t proc proc "$target/proc"
+  mount --rbind /sys "$target/sys"
+  mount --rbind /dev "$target/dev"
+  mount --bind "$apt_cache" "$target/var/cache/apt/archives"
+  cp /etc/resolv.conf "$target/etc/resolv.conf"
+}
+in_root() {
+  chroot "$target" /usr/bin/env -i HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
+}
+start=$SECONDS
+if [[ "$(cat "$tools/.tsbridge-tools" 2>/dev/null)" != "${TOOLS[*]}" ]]; then
+  echo "tsbridge: installing ${TOOLS[*]} into $tools (once)"
+  rm -rf "$tools"
+  mount_root "$base" "$tools"
+  in_root apt-get "${apt_options[@]}" update -qq
+  in_root apt-get "${apt_options[@]}" install -y -qq --no-install-recommends "${TOOLS[@]}" \
+    >"$run/apt.log" 2>&1 || { tail -n 40 "$run/apt.log" >&2; exit 1; }
+  rm -f "$tools/etc/resolv.conf"
+  umount -R "$target"
+  rm -rf "$run/work"
+  echo "${TOOLS[*]}" >"$tools/.tsbridge-tools"
+fi
+mount_root "$tools:$base" "$run/upper"
 
 # What the test sees: the packages and the test's own files, no checkout.
 work="$target/clean-room"
 mkdir -p "$work/debs"
-cp "$debs"/*.deb "$work/debs/"
+find "$debs" -maxdepth 1 -name '*.deb' ! -name '*-dbgsym_*' -exec cp -t "$work/debs/" {} +
 cp -r "$ROOT"/tests/clean_room/. "$work/"
 cp "$ROOT/examples/demo.c" "$work/"
 cp -r "$ROOT/examples/plugin" "$work/plugin"
-
-in_root() {
-  chroot "$target" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
-    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
-}
-apt_options=()
-[[ $codename == forky ]] && apt_options=(-o Acquire::Check-Valid-Until=false)
-start=$SECONDS
-# The packages with what a user of each host would install beside them:
-# compilers for demo.c and the plugin, torch for Python, Rust's toolchain,
-# and for the source installs Python's and R's development files.
+debs_in_root=()
+for deb in "$work"/debs/*.deb; do debs_in_root+=("/clean-room/debs/${deb##*/}"); done
 in_root apt-get "${apt_options[@]}" update -qq
-in_root env DEBIAN_FRONTEND=noninteractive apt-get "${apt_options[@]}" install -y -qq \
-  --no-install-recommends /clean-room/debs/*.deb \
-  gcc g++ make cmake pkgconf python3-torch rustc cargo \
-  python3-dev python3-pip python3-setuptools python3-wheel r-base-dev r-cran-cpp11 \
+in_root apt-get "${apt_options[@]}" install -y -qq --no-install-recommends "${debs_in_root[@]}" \
   >"$run/apt.log" 2>&1 || { tail -n 40 "$run/apt.log" >&2; exit 1; }
 echo "tsbridge: clean room ($codename) installed in $((SECONDS - start)) s"
 in_root bash /clean-room/inside.sh installed

@@ -22,9 +22,14 @@ rm -rf "$OUT" && mkdir -p "$src"
    xargs -0 cp --parents -t "$src")
 cd "$src"
 export DEB_BUILD_OPTIONS="parallel=${TSB_JOBS:-2} ${DEB_BUILD_OPTIONS:-}"
-dpkg-buildpackage -b -uc -us >"$OUT/build.log" 2>&1 ||
-  { tail -n 80 "$OUT/build.log" >&2; echo "tsbridge: the package build failed: $OUT/build.log" >&2; exit 1; }
-grep -E "^(100% tests passed|[0-9]+% tests passed)|tests failed out of" "$OUT/build.log" || true
+if ! dpkg-buildpackage -b -uc -us >"$OUT/build.log" 2>&1; then
+  # ctest's summary and failures when the tests ran, else the log's end.
+  grep -E -A 60 "tests passed, [0-9]+ tests failed out of" "$OUT/build.log" >&2 ||
+    tail -n 80 "$OUT/build.log" >&2
+  echo "tsbridge: the package build failed: $OUT/build.log" >&2
+  exit 1
+fi
+grep -E -A 3 "tests passed, [0-9]+ tests failed out of" "$OUT/build.log" || true
 echo "tsbridge: packages built in $((SECONDS - start)) s ($PRETTY_NAME): $OUT"
 ls "$OUT"/*.deb
 cd "$OUT"

@@ -3,14 +3,26 @@
 # the main build, then the sanitizer stage (scripts/sanitize.sh).
 # TSB_SKIP_SANITIZE=1 runs the main stage alone (.ci/run does so in Debian 13:
 # the sanitizer stage runs once, on Debian 12; docs/platforms.md).
+# TSB_PACKAGE_STAGE=1 makes the main stage the package build instead
+# (scripts/package.sh: the same suite, run by debian/rules), followed by the
+# clean-room test of its packages (scripts/clean-room.sh); .ci/run does so on
+# Debian 12 (docs/install.md).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 install_missing
 start=$SECONDS
-configure_and_build
-echo "tsbridge: main stage built in $((SECONDS - start)) s ($PRETTY_NAME)"
-start=$SECONDS
-(cd "$BUILD" && ctest --output-on-failure -j "${TSB_JOBS:-2}")
-echo "tsbridge: main stage passed in $((SECONDS - start)) s of testing ($PRETTY_NAME)"
+if [[ "${TSB_PACKAGE_STAGE:-0}" == 1 ]]; then
+  bash "$ROOT/scripts/package.sh"
+  echo "tsbridge: main stage (the package build and its tests) passed in $((SECONDS - start)) s ($PRETTY_NAME)"
+  start=$SECONDS
+  bash "$ROOT/scripts/clean-room.sh"
+  echo "tsbridge: clean-room test passed in $((SECONDS - start)) s ($PRETTY_NAME)"
+else
+  configure_and_build
+  echo "tsbridge: main stage built in $((SECONDS - start)) s ($PRETTY_NAME)"
+  start=$SECONDS
+  (cd "$BUILD" && ctest --output-on-failure -j "${TSB_JOBS:-2}")
+  echo "tsbridge: main stage passed in $((SECONDS - start)) s of testing ($PRETTY_NAME)"
+fi
 if [[ "${TSB_SKIP_SANITIZE:-0}" == 1 ]]; then
   echo "tsbridge: sanitizer stage skipped (TSB_SKIP_SANITIZE=1)"
 else
