@@ -24,6 +24,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ABIS = {"tsbridge": ("tsbridge.h", "TSB_VERSION", ()),
@@ -142,7 +143,50 @@ def abidiff(old, new, newer_minor, growables, opaques, tmp):
         done = run(command + ["--suppressions", str(suppressions), str(converted), str(new)])
     if done.returncode & 3:
         raise SystemExit(f"abidiff failed: {done.stdout}{done.stderr}")
-    return (done.stdout or "abidiff reported a change") if done.returncode else ""
+    if done.returncode:
+        return done.stdout or "abidiff reported a change"
+    return growth_errors(old, new, growables) if newer_minor else ""
+
+
+def members(path, struct):
+    """[(name, offset, type)] of a struct in an abidw file, its types spelled
+    out (type ids differ from file to file), or None when it is not there."""
+    elements = list(ET.parse(path).iter())
+    by_id = {e.get("id"): e for e in elements if e.get("id")}
+
+    def spell(type_id, depth=0):
+        e = by_id.get(type_id)
+        if e is None or depth > 20:
+            return type_id or "void"
+        inner = lambda: spell(e.get("type-id"), depth + 1)
+        if e.tag == "pointer-type-def":
+            return inner() + "*"
+        if e.tag == "qualified-type-def":
+            return ("const " if e.get("const") == "yes" else "") + inner()
+        if e.tag == "function-type":
+            params = [spell(p.get("type-id"), depth + 1) for p in e if p.tag == "parameter"]
+            result = [spell(r.get("type-id"), depth + 1) for r in e if r.tag == "return"]
+            return f"({', '.join(params)}) -> {''.join(result)}"
+        return e.get("name") or e.tag
+    for e in elements:
+        if e.tag == "class-decl" and e.get("name") == struct and e.get("is-declaration-only") != "yes":
+            return [(v.get("name"), d.get("layout-offset-in-bits"), spell(v.get("type-id")))
+                    for d in e if d.tag == "data-member" for v in d if v.tag == "var-decl"]
+    return None
+
+
+def growth_errors(old, new, growables):
+    """A growable struct may only gain fields at its end: its old fields are
+    a prefix of its new ones, names, offsets and types (abidiff's
+    has_data_member_inserted_at suppression also lets a reorder through)."""
+    errors = []
+    for struct in growables:
+        before, after = members(old, struct), members(new, struct)
+        if before is not None and after is not None and after[:len(before)] != before:
+            changed = next(f"{b} became {a}" for b, a in zip(before, after + [None] * len(before))
+                           if b != a)
+            errors.append(f"struct {struct} changed other than at its end: field {changed}")
+    return "\n".join(errors)
 
 
 def current_parts(abi, include, library, cc, tmp):
