@@ -46,6 +46,7 @@ TSB_PACKAGES=(
   rustc cargo  # hosts/rust, with each release's own rustc (Debian 12: 1.63, the oldest supported)
   python3-distributed r-cran-future r-cran-future.apply  # the scale-out engines: hosts/python/tests/test_engines.py, hosts/r/tests/testthat/test-engines.R
   python3-hypothesis python3-numpy  # the differential tests (tests/reliability/python)
+  abigail-tools  # abidw, abidiff: the ABI check against sdk/abi/'s baselines (tests/abi)
   # The sanitizer stage, libFuzzer, llvm-symbolizer (scripts/sanitize.sh).
   clang "libclang-rt-$TSB_LLVM-dev" "llvm-$TSB_LLVM"
   "${TSB_RELEASE_PACKAGES[@]}"
@@ -86,7 +87,8 @@ configure_and_build() {
     "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "$@" ${TSB_CMAKE_ARGS:-} >/dev/null
   # Two jobs: a LibTorch translation unit takes about 1 GiB and 10 s.
-  cmake --build "$BUILD" -j "${TSB_JOBS:-2}"
+  # TSB_BUILD_TARGETS: only these (scripts/abi-baseline.sh builds the library).
+  cmake --build "$BUILD" -j "${TSB_JOBS:-2}" ${TSB_BUILD_TARGETS:+--target $TSB_BUILD_TARGETS}
 }
 
 # The sanitizer stage's runtime options (docs/reliability.md explains each):
