@@ -99,8 +99,7 @@ TEST(VersionsTest, APackageCompiledByAnotherReleaseNamesBoth) {
   EXPECT_EQ(message, "cannot load \"" + path + "\": compiled by PyTorch " + theirs +
                          " (its model \"model\" needs libtorch_cpu.so." + theirs +
                          "); this is LibTorch " + Ours() +
-                         ", which runs AOTInductor packages compiled by PyTorch " + Ours() +
-                         " alone");
+                         ": compile the package again with PyTorch " + Ours());
 }
 #endif
 
