@@ -36,15 +36,16 @@ std::optional<absl::Status> NewerFormatError(absl::string_view torch_message) {
       ", which reads format versions up to ", caffe2::serialize::kMaxSupportedFileFormatVersion));
 }
 
-std::optional<absl::Status> UnknownTorchOperatorError(absl::string_view torch_message,
-                                                      absl::string_view who,
-                                                      std::optional<uint64_t> format) {
+std::optional<absl::Status> UnknownTorchOperatorError(
+    absl::string_view torch_message, absl::string_view who,
+    absl::FunctionRef<std::optional<uint64_t>()> read_format) {
   constexpr absl::string_view kMarker = "Unknown builtin op: ";
   size_t at = torch_message.find(kMarker);
   if (at == absl::string_view::npos) return std::nullopt;
   absl::string_view op = torch_message.substr(at + kMarker.size());
   op = op.substr(0, op.find_first_of(". \n"));
   if (!absl::StartsWith(op, "aten::") && !absl::StartsWith(op, "prim::")) return std::nullopt;
+  const std::optional<uint64_t> format = read_format();
   return absl::FailedPreconditionError(absl::StrCat(
       who, " calls the operator ", op, ", which LibTorch ", compat::LibTorchRelease(),
       " does not have: another PyTorch release wrote it (the archive records ",

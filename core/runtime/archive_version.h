@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
@@ -26,12 +27,13 @@ std::optional<absl::Status> NewerFormatError(absl::string_view torch_message);
 // When `torch_message` says the archive's code calls an operator of
 // LibTorch's own namespaces (aten::, prim::) that this LibTorch lacks
 // ("Unknown builtin op: aten::scaled_dot_product_attention"): an error naming
-// the operator, this LibTorch and what the archive records (`format`, its
-// file format version, when read). `who` is what calls it ("its code").
+// the operator, this LibTorch and what the archive records (`format()`,
+// its file format version, when it reads). `who` is what calls it ("its code").
 // Else nullopt: another namespace is a library to load (MissingOperatorError).
-std::optional<absl::Status> UnknownTorchOperatorError(absl::string_view torch_message,
-                                                      absl::string_view who,
-                                                      std::optional<uint64_t> format);
+// `format` is read only then.
+std::optional<absl::Status> UnknownTorchOperatorError(
+    absl::string_view torch_message, absl::string_view who,
+    absl::FunctionRef<std::optional<uint64_t>()> format);
 
 }  // namespace tsb::runtime
 

@@ -168,7 +168,7 @@ absl::StatusOr<tsb_module*> LoadArchive(const std::string& what, Scan scan, Impo
   if (auto newer = NewerFormatError(loaded.message())) return CannotLoad(what, *newer);
   const std::string code = absl::StrCat("cannot load ", what, ": its code");
   // An aten:: or prim:: operator this LibTorch lacks: another release's code.
-  if (auto unknown = UnknownTorchOperatorError(loaded.message(), code, format())) {
+  if (auto unknown = UnknownTorchOperatorError(loaded.message(), code, format)) {
     return *unknown;
   }
   // "Unknown builtin op: torchvision::nms" names no library to load.
