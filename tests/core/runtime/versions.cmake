@@ -20,6 +20,7 @@ add_executable(tsbridge_versions_tests ${CMAKE_CURRENT_LIST_DIR}/versions_test.c
                ${PROJECT_SOURCE_DIR}/tests/testing/abi_test.cc)
 target_link_libraries(tsbridge_versions_tests PRIVATE tsbridge_internal GTest::gmock
                       tsb_test_main)
-tsb_build_paths(tsbridge_versions_tests TSB_VERSION_FIXTURES "${TSB_VERSION_FIXTURES}")
+tsb_build_paths(tsbridge_versions_tests TSB_VERSION_FIXTURES "${TSB_VERSION_FIXTURES}"
+  TSB_CORE_LIBRARY "$<TARGET_FILE:tsbridge>")
 add_dependencies(tsbridge_versions_tests tsbridge_version_fixtures)
 tsb_add_gtest(tsbridge_versions_tests)

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "core/compat/torch_compat.h"
+#include "core/plugins/shared_object.h"
 #include "tests/testing/abi_test.h"
 #include "tests/testing/build_paths.h"
 #include "tsbridge/tsbridge.h"
@@ -80,6 +81,22 @@ TEST(VersionsTest, AnUnknownTorchOperatorNamesTheVersions) {
                          " does not have: another PyTorch release wrote it (the archive records "
                          "TorchScript file format 3 and no PyTorch version)");
   EXPECT_THAT(message, ::testing::Not(HasSubstr("tsb_library_load")));
+}
+
+// What a package's model library is read for (core/plugins/shared_object.h),
+// on every release: the core library's own needs name this LibTorch's
+// libtorch_cpu, as Debian names it; a cut or foreign image names nothing.
+TEST(VersionsTest, TheLibrariesAnElfImageNeeds) {
+  std::ifstream file(BuildPath("TSB_CORE_LIBRARY"), std::ios::binary);
+  const std::string image((std::istreambuf_iterator<char>(file)), {});
+  ASSERT_GT(image.size(), 4096u);
+  EXPECT_THAT(plugins::NeededLibraries(image),
+              ::testing::Contains("libtorch_cpu.so." + Ours()));
+  EXPECT_THAT(plugins::NeededLibraries(absl::string_view(image).substr(0, 4096)),
+              ::testing::IsEmpty());
+  EXPECT_THAT(plugins::NeededLibraries("not an ELF file at all, but long enough to hold a header "
+                                       "of one"),
+              ::testing::IsEmpty());
 }
 
 #if TSB_TORCH_AT_LEAST(2, 6)
