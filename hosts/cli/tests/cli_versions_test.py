@@ -52,3 +52,10 @@ assert message.startswith(
     f"cannot load plugin '{plugin}': built against LibTorch {v['other_torch_plugin']}, this "
     f'tsbridge against LibTorch {ours} (platform "'), message
 assert message.endswith(f"rebuild the plugin against this tsbridge and LibTorch {ours}"), message
+
+# Beside it, the fixture built against an SDK before ABI 2 (tests/core/plugins/loader.cmake).
+old_sdk = pathlib.Path(plugin).parents[1] / "old_sdk" / "libfixture_old_sdk.so"
+message = refused("--plugin", old_sdk, "plugins")
+assert message.startswith(f"cannot load plugin '{old_sdk}': built against the tsbridge SDK ABI 1 "
+                          "(the C++ types shared with plugins: KindCodec, TypeInfo), this "
+                          "tsbridge needs SDK ABI "), message

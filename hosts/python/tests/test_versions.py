@@ -68,3 +68,12 @@ def test_a_plugin_built_against_another_libtorch_names_both():
         f"this tsbridge against LibTorch {V['libtorch']} (platform \""), message
     assert message.endswith(f"rebuild the plugin against this tsbridge and LibTorch "
                             f"{V['libtorch']}"), message
+
+
+def test_a_plugin_built_against_another_sdk_names_both():
+    # Beside other_torch: the fixture an SDK before ABI 2 built.
+    plugin = pathlib.Path(PLUGIN).parents[1] / "old_sdk" / "libfixture_old_sdk.so"
+    message = refusal(tsbridge.load_plugin, str(plugin))
+    assert message.startswith(
+        f"cannot load plugin '{plugin}': built against the tsbridge SDK ABI 1 (the C++ types "
+        "shared with plugins: KindCodec, TypeInfo), this tsbridge needs SDK ABI "), message

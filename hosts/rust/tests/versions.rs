@@ -110,3 +110,18 @@ fn a_plugin_built_against_another_libtorch_names_both() {
     assert!(message.starts_with(&head), "{}", message);
     assert!(message.ends_with(&format!("rebuild the plugin against this tsbridge and LibTorch {}", ours)), "{}", message);
 }
+
+#[test]
+fn a_plugin_built_against_another_sdk_names_both() {
+    // Beside other_torch: the fixture an SDK before ABI 2 built.
+    let other = env_path("TSB_OTHER_TORCH_PLUGIN");
+    let path = other.parent().unwrap().parent().unwrap().join("old_sdk").join("libfixture_old_sdk.so");
+    let path = path.to_str().unwrap();
+    let message = refusal(plugin::load(path));
+    let head = format!(
+        "cannot load plugin '{}': built against the tsbridge SDK ABI 1 (the C++ types shared with plugins: \
+         KindCodec, TypeInfo), this tsbridge needs SDK ABI ",
+        path
+    );
+    assert!(message.starts_with(&head), "{}", message);
+}

@@ -72,3 +72,14 @@ test_that("a plugin built against another LibTorch names both", {
   expect_true(endsWith(message, paste("rebuild the plugin against this tsbridge and LibTorch",
                                       ours)), info = message)
 })
+
+test_that("a plugin built against another SDK names both", {
+  skip_without_fixtures()
+  # Beside other_torch: the fixture an SDK before ABI 2 built.
+  plugin <- file.path(dirname(dirname(Sys.getenv("TSB_OTHER_TORCH_PLUGIN"))), "old_sdk",
+                      "libfixture_old_sdk.so")
+  message <- refusal(tsb_load_plugin(plugin))
+  expect_true(startsWith(message, sprintf(paste0(
+    "cannot load plugin '%s': built against the tsbridge SDK ABI 1 (the C++ types shared ",
+    "with plugins: KindCodec, TypeInfo), this tsbridge needs SDK ABI "), plugin)), info = message)
+})
