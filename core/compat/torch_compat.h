@@ -27,6 +27,13 @@
 
 namespace tsb::compat {
 
+// This LibTorch as its release is named where versions clash ("1.13"): the
+// major and minor of its headers. Debian's soname of libtorch_cpu carries
+// the same two (libtorch_cpu.so.2.6), and so does a plugin's platform tag.
+inline std::string LibTorchRelease() {
+  return absl::StrCat(TORCH_VERSION_MAJOR, ".", TORCH_VERSION_MINOR);
+}
+
 // The C++ backtrace of a c10::Error: a string in 1.13, a lazily symbolised
 // value from 2.x on.
 inline std::string ErrorBacktrace(const c10::Error& e) {

@@ -7,9 +7,15 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "core/compat/torch_compat.h"
 #include "core/errors/status.h"
 #include "core/plugins/registration.h"
 #include "core/plugins/shared_object.h"
@@ -21,6 +27,47 @@ namespace {
 
 absl::Status LoadError(const std::string& path, absl::string_view why) {
   return absl::InvalidArgumentError(absl::StrCat("cannot load plugin '", path, "': ", why));
+}
+
+// A platform tag's parts as said to a user, in the tag's order (compiler,
+// standard library, string ABI, LibTorch, SDK ABI): "LibTorch 2.6"; empty
+// when the tag does not have the shape of one.
+std::vector<std::string> TagParts(absl::string_view tag) {
+  std::vector<std::string> parts = absl::StrSplit(tag, '/');
+  if (parts.size() == 4) parts.push_back("sdk=1");  // an SDK before ABI 2 wrote none
+  constexpr const char* kKeys[] = {"", "", "cxx11abi=", "torch=", "sdk="};
+  constexpr const char* kSaid[] = {"the compiler family ", "the C++ library ",
+                                   "_GLIBCXX_USE_CXX11_ABI=", "LibTorch ",
+                                   "the tsbridge SDK ABI "};
+  if (parts.size() != 5) return {};
+  for (size_t i = 0; i < parts.size(); ++i) {
+    absl::string_view part = parts[i];
+    if (!absl::ConsumePrefix(&part, kKeys[i])) return {};
+    parts[i] = absl::StrCat(kSaid[i], part);
+  }
+  return parts;
+}
+
+// Why a plugin of platform `tag` is refused, naming what differs on both
+// sides: "built against LibTorch 2.6, this tsbridge against LibTorch 1.13
+// (platform \"...\", this tsbridge's \"...\"): rebuild the plugin ...".
+std::string PlatformClash(const char* tag) {
+  const std::vector<std::string> theirs = TagParts(tag), ours = TagParts(TSB_PLATFORM_TAG);
+  std::vector<std::string> plugin_side, core_side;
+  for (size_t i = 0; i < theirs.size() && i < ours.size(); ++i) {
+    if (theirs[i] == ours[i]) continue;
+    plugin_side.push_back(theirs[i]);
+    core_side.push_back(ours[i]);
+  }
+  if (plugin_side.empty()) {
+    return absl::StrCat("built for platform \"", tag, "\", this tsbridge is \"",
+                        TSB_PLATFORM_TAG, "\"");
+  }
+  return absl::StrCat("built against ", absl::StrJoin(plugin_side, " and "),
+                      ", this tsbridge against ", absl::StrJoin(core_side, " and "),
+                      " (platform \"", tag, "\", this tsbridge's \"", TSB_PLATFORM_TAG,
+                      "\"): rebuild the plugin against this tsbridge and LibTorch ",
+                      compat::LibTorchRelease());
 }
 
 // The descriptor checks, made before any plugin code but the entry runs.
@@ -44,9 +91,8 @@ absl::Status CheckDescriptor(const std::string& path, const tsb_plugin_descripto
         "needs SDK ABI ", TSB_SDK_ABI_VERSION, ": rebuild the plugin with this tsbridge's SDK"));
   }
   if (std::string(tag) != TSB_PLATFORM_TAG) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot load plugin '", path, "': built for platform \"", tag,
-        "\", this tsbridge is \"", TSB_PLATFORM_TAG, "\""));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot load plugin '", path, "': ", PlatformClash(tag)));
   }
   if (d->name == nullptr || *d->name == '\0' || d->version == nullptr ||
       d->register_plugin == nullptr) {

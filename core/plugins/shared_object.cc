@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -109,6 +110,64 @@ absl::StatusOr<SharedObjectInfo> CheckSharedObject(const std::string& path) {
     }
   }
   return info;
+}
+
+}  // namespace tsb::plugins
+
+namespace tsb::plugins {
+namespace {
+
+// A T at `offset` of `image`, if it lies inside.
+template <typename T>
+bool ReadAt(absl::string_view image, uint64_t offset, T* out) {
+  if (offset > image.size() || image.size() - offset < sizeof(T)) return false;
+  std::memcpy(out, image.data() + offset, sizeof(T));
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> NeededLibraries(absl::string_view image) {
+  Elf64_Ehdr header;
+  if (!ReadAt(image, 0, &header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
+      header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_ident[EI_DATA] != ELFDATA2LSB ||
+      header.e_phentsize != sizeof(Elf64_Phdr)) {
+    return {};
+  }
+  std::vector<Elf64_Phdr> loads;
+  std::optional<Elf64_Phdr> dynamic;
+  for (uint16_t i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    if (!ReadAt(image, header.e_phoff + uint64_t{i} * sizeof ph, &ph)) return {};
+    if (ph.p_type == PT_LOAD) loads.push_back(ph);
+    if (ph.p_type == PT_DYNAMIC) dynamic = ph;
+  }
+  if (!dynamic) return {};
+  // DT_STRTAB is an address: the file offset is found through its segment.
+  std::vector<uint64_t> needed;
+  std::optional<uint64_t> strtab;
+  for (uint64_t at = 0; at + sizeof(Elf64_Dyn) <= dynamic->p_filesz; at += sizeof(Elf64_Dyn)) {
+    Elf64_Dyn entry;
+    if (!ReadAt(image, dynamic->p_offset + at, &entry) || entry.d_tag == DT_NULL) break;
+    if (entry.d_tag == DT_NEEDED) needed.push_back(entry.d_un.d_val);
+    if (entry.d_tag == DT_STRTAB) strtab = entry.d_un.d_ptr;
+  }
+  if (!strtab) return {};
+  std::optional<uint64_t> strings;
+  for (const Elf64_Phdr& load : loads) {
+    if (*strtab >= load.p_vaddr && *strtab - load.p_vaddr < load.p_filesz) {
+      strings = load.p_offset + (*strtab - load.p_vaddr);
+    }
+  }
+  std::vector<std::string> names;
+  for (uint64_t name : needed) {
+    if (!strings || *strings > image.size() || name >= image.size() - *strings) return {};
+    absl::string_view rest = image.substr(*strings + name);
+    size_t end = rest.find('\0');
+    if (end == absl::string_view::npos) return {};
+    names.emplace_back(rest.substr(0, end));
+  }
+  return names;
 }
 
 }  // namespace tsb::plugins

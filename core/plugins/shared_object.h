@@ -8,8 +8,10 @@
 #define TSBRIDGE_CORE_PLUGINS_SHARED_OBJECT_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace tsb::plugins {
 
@@ -22,6 +24,12 @@ struct SharedObjectInfo {
 // class: ELFCLASS32", "truncated: ..."). A file without the ELF magic passes
 // through (dlopen's own "invalid ELF header" says it best).
 absl::StatusOr<SharedObjectInfo> CheckSharedObject(const std::string& path);
+
+// The libraries a shared object held in memory names as needed (its
+// DT_NEEDED entries, in order): what a compiled model inside an AOTInductor
+// package was linked against. Empty for bytes that are not a 64-bit
+// little-endian ELF file, or whose dynamic section lies outside them.
+std::vector<std::string> NeededLibraries(absl::string_view image);
 
 }  // namespace tsb::plugins
 

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/compat/torch_compat.h"
 #include "core/plugins/deferred_plugins.h"
+#include "core/plugins/shared_object.h"
 #include "core/runtime/module.h"
 #include "core/runtime/tree_spec.h"
 
@@ -73,8 +74,46 @@ bool IsExportedProgramEntry(absl::string_view name) {
          name.find('/', at + 7) == absl::string_view::npos;
 }
 
+// The bytes of entry `index` of `archive`; empty if it does not read.
+std::string ReadEntry(zip_t* archive, zip_uint64_t index) {
+  zip_stat_t stat;
+  if (zip_stat_index(archive, index, 0, &stat) != 0 || (stat.valid & ZIP_STAT_SIZE) == 0) {
+    return "";
+  }
+  zip_file_t* file = zip_fopen_index(archive, index, 0);
+  if (file == nullptr) return "";
+  std::string bytes(stat.size, '\0');
+  zip_int64_t read = zip_fread(file, bytes.data(), stat.size);
+  zip_fclose(file);
+  return read == static_cast<zip_int64_t>(stat.size) ? bytes : "";
+}
+
+// A package records the PyTorch that compiled it in its models' libraries
+// alone: each links the libtorch_cpu it was compiled against, which Debian
+// names with its release (libtorch_cpu.so.2.6; archive_format, version or
+// archive_version, and .data/version record the archive's layout, not a
+// PyTorch). A library compiled against another release cannot be loaded
+// into this one (two LibTorch releases in one process): refused here,
+// naming both (docs/install.md, "When versions clash"). A library that
+// names no release (an upstream libtorch_cpu.so) passes.
+absl::Status CheckCompiledRelease(const char* path, const std::string& model,
+                                  absl::string_view library) {
+  constexpr absl::string_view kTorchCpu = "libtorch_cpu.so.";
+  const std::string ours = compat::LibTorchRelease();
+  for (const std::string& needed : plugins::NeededLibraries(library)) {
+    absl::string_view release = needed;
+    if (!absl::ConsumePrefix(&release, kTorchCpu) || release == ours) continue;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot load \"", path, "\": compiled by PyTorch ", release, " (its model \"", model,
+        "\" needs ", needed, "); this is LibTorch ", ours,
+        ": compile the package again with PyTorch ", ours));
+  }
+  return absl::OkStatus();
+}
+
 // The names of the models a package holds (its data/aotinductor/<name>/
-// folders), in archive order; an ExportedProgram archive is refused here.
+// folders), in archive order; an ExportedProgram archive is refused here,
+// and so is a model compiled against another LibTorch release.
 absl::StatusOr<std::vector<std::string>> ListModels(const char* path) {
   int error = 0;
   zip_t* archive = zip_open(path, ZIP_RDONLY, &error);
@@ -87,6 +126,7 @@ absl::StatusOr<std::vector<std::string>> ListModels(const char* path) {
         absl::StrCat("cannot load \"", path, "\": not a .pt2 package (", why, ")"));
   }
   std::vector<std::string> models;
+  std::vector<zip_int64_t> libraries;  // per model, its first .so entry, or -1
   bool exported_program = false;
   zip_int64_t n = zip_get_num_entries(archive, 0);
   for (zip_int64_t i = 0; i < n; ++i) {
@@ -100,7 +140,22 @@ absl::StatusOr<std::vector<std::string>> ListModels(const char* path) {
     size_t slash = name.find('/');
     if (slash == absl::string_view::npos) continue;
     std::string model(name.substr(0, slash));
-    if (std::find(models.begin(), models.end(), model) == models.end()) models.push_back(model);
+    auto found = std::find(models.begin(), models.end(), model);
+    if (found == models.end()) {
+      models.push_back(model);
+      libraries.push_back(-1);
+      found = models.end() - 1;
+    }
+    zip_int64_t& library = libraries[found - models.begin()];
+    if (library < 0 && absl::EndsWith(name, ".so")) library = i;
+  }
+  for (size_t m = 0; m < models.size(); ++m) {
+    if (libraries[m] < 0) continue;
+    absl::Status clash = CheckCompiledRelease(path, models[m], ReadEntry(archive, libraries[m]));
+    if (!clash.ok()) {
+      zip_discard(archive);
+      return clash;
+    }
   }
   zip_discard(archive);
   if (!models.empty()) return models;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 
+#include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/frontend/parser.h>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
@@ -18,6 +19,7 @@
 #include "core/object/object.h"
 #include "core/plugins/deferred_plugins.h"
 #include "core/runtime/aoti_package.h"
+#include "core/runtime/archive_version.h"
 #include "core/runtime/library_loader.h"
 #include "core/runtime/module_scan.h"
 #include "core/runtime/module_state.h"
@@ -135,10 +137,24 @@ absl::Status CannotLoad(const std::string& what, const absl::Status& status) {
                               : absl::Status(status.code(), message);
 }
 
+// The file format version an archive records, read by LibTorch's reader
+// (`open` makes one); nullopt when it cannot be read.
+template <typename Open>
+std::optional<uint64_t> FormatVersion(Open open) {
+  try {
+    return open().version();
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 // Scans an archive, then imports it (`import` runs torch::jit::load on a
 // file or on bytes); `what` names it in errors ("module \"m.pt\"").
-template <typename Scan, typename Import>
-absl::StatusOr<tsb_module*> LoadArchive(const std::string& what, Scan scan, Import import) {
+// `format` reads the archive's file format version for an error that may
+// come from another PyTorch release (docs/install.md, "When versions clash").
+template <typename Scan, typename Import, typename Format>
+absl::StatusOr<tsb_module*> LoadArchive(const std::string& what, Scan scan, Import import,
+                                        Format format) {
   std::optional<torch::jit::Module> module;
   absl::Status loaded = CatchAll(
       [&]() -> absl::Status {
@@ -148,11 +164,15 @@ absl::StatusOr<tsb_module*> LoadArchive(const std::string& what, Scan scan, Impo
       },
       /*from_torch=*/true);
   if (loaded.ok()) return MakeModule(*std::move(module)).release();
-  // "Unknown builtin op: torchvision::nms" names no library to load.
-  if (auto missing = MissingOperatorError(loaded.message(),
-                                          absl::StrCat("cannot load ", what, ": its code"))) {
-    return *missing;
+  // A file format above this LibTorch's: LibTorch's reader refused it.
+  if (auto newer = NewerFormatError(loaded.message())) return CannotLoad(what, *newer);
+  const std::string code = absl::StrCat("cannot load ", what, ": its code");
+  // An aten:: or prim:: operator this LibTorch lacks: another release's code.
+  if (auto unknown = UnknownTorchOperatorError(loaded.message(), code, format)) {
+    return *unknown;
   }
+  // "Unknown builtin op: torchvision::nms" names no library to load.
+  if (auto missing = MissingOperatorError(loaded.message(), code)) return *missing;
   return CannotLoad(what, loaded);
 }
 
@@ -206,7 +226,8 @@ absl::StatusOr<tsb_module*> LoadModule(const char* path) {
   return LoadArchive(
       absl::StrCat("module \"", path, "\""),
       [&] { return ScanModuleArchive(path, LoadDeferredPluginsFor); },
-      [&] { return torch::jit::load(path); });
+      [&] { return torch::jit::load(path); },
+      [&] { return FormatVersion([&] { return caffe2::serialize::PyTorchStreamReader(path); }); });
 }
 
 absl::StatusOr<tsb_module*> ReadModule(const char* data, size_t size) {
@@ -214,7 +235,11 @@ absl::StatusOr<tsb_module*> ReadModule(const char* data, size_t size) {
   return LoadArchive(
       absl::StrCat("a module from ", size, " bytes"),
       [&] { return ScanModuleArchive(data, size, LoadDeferredPluginsFor); },
-      [&] { return torch::jit::load(binary::MemoryReader(data, size)); });
+      [&] { return torch::jit::load(binary::MemoryReader(data, size)); },
+      [&] {
+        return FormatVersion(
+            [&] { return caffe2::serialize::PyTorchStreamReader(binary::MemoryReader(data, size)); });
+      });
 }
 
 absl::StatusOr<tsb_module*> CompileModule(const char* source) {

@@ -79,11 +79,11 @@ add_custom_command(
   VERBATIM)
 add_custom_target(tsbridge_rust_fixtures ALL
   DEPENDS ${TSB_RUST_FIXTURES}/kinds.pt ${TSB_RUST_WORK}/layout.txt)
-add_dependencies(tsbridge_rust_fixtures tsbridge_export_fixtures fixture_oplib
+add_dependencies(tsbridge_rust_fixtures tsbridge_export_fixtures tsbridge_version_fixtures fixture_oplib
                  tsbridge_export_box_plugin tsbridge_plugin_tuple tsbridge_plugin_optional
                  tsbridge_plugin_sparse)
 
 add_test(NAME rust_host
   COMMAND ${TSB_CARGO} test --offline --manifest-path ${TSB_RUST_DIR}/Cargo.toml)
 set_tests_properties(rust_host PROPERTIES TIMEOUT 900 ENVIRONMENT
-  "RUSTC=${TSB_RUSTC};RUSTDOC=${TSB_RUSTDOC};CARGO_TARGET_DIR=${TSB_RUST_WORK}/target;TSBRIDGE_LIB_DIR=$<TARGET_FILE_DIR:tsbridge>;TSB_RUST_FIXTURES=${TSB_RUST_FIXTURES};TSB_RUST_C_LAYOUT=${TSB_RUST_WORK}/layout.txt;TSB_EXPORT_FIXTURES=${TSB_EXPORT_FIXTURES};TSB_EXPORT_BOX_PLUGIN=$<TARGET_FILE:tsbridge_export_box_plugin>;TSB_OPLIB_FIXTURE=$<TARGET_FILE:fixture_oplib>")
+  "RUSTC=${TSB_RUSTC};RUSTDOC=${TSB_RUSTDOC};CARGO_TARGET_DIR=${TSB_RUST_WORK}/target;TSBRIDGE_LIB_DIR=$<TARGET_FILE_DIR:tsbridge>;TSB_RUST_FIXTURES=${TSB_RUST_FIXTURES};TSB_RUST_C_LAYOUT=${TSB_RUST_WORK}/layout.txt;TSB_EXPORT_FIXTURES=${TSB_EXPORT_FIXTURES};TSB_EXPORT_BOX_PLUGIN=$<TARGET_FILE:tsbridge_export_box_plugin>;TSB_OPLIB_FIXTURE=$<TARGET_FILE:fixture_oplib>;TSB_VERSION_FIXTURES=${TSB_VERSION_FIXTURES};TSB_OTHER_TORCH_PLUGIN=${TSB_OTHER_TORCH_PLUGIN}")

@@ -2,7 +2,7 @@
 # each library in its own directory (so a directory load sees only it).
 set(TSB_FIXTURE_DIR ${CMAKE_CURRENT_BINARY_DIR}/fixtures)
 set(TSB_FIXTURES good register_throws fails_halfway duplicate_in_plugin
-    duplicate_across invalid_type no_entry abi_major abi_minor platform old_sdk env_dir throwing)
+    duplicate_across invalid_type no_entry abi_major abi_minor platform old_sdk other_torch env_dir throwing)
 set(tsb_fixture_targets)
 foreach(fixture ${TSB_FIXTURES})
   add_library(fixture_${fixture} MODULE ${CMAKE_CURRENT_LIST_DIR}/fixtures/fixture_plugin.cc)

@@ -5,7 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "core/compat/torch_compat.h"
 #include "core/types/type_registry.h"
+#include "tests/core/plugins/fixtures/other_torch.h"
+#include "tsbridge/plugin/internal/platform_tag.hpp"
 #include "tests/testing/abi_test.h"
 #include "tests/testing/build_paths.h"
 
@@ -52,9 +55,27 @@ TEST(PluginLoaderTest, NewerAbiMinor) {
                 "built for plugin ABI 1.2, this tsbridge speaks 1.1 (older minors only)");
 }
 
+// Each part of the tag that differs is named on both sides, then both tags.
 TEST(PluginLoaderTest, PlatformTagMismatch) {
   ExpectRefused("platform", TSB_ERR_UNSUPPORTED,
-                "built for platform \"gnu/libstdc++/cxx11abi=0/torch=1.12\", this tsbridge is \"gnu/");
+                "built against _GLIBCXX_USE_CXX11_ABI=0 and LibTorch 1.12 and the tsbridge SDK "
+                "ABI 1, this tsbridge against _GLIBCXX_USE_CXX11_ABI=1 and LibTorch " +
+                    compat::LibTorchRelease() + " and the tsbridge SDK ABI " +
+                    std::to_string(TSB_SDK_ABI_VERSION) +
+                    " (platform \"gnu/libstdc++/cxx11abi=0/torch=1.12\", this tsbridge's \"gnu/");
+}
+
+// A plugin of the same SDK built against another LibTorch release names
+// both releases (docs/install.md, "When versions clash").
+TEST(PluginLoaderTest, OtherLibTorch) {
+  const std::string ours = compat::LibTorchRelease();
+  ExpectRefused("other_torch", TSB_ERR_UNSUPPORTED,
+                "built against LibTorch " TSB_FIXTURE_OTHER_TORCH ", this tsbridge against LibTorch " +
+                    ours + " (platform \"" + TSB_PLATFORM_COMPILER_ "/" TSB_PLATFORM_STDLIB_
+                    "/cxx11abi=" TSB_PLATFORM_CXX11_ABI_ "/torch=" TSB_FIXTURE_OTHER_TORCH "/sdk=" +
+                    std::to_string(TSB_SDK_ABI_VERSION) + "\", this tsbridge's \"" +
+                    TSB_PLATFORM_TAG + "\"): rebuild the plugin against this tsbridge and LibTorch " +
+                    ours);
 }
 
 // A plugin built against an older SDK (its C++ types may differ in shape)
