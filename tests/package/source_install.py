@@ -337,6 +337,39 @@ def rust_step(source_dir, prefix, work, cargo_program, rustc):
            "combined: [5.0, 5.0]", "bundled plugins: %s/lib/tsbridge/plugins" % prefix,
            "plugin tuple: %s/lib/tsbridge/plugins/tuple.so" % prefix)
     print(line_with(out, "combined:"), "|", line_with(out, "bundled plugins:"))
+    # A program depending on the crate, adding the rpath as docs/install.md says.
+    app = work / "app"
+    (app / "src").mkdir(parents=True)
+    (app / "Cargo.toml").write_text(APP_TOML % crate)
+    (app / "build.rs").write_text(APP_BUILD_RS)
+    (app / "src" / "main.rs").write_text(APP_MAIN_RS)
+    out = run("cargo run of a program depending on the crate",
+              [cargo_program, "run", "--offline"], env, cwd=app)
+    expect("the dependent program", out, "twice(21) = 42")
+    print(line_with(out, "twice(21)"))
+
+
+APP_TOML = """[package]
+name = "uses_tsbridge"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+tsbridge = { path = "%s" }
+"""
+APP_BUILD_RS = """fn main() {
+    if let Ok(dir) = std::env::var("DEP_TSBRIDGE_RPATH") {
+        println!("cargo:rustc-link-arg=-Wl,-rpath,{}", dir);
+    }
+}
+"""
+APP_MAIN_RS = """fn main() {
+    let m = tsbridge::Module::compile("def twice(self, x: int) -> int:\\n    return x * 2\\n")
+        .expect("compile");
+    let y = m.call("twice", &[21i64.into()]).expect("call").get::<i64>().expect("int");
+    println!("twice(21) = {}", y);
+}
+"""
 
 
 def rust_routes_step(source_dir, prefix, work, cargo_program, rustc):
