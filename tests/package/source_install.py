@@ -29,8 +29,8 @@ from pathlib import Path
 # What the tests take away from the environment: every way of pointing at a
 # tsbridge other than PKG_CONFIG_PATH, which each test sets itself.
 DROPPED = re.compile(r"^(TSB_|TSBRIDGE_|PKG_CONFIG|INCLUDE_DIR$|LIB_DIR$|PYTHONPATH$|"
-                     r"LD_LIBRARY_PATH$|LD_PRELOAD$|R_LIBS|CARGO_|RUSTFLAGS$|CFLAGS$|CPPFLAGS$|"
-                     r"CXXFLAGS$|LDFLAGS$|MAKEFLAGS$)")
+                     r"LD_LIBRARY_PATH$|LD_PRELOAD$|R_LIBS|CARGO_TARGET_DIR$|CARGO_BUILD_|"
+                     r"RUSTFLAGS$|CFLAGS$|CPPFLAGS$|CXXFLAGS$|LDFLAGS$|MAKEFLAGS$)")
 BUILD_PRODUCTS = shutil.ignore_patterns("build", "target", "*.egg-info", "__pycache__", "*.o",
                                         "*.so", "Makevars", "tests")
 
