@@ -180,15 +180,18 @@ class BuildExt(build_ext):
         super().run()
 
 
-setup(
-    packages=["tsbridge"],
-    zip_safe=False,
-    ext_modules=[
-        Extension("tsbridge._native", SOURCES, depends=HEADERS, language="c++",
-                  extra_compile_args=["-std=c++17", "-Wno-missing-field-initializers"]),
-        Extension("tsbridge._torch", ["companion/torch_fastpath.cc"],
-                  depends=["src/torch_fastpath.h"], include_dirs=["src"], language="c++",
-                  extra_compile_args=["-std=c++20"]),
-    ],
-    cmdclass={"build_ext": BuildExt},
-)
+# setuptools runs this file as __main__ (pip, build_meta); importing it
+# (tests/package/source_install.py) only defines the functions above.
+if __name__ == "__main__":
+    setup(
+        packages=["tsbridge"],
+        zip_safe=False,
+        ext_modules=[
+            Extension("tsbridge._native", SOURCES, depends=HEADERS, language="c++",
+                      extra_compile_args=["-std=c++17", "-Wno-missing-field-initializers"]),
+            Extension("tsbridge._torch", ["companion/torch_fastpath.cc"],
+                      depends=["src/torch_fastpath.h"], include_dirs=["src"], language="c++",
+                      extra_compile_args=["-std=c++20"]),
+        ],
+        cmdclass={"build_ext": BuildExt},
+    )

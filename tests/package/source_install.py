@@ -221,6 +221,32 @@ def python_routes_step(source_dir, prefix, work):
               env_with(PKG_CONFIG=work / "no-such-pkg-config"), cwd=work, expect_ok=False)
     expect("no pkg-config", out, "no pkg-config program", "libtsbridge-dev")
     print("both refused with the message")
+    # setup.py's own rules, without a compile: a system libdir gets no RPATH,
+    # and the companion is skipped, saying why, when Abseil's .pc files are
+    # not found (pkg-config here sees one tsbridge.pc only).
+    pcdir, libdir = system_pc(work, Path(prefix).resolve())
+    out = run("setup.py's rules", [sys.executable, "-c", PY_RULES, src / "setup.py", libdir],
+              env_with(PKG_CONFIG_LIBDIR=pcdir), cwd=work)
+    expect("setup.py's rules", out, "library in %s (a system directory: no RPATH)" % libdir,
+           "companion skipped: pkg-config finds no absl_status")
+    print(out.strip())
+
+
+PY_RULES = r"""
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("tsb_setup", sys.argv[1])
+setup = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(setup)
+for d, system in [("/usr/lib", True), ("/usr/lib/x86_64-linux-gnu", True), ("/lib64", True),
+                  ("/usr/local/lib", False), ("/opt/tsbridge/lib", False),
+                  ("/usr/lib/x86_64-linux-gnu/tsbridge", False)]:
+    assert setup.system_libdir(d) == system, d
+found = setup.find_tsbridge()
+assert found["rpath"] == [], found
+torch, why = setup.find_torch_companion()
+assert torch is None
+print("companion skipped:", why)
+"""
 
 
 # ---------------------------------------------------------------- R
