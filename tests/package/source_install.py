@@ -164,9 +164,10 @@ def python_step(source_dir, prefix, work):
             version.group(1), cmake_version(source_dir)))
     src = copy_host(source_dir, "python", work / "python")
     # The wheel first, with dependency files (-MD), to see which headers the
-    # build read; the install after it reuses the objects.
-    out = run("pip wheel", pip("wheel", "-w", work / "wheels", src), pc_env(prefix, CFLAGS="-MD"),
-              cwd=work)
+    # build read; the install after it reuses the objects. Older setuptools
+    # compile C++ with CFLAGS, newer ones (Debian 13's) with CXXFLAGS.
+    out = run("pip wheel", pip("wheel", "-w", work / "wheels", src),
+              pc_env(prefix, CFLAGS="-MD", CXXFLAGS="-MD"), cwd=work)
     expect("pip wheel", out, "tsbridge: libtsbridge %s found by pkg-config" % cmake_version(
         source_dir), "headers in %s/include" % prefix)
     print(line_with(out, "found by pkg-config"))
