@@ -84,8 +84,18 @@ def copy_host(source_dir, host, dest):
     return dest
 
 
+def libdir_of(prefix):
+    """The install's library directory: PREFIX/lib, or PREFIX/lib/<triplet>
+    when the build was configured so (Debian's package build)."""
+    pcs = sorted(glob.glob(str(Path(prefix) / "lib*" / "**" / "pkgconfig" / "tsbridge.pc"),
+                           recursive=True))
+    if not pcs:
+        raise Failed("no tsbridge.pc under %s" % prefix)
+    return Path(pcs[0]).parent.parent.resolve()
+
+
 def pc_env(prefix, **extra):
-    return env_with(PKG_CONFIG_PATH=Path(prefix) / "lib" / "pkgconfig", **extra)
+    return env_with(PKG_CONFIG_PATH=libdir_of(prefix) / "pkgconfig", **extra)
 
 
 def nothing_env(work, **extra):
@@ -110,20 +120,27 @@ def system_pc(work, prefix):
 # ---------------------------------------------------------------- prefix
 
 def prefix_step(cmake, build_dir, prefix):
+    """Installs into STAGE/NAME for PREFIX = STAGE/NAME, through DESTDIR: a
+    destination the build made absolute (the Python package's
+    TSB_PYTHON_INSTALL_DIR in a package build) lands under STAGE too, never
+    in the system."""
     prefix = Path(prefix)
-    shutil.rmtree(prefix, ignore_errors=True)
-    run("cmake --install", [cmake, "--install", build_dir, "--prefix", prefix], env_with())
-    for f in ["lib/pkgconfig/tsbridge.pc", "include/tsbridge/tsbridge.h",
-              "share/tsbridge/example_model.pt", "lib/tsbridge/plugins/tuple.so"]:
-        if not (prefix / f).exists():
-            raise Failed("the install has no " + f)
+    stage = prefix.parent
+    shutil.rmtree(stage, ignore_errors=True)
+    run("cmake --install", [cmake, "--install", build_dir, "--prefix", "/" + prefix.name],
+        env_with(DESTDIR=stage))
+    libdir = libdir_of(prefix)
+    for f in [libdir / "libtsbridge.so", prefix / "include/tsbridge/tsbridge.h",
+              prefix / "share/tsbridge/example_model.pt", libdir / "tsbridge/plugins/tuple.so"]:
+        if not f.exists():
+            raise Failed("the install has no %s" % f)
 
 
 # ---------------------------------------------------------------- Python
 
 PY_CHECK = r"""
 import glob, os, sys
-site, prefix = sys.argv[1], os.path.realpath(sys.argv[2])
+site, prefix, libdir = sys.argv[1], os.path.realpath(sys.argv[2]), sys.argv[3]
 import torch, tsbridge
 here = os.path.dirname(tsbridge.__file__)
 assert here.startswith(site), here
@@ -134,9 +151,9 @@ scaled, combined = m.forward([(1.0, 2.0)], {0: "a"}, (torch.ones(2), torch.full(
 assert scaled == {"a": [2.0, 4.0]}, scaled
 assert combined.tolist() == [5.0, 5.0], combined
 maps = {l.split()[-1] for l in open("/proc/self/maps") if "libtsbridge.so" in l}
-assert maps == {os.path.realpath(os.path.join(prefix, "lib/libtsbridge.so"))}, maps
+assert maps == {os.path.realpath(os.path.join(libdir, "libtsbridge.so"))}, maps
 plugins = {os.path.dirname(p.path) for p in tsbridge.plugins()}
-assert plugins == {os.path.join(prefix, "lib/tsbridge/plugins")}, plugins
+assert plugins == {os.path.join(libdir, "tsbridge/plugins")}, plugins
 if glob.glob(os.path.join(here, "_torch*.so")):
     assert tsbridge.TORCH_FASTPATH, tsbridge.TORCH_FASTPATH_REASON
 print("tsbridge", tsbridge.__version__, "from", here, "| library", maps.pop(),
@@ -207,7 +224,8 @@ def python_step(source_dir, prefix, work):
               cwd=work)
     expect("pip install", out, "found by pkg-config")
     env = env_with(PYTHONPATH=site)
-    print(run("import and call", [sys.executable, "-c", PY_CHECK, site, prefix], env,
+    print(run("import and call", [sys.executable, "-c", PY_CHECK, site, prefix,
+                                  libdir_of(prefix)], env,
               cwd=work).strip())
 
 
@@ -255,6 +273,7 @@ print("companion skipped:", why)
 R_CHECK = r"""
 args <- commandArgs(TRUE)
 prefix <- normalizePath(args[1])
+libdir <- args[2]
 library(tsbridge)
 m <- tsb_load(file.path(prefix, "share/tsbridge/example_model.pt"))
 out <- m$forward(list(list(1, 2)), tsb_dict(0L, "a"),
@@ -263,9 +282,9 @@ stopifnot(identical(out[[1]], list(a = c(2, 4))))
 stopifnot(identical(as.double(out[[2]]), c(5, 5)))
 maps <- unique(grep("libtsbridge.so", readLines("/proc/self/maps"), value = TRUE, fixed = TRUE))
 lib <- unique(sub(".* ", "", maps))
-stopifnot(identical(lib, normalizePath(file.path(prefix, "lib/libtsbridge.so"))))
+stopifnot(identical(lib, normalizePath(file.path(libdir, "libtsbridge.so"))))
 dirs <- unique(dirname(vapply(tsb_plugins(), function(p) p$path, "")))
-stopifnot(identical(dirs, file.path(prefix, "lib/tsbridge/plugins")))
+stopifnot(identical(dirs, file.path(libdir, "tsbridge/plugins")))
 cat("tsbridge", format(packageVersion("tsbridge")), "| library", lib, "| plugins", dirs, "\n")
 """
 
@@ -278,11 +297,12 @@ def r_step(source_dir, prefix, work, r, rscript):
     out = run("R CMD INSTALL", [r, "CMD", "INSTALL", "--no-docs", "--no-multiarch", "-l", lib, pkg],
               pc_env(prefix), cwd=work)
     expect("R CMD INSTALL", out, "tsbridge: libtsbridge", "found by pkg-config",
-           "library in %s/lib (RPATH %s/lib)" % (prefix, prefix))
+           "library in %s (RPATH %s)" % (libdir_of(prefix), libdir_of(prefix)))
     print(line_with(out, "found by pkg-config"))
     script = work / "check.R"
     script.write_text(R_CHECK)
-    print(run("library(tsbridge) and a call", [rscript, script, prefix], env_with(R_LIBS=lib),
+    print(run("library(tsbridge) and a call", [rscript, script, prefix, libdir_of(prefix)],
+              env_with(R_LIBS=lib),
               cwd=work).strip())
 
 
@@ -296,7 +316,7 @@ def configure(work, source_dir, name, env, expect_ok=True):
 def r_routes_step(source_dir, prefix, work, build_dir):
     work = fresh(Path(work))
     prefix = Path(prefix).resolve()
-    inc, lib = prefix / "include", prefix / "lib"
+    inc, lib = prefix / "include", libdir_of(prefix)
     # No variable: pkg-config.
     out, mk = configure(work, source_dir, "pkg-config", pc_env(prefix))
     expect("pkg-config", out, "found by pkg-config")
@@ -355,14 +375,14 @@ def rust_step(source_dir, prefix, work, cargo_program, rustc):
     env = pc_env(prefix, RUSTC=rustc, CARGO_TARGET_DIR=work / "target")
     out = run("cargo build", cargo(cargo_program, "build"), env, cwd=crate)
     expect("cargo build", out, "tsbridge: libtsbridge", "found by pkg-config",
-           "library in %s/lib (rpath %s/lib)" % (prefix, prefix))
+           "library in %s (rpath %s)" % (libdir_of(prefix), libdir_of(prefix)))
     print(line_with(out, "found by pkg-config"))
     out = run("cargo run --example example_model",
               [cargo_program, "run", "--offline", "--example", "example_model", "--",
                prefix / "share/tsbridge/example_model.pt"], env, cwd=crate)
     expect("example_model", out, 'scaled: Dict([(Str("a"), List([Float(2.0), Float(4.0)]))])',
-           "combined: [5.0, 5.0]", "bundled plugins: %s/lib/tsbridge/plugins" % prefix,
-           "plugin tuple: %s/lib/tsbridge/plugins/tuple.so" % prefix)
+           "combined: [5.0, 5.0]", "bundled plugins: %s/tsbridge/plugins" % libdir_of(prefix),
+           "plugin tuple: %s/tsbridge/plugins/tuple.so" % libdir_of(prefix))
     print(line_with(out, "combined:"), "|", line_with(out, "bundled plugins:"))
     # A program depending on the crate, adding the rpath as docs/install.md says.
     app = work / "app"
@@ -412,13 +432,13 @@ def rust_routes_step(source_dir, prefix, work, cargo_program, rustc):
                    expect_ok=expect_ok)
 
     out = check("TSBRIDGE_LIB_DIR-and-pkg-config",
-                pc_env(prefix, TSBRIDGE_LIB_DIR=prefix / "lib", **base))
+                pc_env(prefix, TSBRIDGE_LIB_DIR=libdir_of(prefix), **base))
     expect("TSBRIDGE_LIB_DIR over pkg-config", out, "found by TSBRIDGE_LIB_DIR")
     print(line_with(out, "tsbridge: libtsbridge"))
     # No tsbridge.pc, no variable: the repository's build (here, a link to
     # the install's lib/ standing for checkout/build/lib), then nothing.
     (root / "build").mkdir()
-    os.symlink(prefix / "lib", root / "build" / "lib")
+    os.symlink(libdir_of(prefix), root / "build" / "lib")
     out = check("repository build", nothing_env(work, **base))
     expect("repository build", out, "found by the repository's build")
     print(line_with(out, "tsbridge: libtsbridge"))
