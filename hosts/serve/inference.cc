@@ -161,9 +161,16 @@ Json TensorInput(const Json& input, const TensorSpec& spec, const std::string& w
   return tensor;
 }
 
-// The argument `spec` from input `i`: its typed JSON and where its errors are.
-std::pair<Json, std::string> ReadInput(const Json& input, const TensorSpec& spec,
-                                       const std::string& where) {
+// An input as typed JSON, where its errors are, and whether it was the
+// protocol's numeric tensor (which Any reads as a Tensor, not as a Dict).
+struct InputValue {
+  Json json;
+  std::string at;
+  bool tensor = false;
+};
+
+// The argument `spec` from input `i`.
+InputValue ReadInput(const Json& input, const TensorSpec& spec, const std::string& where) {
   if (input.contains("parameters")) {
     const Json& parameters = input["parameters"];
     if (!parameters.is_object()) {
@@ -173,7 +180,9 @@ std::pair<Json, std::string> ReadInput(const Json& input, const TensorSpec& spec
       return {parameters[kJsonParameter], Key(Key(where, "parameters"), kJsonParameter)};
     }
   }
-  return {TensorInput(input, spec, where), where};
+  Json json = TensorInput(input, spec, where);
+  const bool tensor = json.is_object();  // BYTES give strings
+  return {std::move(json), where, tensor};
 }
 
 const TensorSpec& InputOf(const ModelVersion& model, const Json& input, const std::string& where) {
@@ -301,14 +310,15 @@ Json Infer(const ModelVersion& model, const std::string& body) {
       if (g == &spec) Bad(Key(where, "name"), "input \"" + spec.name + "\" is given twice");
     }
     given.push_back(&spec);
-    auto [value, at] = ReadInput(inputs[i], spec, where);
-    const std::string text = value.dump();
+    const InputValue value = ReadInput(inputs[i], spec, where);
+    const std::string text = value.json.dump();
     try {
       call.AddKeyword(model.plan, spec.name.c_str(), [&](const kit::PlannedArgument& a, tsb_any* out) {
         try {
-          kit::CheckStatus(tsb_json_read(text.c_str(), a.type, out));
+          const bool any = KindOf(Unwrapped(a.type)) == TSB_KIND_ANY;
+          kit::CheckStatus(tsb_json_read(text.c_str(), value.tensor && any ? TSB_TYPE_TENSOR : a.type, out));
         } catch (const kit::ConvertError& e) {
-          throw HttpError{400, e.Message(at)};
+          throw HttpError{400, e.Message(value.at)};
         }
       });
     } catch (const kit::ConvertError& e) {

@@ -6,6 +6,7 @@ REPOSITORY/NAME/VERSION/model.pt (docs/serve.md).
   add/1, /2  forward(x, y) -> Tensor: x + y, then x - y (versions)
   kinds/1    one argument and one result of each kind, as typed JSON
   slow/1     forward(x, n: int): n additions, to hold a worker busy
+  anything/1 forward(x: Any) -> Any: x itself
   exported/1 model.pt2, an AOTInductor package (torch.export) returning a
              dict; only where torch has AOTInductor (not Debian 12's 1.13)
 
@@ -14,7 +15,7 @@ Usage: make_serve_models.py REPOSITORY
 import json
 import os
 import sys
-from typing import Dict, List, NamedTuple, Optional, Tuple, Union
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
 
 import torch
 from torch import Tensor
@@ -73,6 +74,11 @@ class Subtract(torch.nn.Module):
         return x - y
 
 
+class Anything(torch.nn.Module):
+    def forward(self, x: Any) -> Any:
+        return x
+
+
 class Slow(torch.nn.Module):
     def forward(self, x: Tensor, n: int) -> Tensor:
         for _ in range(n):
@@ -114,6 +120,7 @@ def main(repository):
     save(Subtract(), repository, "add", 2)
     save(Kinds(), repository, "kinds", 1)
     save(Slow(), repository, "slow", 1)
+    save(Anything(), repository, "anything", 1)
     save_exported(repository)
 
 

@@ -76,6 +76,19 @@ def test_tensor_for_any_kind_through_typed_json(server):
     assert_same(output_value(body["outputs"][0]), x - x)
 
 
+def test_any_argument(server):
+    # Where the schema says Any: a protocol tensor is a Tensor (not the dict
+    # its typed JSON would be), typed JSON is read as JSON says (docs/json.md).
+    from serve_testing import tensor_input
+    x = torch.arange(4, dtype=torch.int64).reshape(2, 2)
+    body = server.post("/v2/models/anything/infer", {"inputs": [tensor_input("x", x, "INT64")]}).json()
+    assert body["outputs"][0]["datatype"] == "JSON"  # the result's type is Any
+    assert_same(output_value(body["outputs"][0]), x)
+    value = {"a": [1, 2.5, "s", None, True]}
+    body = server.post("/v2/models/anything/infer", {"inputs": [json_input("x", value)]}).json()
+    assert body["outputs"][0]["parameters"]["tsbridge_json"] == value
+
+
 def test_every_datatype(server):
     # Each of the protocol's numeric datatypes in and out, through add/1 (x + y).
     names = ["BOOL", "UINT8", "INT8", "INT16", "INT32", "INT64", "FP16", "FP32", "FP64", "BF16"]
