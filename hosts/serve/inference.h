@@ -7,6 +7,7 @@
 #define TSBRIDGE_HOSTS_SERVE_INFERENCE_H_
 
 #include <string>
+#include <string_view>
 
 #include "hosts/serve/repository.h"
 
@@ -16,13 +17,21 @@ namespace tsb::serve {
 inline constexpr const char* kJsonParameter = "tsbridge_json";
 inline constexpr const char* kJsonDatatype = "JSON";
 
-// Runs `model` on the request body (the protocol's $inference_request) and
-// gives the response body ($inference_response). A request that cannot be
-// called is an HttpError (400) whose message says where, in the one path
-// syntax: `inputs[2] → key "parameters" → key "tsbridge_json" → key "b":
-// expected int, got JSON string "x"`; a call that fails is one too (400,
-// or 500 for tsbridge's own internal errors).
-Json Infer(const ModelVersion& model, const std::string& body);
+// A response: its JSON, and the binary data that follows it when some
+// output is sent so (the binary tensor data extension, binary_data.h).
+struct InferResponse {
+  Json body;
+  std::string binary;
+  bool binary_data = false;
+};
+
+// Runs `model` on a request ($inference_request: `json`, then the inputs'
+// binary data, empty without any) and gives the response. A request that
+// cannot be called is an HttpError (400) whose message says where, in the
+// one path syntax: `inputs[2] → key "parameters" → key "tsbridge_json" →
+// key "b": expected int, got JSON string "x"`; a call that fails is one too
+// (400, or 500 for tsbridge's own internal errors).
+InferResponse Infer(const ModelVersion& model, std::string_view json, std::string_view binary);
 
 // The $metadata_model_response of a model (all its versions listed).
 Json ModelMetadata(const ModelVersion& model, const std::vector<std::string>& versions);

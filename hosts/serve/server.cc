@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include <thread>
 
 #include "hosts/serve/admission.h"
+#include "hosts/serve/binary_data.h"
 #include "hosts/serve/inference.h"
 #include "hosts/serve/metrics.h"
 #include "hosts/serve/repository.h"
@@ -131,7 +133,7 @@ class Server {
       Json body = Json::object();
       body["name"] = "tsbridge";
       body["version"] = tsb_version_get_string();
-      body["extensions"] = Json::array({kJsonParameter});
+      body["extensions"] = Json::array({kJsonParameter, "binary_tensor_data"});
       Reply(res, 200, body);
     });
     http_.Get("/v2/health/live", [](const httplib::Request&, httplib::Response& res) {
@@ -157,7 +159,10 @@ class Server {
       });
     });
     http_.Post(model + "/infer", [this](const httplib::Request& req, httplib::Response& res) {
-      Answer(res, [&] { HandleInfer(req.matches[1], req.matches[2], req.body, res); });
+      Answer(res, [&] {
+        HandleInfer(req.matches[1], req.matches[2], req.body,
+                    req.get_header_value(kHeaderLength), res);
+      });
     });
     http_.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
       res.set_content(metrics_.Render(admission_.running(), LiveHandles()),
@@ -179,7 +184,7 @@ class Server {
   }
 
   void HandleInfer(const std::string& name, const std::string& version, const std::string& body,
-                   httplib::Response& res) {
+                   const std::string& header_length, httplib::Response& res) {
     const ModelVersion& model = repository_.Find(name, version);
     ModelStats& stats = metrics_.For(model.name, model.version);
     std::optional<Clock::time_point> deadline;
@@ -201,7 +206,30 @@ class Server {
     const Clock::time_point start = Clock::now();
     bool failed = true;
     try {
-      Reply(res, 200, Infer(model, body));
+      const std::string_view whole = body;
+      std::string_view json = whole, binary;
+      if (!header_length.empty()) {  // the binary tensor data extension
+        size_t n = 0;
+        const auto [end, error] = std::from_chars(header_length.data(),
+                                                  header_length.data() + header_length.size(), n);
+        if (error != std::errc() || end != header_length.data() + header_length.size() ||
+            n > whole.size()) {
+          throw HttpError{400, std::string(kHeaderLength) + ": expected the JSON's length in bytes "
+                               "(at most the body's " + std::to_string(whole.size()) + "), got \"" +
+                               header_length + "\""};
+        }
+        json = whole.substr(0, n);
+        binary = whole.substr(n);
+      }
+      const InferResponse response = Infer(model, json, binary);
+      if (response.binary_data) {
+        const std::string text = response.body.dump();
+        res.status = 200;
+        res.set_header(kHeaderLength, std::to_string(text.size()));
+        res.set_content(text + response.binary, "application/octet-stream");
+      } else {
+        Reply(res, 200, response.body);
+      }
       failed = false;
     } catch (const HttpError& e) {
       ReplyError(res, e.status, e.message);
