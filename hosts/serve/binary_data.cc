@@ -94,7 +94,14 @@ Json StringsFromBytes(std::string_view bytes, const std::string& where) {
                                std::to_string(length) + " bytes, but " +
                                std::to_string(bytes.size() - at) + " are left"};
     }
-    strings.push_back(std::string(bytes.substr(at, length)));
+    Json element = std::string(bytes.substr(at, length));
+    try {
+      element.dump();  // a str is UTF-8 (docs/json.md): refused here, not at the call
+    } catch (const Json::exception&) {
+      throw HttpError{400, where + ": BYTES element " + std::to_string(strings.size()) +
+                               " is not valid UTF-8"};
+    }
+    strings.push_back(std::move(element));
     at += length;
   }
   return strings;

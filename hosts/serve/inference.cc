@@ -29,7 +29,11 @@ std::string Describe(const Json& json) {
     case Json::value_t::boolean: return json.get<bool>() ? "JSON true" : "JSON false";
     case Json::value_t::string: {
       std::string s = json.get<std::string>();
-      if (s.size() > 40) s = s.substr(0, 40) + "...";
+      if (s.size() > 40) {  // cut at a character's start: the text stays UTF-8
+        size_t n = 40;
+        while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+        s = s.substr(0, n) + "...";
+      }
       return "JSON string " + Json(s).dump();
     }
     case Json::value_t::array:

@@ -142,6 +142,9 @@ BAD = [
     ("kinds", {"inputs": [{"name": "words", "datatype": "BYTES", "shape": [1],
                            "parameters": {"binary_data_size": 6}}]}, b"\x05\x00\x00\x00ab",
      'inputs[0] → key "parameters" → key "binary_data_size": BYTES element 0 of 5 bytes, but 2 are left'),
+    ("kinds", {"inputs": [{"name": "words", "datatype": "BYTES", "shape": [1],
+                           "parameters": {"binary_data_size": 6}}]}, b"\x02\x00\x00\x00\xc3\x28",
+     'inputs[0] → key "parameters" → key "binary_data_size": BYTES element 0 is not valid UTF-8'),
     ("linear", {"inputs": [X], "parameters": {"binary_data_output": "yes"}}, FOUR,
      'key "parameters" → key "binary_data_output": expected true or false, got JSON string "yes"'),
 ]

@@ -135,6 +135,10 @@ BAD_REQUESTS = [
     ("linear", {"inputs": [dict(X, data=[1, 2, "x", 4])]}, 400,
      'inputs[0] → key "data" → [2]: expected float32, got JSON string "x"'),
     ("add", {"inputs": [dict(X, datatype="FP99")]}, 400, 'inputs[0] → key "datatype": unknown datatype "FP99"'),
+    ("linear", {"inputs": [dict(X, shape="a" + "é" * 30)]}, 400,  # cut at 40 bytes, not mid-character
+     'inputs[0] → key "shape": expected an array of integers, got JSON string "a' + "é" * 19 + '..."'),
+    ("kinds", {"inputs": [{"name": "s", "datatype": "BYTES", "shape": [1], "data": [1]}]}, 400,
+     'inputs[0] → key "data" → [0]: expected a string (BYTES), got JSON number 1'),
     ("kinds", {"inputs": [dict(X, name="d")]}, 400,
      'inputs[0]: input "d" is Dict[str, Tensor], not a tensor: send it as typed JSON'),
     ("kinds", {"inputs": [json_input("p", {"first": None, "second": "x"})]}, 400,
