@@ -236,3 +236,27 @@ def test_refused_repository(tmp_path, layout, message):
                          text=True, timeout=60)
     assert run.returncode == 1
     assert message in run.stderr, run.stderr
+
+
+def test_operator_library_at_start(tmp_path):
+    # A model calling an operator library's operator: refused at start with
+    # tsb serve's own advice, served with --library (given after serve).
+    oplib = os.environ["TSB_OPLIB_FIXTURE"]
+    source = tmp_path / "twice.torchscript"
+    source.write_text("def forward(self, x: Tensor) -> Tensor:\n    return ops.tsbfixture.twice(x)\n")
+    repository = tmp_path / "repository"
+    (repository / "twice" / "1").mkdir(parents=True)
+    subprocess.run([TSB, "--library", oplib, "compile", str(source), "-o",
+                    str(repository / "twice" / "1" / "model.pt")], check=True, timeout=60)
+    refused = subprocess.run([TSB, "serve", str(repository), "--port", "0"], capture_output=True,
+                             text=True, timeout=60)
+    assert refused.returncode == 1
+    assert "calls the operator tsbfixture::twice" in refused.stderr, refused.stderr
+    assert "tsb serve --library" in refused.stderr, refused.stderr
+    server = Server("--library", oplib, repository=str(repository))
+    try:
+        x = torch.tensor([1.0, 2.5])
+        body = server.post("/v2/models/twice/infer", {"inputs": [tensor_input("x", x, "FP32")]}).json()
+        assert body["outputs"][0]["data"] == [2.0, 5.0], body
+    finally:
+        assert server.stop() == 0, server.log()
