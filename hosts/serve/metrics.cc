@@ -1,7 +1,6 @@
 #include "hosts/serve/metrics.h"
 
 #include <sstream>
-#include <stdexcept>
 
 namespace tsb::serve {
 namespace {
@@ -35,18 +34,15 @@ void ModelStats::Observe(std::chrono::nanoseconds latency, bool error) {
   }
 }
 
-ModelStats& Metrics::Add(const std::string& model, const std::string& version) {
+ModelStats& Metrics::For(const std::string& model, const std::string& version) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& stats : models_) {
+    if (stats->model == model && stats->version == version) return *stats;
+  }
   models_.push_back(std::make_unique<ModelStats>());
   models_.back()->model = model;
   models_.back()->version = version;
   return *models_.back();
-}
-
-ModelStats& Metrics::For(const std::string& model, const std::string& version) {
-  for (auto& stats : models_) {
-    if (stats->model == model && stats->version == version) return *stats;
-  }
-  throw std::logic_error("no metrics for model " + model + " version " + version);
 }
 
 void Metrics::CountHttp(int status) {
@@ -55,13 +51,11 @@ void Metrics::CountHttp(int status) {
 }
 
 std::string Metrics::Render(size_t running, size_t handles) const {
+  std::lock_guard<std::mutex> lock(mutex_);
   std::ostringstream out;
   Header(out, "tsb_serve_http_requests_total", "counter", "HTTP requests answered, by status code.");
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& [code, n] : http_) {
-      out << "tsb_serve_http_requests_total{code=\"" << code << "\"} " << n << "\n";
-    }
+  for (const auto& [code, n] : http_) {
+    out << "tsb_serve_http_requests_total{code=\"" << code << "\"} " << n << "\n";
   }
   auto labels = [](const ModelStats& s) {
     return "model=\"" + Escape(s.model) + "\",version=\"" + Escape(s.version) + "\"";

@@ -33,16 +33,16 @@ struct ModelStats {
 
 class Metrics {
  public:
-  // The stats of one model version, made once at start (not locked after).
-  ModelStats& Add(const std::string& model, const std::string& version);
+  // The stats of one model version, made the first time it is asked for
+  // (a model loaded later gets its own); kept for the process.
   ModelStats& For(const std::string& model, const std::string& version);
   void CountHttp(int status);
   // The exposition text; `running` workers busy, `handles` tsbridge's live handles.
   std::string Render(size_t running, size_t handles) const;
 
  private:
+  mutable std::mutex mutex_;  // models_ (not the stats in them), http_
   std::vector<std::unique_ptr<ModelStats>> models_;
-  mutable std::mutex mutex_;
   std::map<int, uint64_t> http_;
 };
 

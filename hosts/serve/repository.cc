@@ -106,11 +106,11 @@ void ApplyConfig(const fs::path& file, std::vector<TensorSpec>& inputs,
   }
 }
 
-std::unique_ptr<ModelVersion> LoadVersion(const std::string& name, const std::string& version,
+std::shared_ptr<ModelVersion> LoadVersion(const std::string& name, const std::string& version,
                                           const fs::path& file, const fs::path& config) {
   tsb_module* raw = nullptr;
   Check(tsb_module_load(file.c_str(), &raw));  // the core names the file
-  auto model = std::make_unique<ModelVersion>(Module(raw));
+  auto model = std::make_shared<ModelVersion>(Module(raw));
   model->name = name;
   model->version = version;
   model->path = file.string();
@@ -189,68 +189,138 @@ const TensorSpec* ModelVersion::FindInput(const std::string& name) const {
   return nullptr;
 }
 
-Repository Repository::Load(const std::string& root) {
-  if (!fs::is_directory(root)) throw std::runtime_error("no model repository at " + root);
-  Repository repository;
+namespace {
+
+// Every version of the model in `dir`, ascending; throws std::runtime_error.
+std::vector<ModelPtr> LoadModel(const fs::path& dir) {
+  std::vector<std::pair<uint64_t, fs::path>> versions;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+    const std::string v = e.path().filename().string();
+    if (e.is_directory() && IsVersionName(v)) versions.emplace_back(std::stoull(v), e.path());
+  }
+  std::sort(versions.begin(), versions.end());
+  const std::string name = dir.filename().string();
+  std::vector<ModelPtr> loaded;
+  for (const auto& [number, path] : versions) {
+    const bool pt = fs::exists(path / "model.pt"), pt2 = fs::exists(path / "model.pt2");
+    if (pt == pt2) {
+      throw std::runtime_error(path.string() + ": expected model.pt or model.pt2 (one of them), found " +
+                               (pt ? "both" : "neither"));
+    }
+    loaded.push_back(LoadVersion(name, std::to_string(number), path / (pt ? "model.pt" : "model.pt2"),
+                                 dir / "config.json"));
+  }
+  return loaded;
+}
+
+std::string Listed(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace
+
+Repository::Repository(std::string root) : root_(std::move(root)) {
+  if (!fs::is_directory(root_)) throw std::runtime_error("no model repository at " + root_);
   std::vector<fs::path> models;
-  for (const fs::directory_entry& e : fs::directory_iterator(root)) {
+  for (const fs::directory_entry& e : fs::directory_iterator(root_)) {
     if (e.is_directory()) models.push_back(e.path());
   }
   std::sort(models.begin(), models.end());
   for (const fs::path& dir : models) {
-    std::vector<std::pair<uint64_t, fs::path>> versions;
-    for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
-      const std::string v = e.path().filename().string();
-      if (e.is_directory() && IsVersionName(v)) versions.emplace_back(std::stoull(v), e.path());
-    }
-    std::sort(versions.begin(), versions.end());
-    const std::string name = dir.filename().string();
-    for (const auto& [number, path] : versions) {
-      const bool pt = fs::exists(path / "model.pt"), pt2 = fs::exists(path / "model.pt2");
-      if (pt == pt2) {
-        throw std::runtime_error(path.string() + ": expected model.pt or model.pt2 (one of them), found " +
-                                 (pt ? "both" : "neither"));
-      }
-      repository.models_[name].push_back(LoadVersion(name, std::to_string(number),
-                                                     path / (pt ? "model.pt" : "model.pt2"),
-                                                     dir / "config.json"));
-    }
+    std::vector<ModelPtr> versions = LoadModel(dir);
+    if (!versions.empty()) models_[dir.filename().string()] = std::move(versions);
   }
-  if (repository.models_.empty()) {
-    throw std::runtime_error("no model in " + root + " (expected NAME/VERSION/model.pt or model.pt2)");
+  if (models_.empty()) {
+    throw std::runtime_error("no model in " + root_ + " (expected NAME/VERSION/model.pt or model.pt2)");
   }
-  return repository;
 }
 
-const ModelVersion& Repository::Find(const std::string& name, const std::string& version) const {
+ModelPtr Repository::Find(const std::string& name, const std::string& version) const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
   auto model = models_.find(name);
   if (model == models_.end()) {
-    std::string names;
-    for (const auto& [n, versions] : models_) names += (names.empty() ? "" : ", ") + n;
-    throw HttpError{404, "unknown model \"" + name + "\" (models: " + names + ")"};
+    std::vector<std::string> names;
+    for (const auto& [n, versions] : models_) names.push_back(n);
+    throw HttpError{404, "unknown model \"" + name + "\" (models: " + Listed(names) + ")"};
   }
-  if (version.empty()) return *model->second.back();
-  for (const auto& v : model->second) {
-    if (v->version == version) return *v;
+  if (version.empty()) return model->second.back();
+  std::vector<std::string> versions;
+  for (const ModelPtr& v : model->second) {
+    if (v->version == version) return v;
+    versions.push_back(v->version);
   }
-  std::string versions;
-  for (const auto& v : model->second) versions += (versions.empty() ? "" : ", ") + v->version;
   throw HttpError{404, "model \"" + name + "\" has no version \"" + version +
-                           "\" (versions: " + versions + ")"};
+                           "\" (versions: " + Listed(versions) + ")"};
 }
 
 std::vector<std::string> Repository::Versions(const std::string& name) const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
   std::vector<std::string> out;
-  for (const auto& v : models_.at(name)) out.push_back(v->version);
+  auto model = models_.find(name);
+  if (model != models_.end()) {
+    for (const ModelPtr& v : model->second) out.push_back(v->version);
+  }
   return out;
 }
 
-std::vector<const ModelVersion*> Repository::All() const {
-  std::vector<const ModelVersion*> out;
-  for (const auto& [name, versions] : models_) {
-    for (const auto& v : versions) out.push_back(v.get());
-  }
+std::vector<ModelPtr> Repository::All() const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  std::vector<ModelPtr> out;
+  for (const auto& [name, versions] : models_) out.insert(out.end(), versions.begin(), versions.end());
   return out;
+}
+
+void Repository::Load(const std::string& name) {
+  std::lock_guard<std::mutex> one_at_a_time(changing_);
+  const fs::path dir = fs::path(root_) / name;
+  if (name.empty() || name == "." || name == ".." || !fs::is_directory(dir)) {
+    throw HttpError{400, "no model directory \"" + name + "\" in " + root_};
+  }
+  std::vector<ModelPtr> versions;
+  try {
+    versions = LoadModel(dir);  // slow, and without the lock: requests go on
+  } catch (const std::exception& e) {
+    throw HttpError{400, SayLoadLibrary(e.what(), "tsb serve --library {}")};
+  }
+  if (versions.empty()) throw HttpError{400, dir.string() + ": no version directory (1, 2, ...)"};
+  std::unique_lock<std::shared_mutex> lock(mutex_);
+  models_[name] = std::move(versions);
+  unavailable_.erase(name);
+}
+
+void Repository::Unload(const std::string& name) {
+  std::lock_guard<std::mutex> one_at_a_time(changing_);
+  std::unique_lock<std::shared_mutex> lock(mutex_);
+  if (models_.erase(name) == 0) throw HttpError{404, "model \"" + name + "\" is not served"};
+  unavailable_[name] = "unloaded";
+}
+
+Json Repository::Index() const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  Json index = Json::array();
+  for (const auto& [name, versions] : models_) {
+    for (const ModelPtr& v : versions) {
+      index.push_back({{"name", name}, {"version", v->version}, {"state", "READY"}});
+    }
+  }
+  for (const auto& [name, reason] : unavailable_) {
+    index.push_back({{"name", name}, {"state", "UNAVAILABLE"}, {"reason", reason}});
+  }
+  std::error_code error;  // directories added since: there, not loaded
+  std::vector<std::string> added;
+  for (const fs::directory_entry& e : fs::directory_iterator(root_, error)) {
+    const std::string name = e.path().filename().string();
+    if (e.is_directory() && models_.count(name) == 0 && unavailable_.count(name) == 0) {
+      added.push_back(name);
+    }
+  }
+  std::sort(added.begin(), added.end());
+  for (const std::string& name : added) {
+    index.push_back({{"name", name}, {"state", "UNAVAILABLE"}, {"reason", "not loaded"}});
+  }
+  return index;
 }
 
 }  // namespace tsb::serve

@@ -13,7 +13,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -75,21 +77,38 @@ struct ModelVersion {
   const TensorSpec* FindInput(const std::string& name) const;
 };
 
+using ModelPtr = std::shared_ptr<const ModelVersion>;
+
 // The models of a repository, by name, each with its versions (ascending).
+// Served models are shared: a request holds its model while it runs, so an
+// unload or a load never ends a call in flight. Safe on many threads.
 class Repository {
  public:
-  // Loads every model version under `root`; a failure names the file and why.
-  static Repository Load(const std::string& root);
+  // Loads every model version under `root`; throws std::runtime_error
+  // naming the file and why.
+  explicit Repository(std::string root);
 
   // The model `name` at `version`, or its highest version when `version` is
   // empty; a 404 HttpError naming what there is otherwise.
-  const ModelVersion& Find(const std::string& name, const std::string& version) const;
-  // The versions of a model, ascending, as strings.
+  ModelPtr Find(const std::string& name, const std::string& version) const;
+  // The versions of a model, ascending, as strings; none when not served.
   std::vector<std::string> Versions(const std::string& name) const;
-  std::vector<const ModelVersion*> All() const;
+  std::vector<ModelPtr> All() const;
+
+  // The repository extension. Load reads REPOSITORY/NAME again, every
+  // version, and serves it instead of what was (a 400 HttpError, and what
+  // was served stays, if a file does not load); Unload stops serving NAME
+  // (404 if it is not served); Index lists every model directory.
+  void Load(const std::string& name);
+  void Unload(const std::string& name);
+  Json Index() const;
 
  private:
-  std::map<std::string, std::vector<std::unique_ptr<ModelVersion>>> models_;
+  const std::string root_;
+  mutable std::shared_mutex mutex_;  // models_, unavailable_
+  std::mutex changing_;              // one Load or Unload at a time
+  std::map<std::string, std::vector<ModelPtr>> models_;
+  std::map<std::string, std::string> unavailable_;  // not served: why
 };
 
 }  // namespace tsb::serve

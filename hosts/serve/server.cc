@@ -59,11 +59,10 @@ size_t LiveHandles() {
 
 class Server {
  public:
-  Server(const ServeOptions& options, Repository repository)
-      : options_(options),
-        repository_(std::move(repository)),
-        admission_(options.workers, options.queue) {
-    for (const ModelVersion* model : repository_.All()) metrics_.Add(model->name, model->version);
+  // Loads the repository; throws std::runtime_error if a model does not load.
+  explicit Server(const ServeOptions& options)
+      : options_(options), repository_(options.repository), admission_(options.workers, options.queue) {
+    for (const ModelPtr& model : repository_.All()) metrics_.For(model->name, model->version);
   }
 
   // Serves until Stop(); false if the address cannot be bound.
@@ -133,7 +132,7 @@ class Server {
       Json body = Json::object();
       body["name"] = "tsbridge";
       body["version"] = tsb_version_get_string();
-      body["extensions"] = Json::array({kJsonParameter, "binary_tensor_data"});
+      body["extensions"] = Json::array({kJsonParameter, "binary_tensor_data", "model_repository"});
       Reply(res, 200, body);
     });
     http_.Get("/v2/health/live", [](const httplib::Request&, httplib::Response& res) {
@@ -145,15 +144,15 @@ class Server {
     const std::string model = R"(/v2/models/([^/]+)(?:/versions/([^/]+))?)";
     http_.Get(model + "/?", [this](const httplib::Request& req, httplib::Response& res) {
       Answer(res, [&] {
-        const ModelVersion& m = repository_.Find(req.matches[1], req.matches[2]);
-        Reply(res, 200, ModelMetadata(m, repository_.Versions(m.name)));
+        const ModelPtr m = repository_.Find(req.matches[1], req.matches[2]);
+        Reply(res, 200, ModelMetadata(*m, repository_.Versions(m->name)));
       });
     });
     http_.Get(model + "/ready", [this](const httplib::Request& req, httplib::Response& res) {
       Answer(res, [&] {
-        const ModelVersion& m = repository_.Find(req.matches[1], req.matches[2]);
+        const ModelPtr m = repository_.Find(req.matches[1], req.matches[2]);
         Json body = Json::object();
-        body["name"] = m.name;
+        body["name"] = m->name;
         body["ready"] = ready_.load();
         Reply(res, ready_ ? 200 : 503, body);
       });
@@ -164,6 +163,26 @@ class Server {
                     req.get_header_value(kHeaderLength), res);
       });
     });
+    // The repository extension: the index, load and unload by name.
+    http_.Post("/v2/repository/index", [this](const httplib::Request&, httplib::Response& res) {
+      Reply(res, 200, repository_.Index());
+    });
+    http_.Post(R"(/v2/repository/models/([^/]+)/(load|unload))",
+               [this](const httplib::Request& req, httplib::Response& res) {
+                 Answer(res, [&] {
+                   const std::string name = req.matches[1], action = req.matches[2];
+                   if (action == "load") {
+                     repository_.Load(name);
+                     for (const std::string& v : repository_.Versions(name)) metrics_.For(name, v);
+                   } else {
+                     repository_.Unload(name);
+                   }
+                   Json body = Json::object();
+                   body["name"] = name;
+                   body[action] = true;
+                   Reply(res, 200, body);
+                 });
+               });
     http_.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
       res.set_content(metrics_.Render(admission_.running(), LiveHandles()),
                       "text/plain; version=0.0.4");
@@ -185,7 +204,8 @@ class Server {
 
   void HandleInfer(const std::string& name, const std::string& version, const std::string& body,
                    const std::string& header_length, httplib::Response& res) {
-    const ModelVersion& model = repository_.Find(name, version);
+    const ModelPtr held = repository_.Find(name, version);  // held while it runs
+    const ModelVersion& model = *held;
     ModelStats& stats = metrics_.For(model.name, model.version);
     std::optional<Clock::time_point> deadline;
     if (options_.deadline_ms > 0) {
@@ -256,7 +276,7 @@ class Server {
   }
 
   const ServeOptions options_;
-  const Repository repository_;
+  Repository repository_;
   Admission admission_;
   Metrics metrics_;
   httplib::Server http_;
@@ -279,7 +299,7 @@ int Serve(const ServeOptions& given) {
 
   std::optional<Server> server;
   try {
-    server.emplace(options, Repository::Load(options.repository));
+    server.emplace(options);
   } catch (const std::exception& e) {
     std::cerr << "tsb serve: " << SayLoadLibrary(e.what(), "tsb serve --library {}") << "\n";
     return 1;

@@ -40,11 +40,11 @@ const tsb::serve::ModelVersion& Model() {
     tsb::Check(tsb_module_compile(kSource, &module));
     tsb::Module owned(module);
     owned.Save((root / "m" / "1" / "model.pt").string());
-    auto* loaded = new tsb::serve::Repository(tsb::serve::Repository::Load(root.string()));
+    auto* loaded = new tsb::serve::Repository(root.string());
     fs::remove_all(root);
     return loaded;
   }();
-  return repository->Find("m", "");
+  return *repository->Find("m", "");  // served for the process: never unloaded
 }
 
 }  // namespace
