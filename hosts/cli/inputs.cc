@@ -201,11 +201,14 @@ class JsonHost {
                  tsb_any* out) {
     kit::DictBuilder dict(context, key_type, value_type, json.size());
     size_t i = 0;
-    for (const auto& [key, item] : json.items()) {
+    for (const auto& entry : json.items()) {
+      // Named, not structured bindings: clang before 16 cannot capture those.
+      const std::string& key = entry.key();
+      const Json& item = entry.value();
       dict.Entry(
           i++, [&] { return kit::StrKeySegment(key); },
           [&](tsb_any* k) { Read(Json(key), key_type, context, k); },
-          [&, &item = item](tsb_any* v) { Read(item, value_type, context, v); });
+          [&](tsb_any* v) { Read(item, value_type, context, v); });
     }
     dict.Finish(out);
   }

@@ -9,6 +9,7 @@
 //   tsb plugins                          what is loaded (plugins, operator libraries)
 //   tsb ops [NAMESPACE]                  operator and plugin function names
 //   tsb compile SOURCE -o MODULE.pt      TorchScript source to a module
+//   tsb serve REPOSITORY                 the Open Inference Protocol (docs/serve.md)
 //
 // Global options: --plugin PLUGIN.so and --library PATH|NAME (an operator
 // library such as torchvision), both repeatable. run and call take
@@ -36,6 +37,9 @@
 #include "hosts/cli/host.h"
 #include "hosts/cli/inputs.h"
 #include "hosts/cli/outputs.h"
+#ifdef TSB_HAVE_SERVE
+#include "hosts/serve/server.h"
+#endif
 
 namespace tsb::cli {
 namespace {
@@ -299,6 +303,44 @@ int Compile(const std::string& source_path, const std::string& out) {
   return 0;
 }
 
+// tsb serve's options; the server itself is hosts/serve, linked when
+// cpp-httplib was found at configure time.
+struct ServeCommand {
+  std::string repository, address = "0.0.0.0";
+  int port = 8000;
+  size_t workers = 0, queue = 64, max_body = 64 << 20;
+  int64_t deadline_ms = 0;
+  void AddTo(CLI::App* command) {
+    command->add_option("repository", repository, "REPOSITORY/NAME/VERSION/model.pt|model.pt2")
+        ->required();
+    command->add_option("--address", address, "the address to listen on (default 0.0.0.0)");
+    command->add_option("--port", port, "the port (default 8000; 0: any free port, printed)");
+    command->add_option("--workers", workers, "inference calls at once (default: the cores)");
+    command->add_option("--queue", queue, "requests that may wait for a worker before 503 (default 64)");
+    command->add_option("--deadline-ms", deadline_ms,
+                        "longest wait for a worker before 504, in ms (default 0: none)");
+    command->add_option("--max-body", max_body, "the largest request body in bytes (default 64 MiB)");
+    // --plugin and --library are tsb's own options, accepted here too.
+    command->fallthrough();
+  }
+  int Run() const {
+#ifdef TSB_HAVE_SERVE
+    serve::ServeOptions options;
+    options.repository = repository;
+    options.address = address;
+    options.port = port;
+    options.workers = workers;
+    options.queue = queue;
+    options.deadline_ms = deadline_ms;
+    options.max_body = max_body;
+    return serve::Serve(options);
+#else
+    throw Failure("this tsb was built without the server: cpp-httplib (libcpp-httplib-dev) "
+                  "was missing when it was configured (docs/serve.md)");
+#endif
+  }
+};
+
 int Demo() {
   std::string example = ExampleModulePath();
   std::cout << "tsb run " << example << " forward --args '" << kExampleArgs << "'\n";
@@ -362,6 +404,9 @@ int main(int argc, char** argv) {
   auto* compile = app.add_subcommand("compile", "compile TorchScript source into a module");
   compile->add_option("source", path, "SOURCE file")->required();
   compile->add_option("-o,--output", out, "MODULE.pt to write")->required();
+  ServeCommand serve_command;
+  auto* serve = app.add_subcommand("serve", "serve a model repository over the Open Inference Protocol");
+  serve_command.AddTo(serve);
   app.require_subcommand(0, 1);
   CLI11_PARSE(app, argc, argv);
 
@@ -387,6 +432,7 @@ int main(int argc, char** argv) {
     if (list->parsed()) return Plugins();
     if (ops->parsed()) return Ops(ns);
     if (compile->parsed()) return Compile(path, out);
+    if (serve->parsed()) return serve_command.Run();
     return 0;
   } catch (const Failure& failure) {
     std::cerr << "tsb: " << InOurWords(failure.what()) << "\n";

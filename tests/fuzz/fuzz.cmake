@@ -32,13 +32,11 @@ add_custom_command(
   VERBATIM)
 add_custom_target(tsb_fuzz_seeds DEPENDS ${TSB_FUZZ_DIR}/seeds/json/seed00)
 
-foreach(spec json:30000 type_string:20000 pickle:10000 abi_sequence:100000
-             module_load:2000 host_conversion:30000 kit_build:30000)
-  string(REPLACE ":" ";" spec ${spec})
-  list(GET spec 0 name)
-  list(GET spec 1 runs)
+# tsb_fuzz_target(NAME RUNS): the target tsb_fuzz_NAME from NAME_fuzzer.cc
+# and its bounded ctest run fuzz_NAME.
+function(tsb_fuzz_target name runs)
   set(target tsb_fuzz_${name})
-  add_executable(${target} ${CMAKE_CURRENT_LIST_DIR}/${name}_fuzzer.cc)
+  add_executable(${target} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${name}_fuzzer.cc)
   # torch: no_backtraces.h sets LibTorch's stack-trace fetcher.
   target_link_libraries(${target} PRIVATE tsbridge torch)
   # The checkout's root: tests/testing/kit_build_access.h (kit_build).
@@ -55,7 +53,21 @@ foreach(spec json:30000 type_string:20000 pickle:10000 abi_sequence:100000
             ${TSB_FUZZ_DIR}/corpus/${name} ${TSB_FUZZ_DIR}/seeds/${name})
   set_tests_properties(fuzz_${name} PROPERTIES LABELS fuzz
                        TIMEOUT 300)
+endfunction()
+
+foreach(spec json:30000 type_string:20000 pickle:10000 abi_sequence:100000
+             module_load:2000 host_conversion:30000 kit_build:30000)
+  string(REPLACE ":" ";" spec ${spec})
+  list(GET spec 0 name)
+  list(GET spec 1 runs)
+  tsb_fuzz_target(${name} ${runs})
 endforeach()
+# tsb serve's request reader, where the server is built (hosts/serve needs
+# the command line's build and cpp-httplib; the sanitizer stage builds neither).
+if(TARGET tsbridge_serve)
+  tsb_fuzz_target(serve_request 20000)
+  target_link_libraries(tsb_fuzz_serve_request PRIVATE tsbridge_serve)
+endif()
 # The pickle target writes archives with LibTorch's own zip writer. LibTorch
 # has no frame pointers: only the slow unwinder shows the LibTorch frame
 # that lsan.supp names.

@@ -79,6 +79,25 @@ def module_seeds(out):
         write(os.path.join(out, "module_load"), f"records{i:02d}", records)
 
 
+# tsb serve's requests: the JSON, a NUL, the binary data (serve_request_fuzzer.cc).
+TENSOR = '{"name": "x", "datatype": "FP32", "shape": [2], "data": [1, 2]}'
+REST = ('{"name": "s", "datatype": "BYTES", "shape": [1], "data": ["a"]}, '
+        '{"name": "words", "parameters": {"tsbridge_json": ["a", "b"]}}, '
+        '{"name": "d", "parameters": {"tsbridge_json": {"k": {"dtype": "int64", "shape": [1], "data": [3]}}}}, '
+        '{"name": "t", "parameters": {"tsbridge_json": [1, "x"]}}')
+SERVE = [
+    ('{"id": "1", "inputs": [' + TENSOR + ", " + REST + "]}", b""),
+    ('{"inputs": [' + TENSOR + ", " + REST + ', {"name": "o", "parameters": {"tsbridge_json": 2.5}}, '
+     '{"name": "u", "parameters": {"tsbridge_json": "s"}}], "outputs": [{"name": "OUTPUT__1"}]}', b""),
+    ('{"inputs": [{"name": "INPUT__0", "datatype": "INT32", "shape": [1], "parameters": {"binary_data_size": 4}}, '
+     + REST + '], "parameters": {"binary_data_output": true}}', b"\x07\x00\x00\x00"),
+    ('{"inputs": [' + TENSOR + ', {"name": "s", "datatype": "BYTES", "shape": [1], '
+     '"parameters": {"binary_data_size": 6}}, {"name": "words", "datatype": "BYTES", "shape": [2], '
+     '"data": [["a"], ["b"]]}, {"name": "d", "parameters": {"tsbridge_json": {}}}, '
+     '{"name": "t", "parameters": {"tsbridge_json": [0, ""]}}]}', b"\x02\x00\x00\x00hi"),
+]
+
+
 def write(directory, name, data):
     os.makedirs(directory, exist_ok=True)
     mode = "w" if isinstance(data, str) else "wb"
@@ -101,6 +120,8 @@ def main():
     for i, type_string in enumerate(KIT):
         steer = bytes((11 * i + 5 * j + 6) % 256 for j in range(64))
         write(os.path.join(out, "kit_build"), f"seed{i:02d}", type_string.encode() + b"\n" + steer)
+    for i, (request, binary) in enumerate(SERVE):
+        write(os.path.join(out, "serve_request"), f"seed{i:02d}", request.encode() + b"\0" + binary)
     module_seeds(out)
     import torch  # only the pickle seeds need it
     values = VALUES + [torch.arange(4.0), {"t": torch.ones(2, dtype=torch.int64)}]

@@ -1,0 +1,140 @@
+#include "hosts/serve/binary_data.h"
+
+#include <dlpack/dlpack.h>
+
+#include <cstring>
+#include <memory>
+
+namespace tsb::serve {
+namespace {
+
+// DLPack's type of each dtype the protocol names (bool as DLPack 0.8's
+// kDLBool, code 6, which Debian 12's dlpack.h predates: tsb_dlpack_type_code).
+struct DlpackType {
+  const char* dtype;
+  uint8_t code;
+  uint8_t bits;
+};
+constexpr DlpackType kTypes[] = {
+    {"bool", TSB_DLPACK_BOOL, 8},     {"uint8", TSB_DLPACK_UINT, 8},
+    {"int8", TSB_DLPACK_INT, 8},      {"int16", TSB_DLPACK_INT, 16},
+    {"int32", TSB_DLPACK_INT, 32},    {"int64", TSB_DLPACK_INT, 64},
+    {"uint16", TSB_DLPACK_UINT, 16},  {"uint32", TSB_DLPACK_UINT, 32},
+    {"uint64", TSB_DLPACK_UINT, 64},  {"float16", TSB_DLPACK_FLOAT, 16},
+    {"float32", TSB_DLPACK_FLOAT, 32}, {"float64", TSB_DLPACK_FLOAT, 64},
+    {"bfloat16", TSB_DLPACK_BFLOAT, 16},
+};
+
+const DlpackType* Find(const std::string& dtype) {
+  for (const DlpackType& t : kTypes) {
+    if (dtype == t.dtype) return &t;
+  }
+  return nullptr;
+}
+
+// A DLPack tensor owning its shape and a copy of the bytes (8-byte aligned).
+struct OwnedTensor {
+  DLManagedTensor managed{};
+  std::vector<int64_t> shape;
+  std::unique_ptr<uint64_t[]> data;
+};
+
+uint32_t ReadLength(const char* p) {
+  const auto* b = reinterpret_cast<const unsigned char*>(p);
+  return uint32_t{b[0]} | uint32_t{b[1]} << 8 | uint32_t{b[2]} << 16 | uint32_t{b[3]} << 24;
+}
+
+}  // namespace
+
+size_t ElementSize(const std::string& dtype) {
+  const DlpackType* t = Find(dtype);
+  return t == nullptr ? 0 : t->bits / 8;
+}
+
+Value TensorFromBytes(const std::string& dtype, const std::vector<int64_t>& shape,
+                      std::string_view bytes, const std::string& where) {
+  const DlpackType* type = Find(dtype);
+  if (type == nullptr) throw HttpError{400, where + ": no binary form for dtype " + dtype};
+  auto owned = std::make_unique<OwnedTensor>();
+  owned->shape = shape;
+  owned->data.reset(new uint64_t[bytes.size() / 8 + 1]);
+  std::memcpy(owned->data.get(), bytes.data(), bytes.size());
+  DLTensor& t = owned->managed.dl_tensor;
+  t.data = owned->data.get();
+  t.device = DLDevice{kDLCPU, 0};
+  t.ndim = static_cast<int32_t>(owned->shape.size());
+  t.dtype = DLDataType{type->code, type->bits, 1};
+  t.shape = owned->shape.data();
+  t.strides = nullptr;
+  t.byte_offset = 0;
+  owned->managed.manager_ctx = owned.get();
+  owned->managed.deleter = [](DLManagedTensor* m) { delete static_cast<OwnedTensor*>(m->manager_ctx); };
+  Value tensor;
+  if (tsb_status* failed = tsb_tensor_from_dlpack(&owned->managed, tensor.out())) {
+    Status status(failed);  // ownership stayed here: owned frees it
+    throw HttpError{400, where + ": " + status.message()};
+  }
+  owned.release();  // the tensor owns it now
+  return tensor;
+}
+
+Json StringsFromBytes(std::string_view bytes, const std::string& where) {
+  Json strings = Json::array();
+  size_t at = 0;
+  while (at < bytes.size()) {
+    if (bytes.size() - at < 4) {
+      throw HttpError{400, where + ": BYTES element " + std::to_string(strings.size()) +
+                               " has no 4-byte length (" + std::to_string(bytes.size() - at) +
+                               " bytes left)"};
+    }
+    const uint32_t length = ReadLength(bytes.data() + at);
+    at += 4;
+    if (bytes.size() - at < length) {
+      throw HttpError{400, where + ": BYTES element " + std::to_string(strings.size()) + " of " +
+                               std::to_string(length) + " bytes, but " +
+                               std::to_string(bytes.size() - at) + " are left"};
+    }
+    Json element = std::string(bytes.substr(at, length));
+    try {
+      element.dump();  // a str is UTF-8 (docs/json.md): refused here, not at the call
+    } catch (const Json::exception&) {
+      throw HttpError{400, where + ": BYTES element " + std::to_string(strings.size()) +
+                               " is not valid UTF-8"};
+    }
+    strings.push_back(std::move(element));
+    at += length;
+  }
+  return strings;
+}
+
+std::string BytesOfTensor(const tsb_any& tensor) {
+  // Row-major whatever its strides: aten::contiguous is the tensor itself
+  // when it already is.
+  tsb_any arg = tensor;
+  tsb_call_args args = tsb_call_args_make(&arg, 1);
+  Value dense;
+  Check(tsb_op_call("aten::contiguous", &args, dense.out()));
+  DLManagedTensor* dl = nullptr;
+  Check(tsb_tensor_to_dlpack(&dense.get(), &dl));
+  const DLTensor& t = dl->dl_tensor;
+  size_t n = t.dtype.bits / 8;
+  for (int32_t i = 0; i < t.ndim; ++i) n *= static_cast<size_t>(t.shape[i]);
+  std::string bytes(static_cast<const char*>(t.data) + t.byte_offset, n);
+  dl->deleter(dl);
+  return bytes;
+}
+
+std::string BytesOfStrings(const Json& strings) {
+  std::string bytes;
+  for (const Json& s : strings) {
+    const std::string& text = s.get_ref<const std::string&>();
+    const auto n = static_cast<uint32_t>(text.size());
+    const char length[4] = {static_cast<char>(n & 0xff), static_cast<char>(n >> 8 & 0xff),
+                            static_cast<char>(n >> 16 & 0xff), static_cast<char>(n >> 24 & 0xff)};
+    bytes.append(length, 4);
+    bytes += text;
+  }
+  return bytes;
+}
+
+}  // namespace tsb::serve

@@ -1,0 +1,41 @@
+// An inference request of the Open Inference Protocol read into a call of a
+// model's forward, and its result written as the protocol's response
+// (docs/serve.md): tensors as the protocol's tensors, str and List[str] as
+// BYTES, every other kind as tsbridge's typed JSON (docs/json.md) in the
+// `tsbridge_json` parameter, each converted by the schema's type.
+#ifndef TSBRIDGE_HOSTS_SERVE_INFERENCE_H_
+#define TSBRIDGE_HOSTS_SERVE_INFERENCE_H_
+
+#include <string>
+#include <string_view>
+
+#include "hosts/serve/repository.h"
+
+namespace tsb::serve {
+
+// The parameter a typed JSON value travels in, and the datatype that says so.
+inline constexpr const char* kJsonParameter = "tsbridge_json";
+inline constexpr const char* kJsonDatatype = "JSON";
+
+// A response: its JSON, and the binary data that follows it when some
+// output is sent so (the binary tensor data extension, binary_data.h).
+struct InferResponse {
+  Json body;
+  std::string binary;
+  bool binary_data = false;
+};
+
+// Runs `model` on a request ($inference_request: `json`, then the inputs'
+// binary data, empty without any) and gives the response. A request that
+// cannot be called is an HttpError (400) whose message says where, in the
+// one path syntax: `inputs[2] → key "parameters" → key "tsbridge_json" →
+// key "b": expected int, got JSON string "x"`; a call that fails is one too
+// (400, or 500 for tsbridge's own internal errors).
+InferResponse Infer(const ModelVersion& model, std::string_view json, std::string_view binary);
+
+// The $metadata_model_response of a model (all its versions listed).
+Json ModelMetadata(const ModelVersion& model, const std::vector<std::string>& versions);
+
+}  // namespace tsb::serve
+
+#endif  // TSBRIDGE_HOSTS_SERVE_INFERENCE_H_
