@@ -67,9 +67,9 @@ cd src
 /usr/bin/python3 -m pip wheel --no-build-isolation --no-index --no-deps -w wheels ./hosts/python
 /usr/bin/python3 -m pip install --no-build-isolation --no-index --no-deps --target pyinstall \
   ./hosts/python
-(cd /tmp && PYTHONPATH="$here/pyinstall" /usr/bin/python3 -c \
+(here=$PWD && cd /tmp && PYTHONPATH="$here/pyinstall" /usr/bin/python3 -c \
   'import tsbridge, sys; assert tsbridge.__file__.startswith(sys.argv[1]), tsbridge.__file__; print("pip install: ok")' \
-  "$PWD/pyinstall")
+  "$here/pyinstall")
 mkdir -p rlib && R CMD INSTALL -l rlib hosts/r
 Rscript -e 'library(tsbridge, lib.loc = "rlib"); stopifnot(tsb_version() != ""); cat("R CMD INSTALL: ok\n")'
 (cd hosts/rust && cargo build --offline --quiet && echo "cargo build: ok")
