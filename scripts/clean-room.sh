@@ -19,14 +19,10 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source /etc/os-release
-MIRROR="${TSB_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 ROOTS="${TSB_DEBIAN_ROOTS:-/var/cache/tsbridge}"
-case "${1:-$VERSION_CODENAME}" in
-  12 | bookworm) codename=bookworm script="" ;;
-  13 | trixie) codename=trixie script="" ;;
-  testing | forky) codename=forky script=/usr/share/debootstrap/scripts/sid ;;
-  *) echo "tsbridge: scripts/clean-room.sh knows 12, 13 and testing, not '$1'" >&2; exit 2 ;;
-esac
+source "$ROOT/scripts/debian-roots.sh"
+debian_release "${1:-$VERSION_CODENAME}" ||
+  { echo "tsbridge: scripts/clean-room.sh knows 12, 13 and testing, not '${1:-}'" >&2; exit 2; }
 if [[ $codename == "${VERSION_CODENAME:-}" ]]; then
   debs="${TSB_PACKAGE_DIR:-${TSB_BUILD_DIR:-$ROOT/build}/packages}"
   apt_cache=/var/cache/apt/archives
@@ -39,15 +35,7 @@ ls "$debs"/*.deb >/dev/null 2>&1 ||
 [[ $(id -u) -eq 0 ]] || { echo "tsbridge: the clean-room test needs root" >&2; exit 1; }
 
 base="$ROOTS/$codename-clean"
-if [[ ! -e "$base/.tsbridge-root-ready" ]]; then
-  command -v debootstrap >/dev/null ||
-    (source "$ROOT/scripts/common.sh" && apt_install debootstrap)
-  echo "tsbridge: making a pristine Debian $codename root in $base (debootstrap)"
-  rm -rf "$base" && mkdir -p "$base"
-  debootstrap --variant=minbase "$codename" "$base" "$MIRROR" $script \
-    >"$base.debootstrap.log" 2>&1 || { tail -n 20 "$base.debootstrap.log" >&2; exit 1; }
-  touch "$base/.tsbridge-root-ready"
-fi
+debian_root_once "$base"
 
 # What a user of each host has beside tsbridge: compilers for demo.c and
 # the plugin, LibTorch's development files (which libtsbridge-dev depends

@@ -16,34 +16,16 @@
 # a mount namespace of the run's own.
 set -euo pipefail
 CHECKOUT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-MIRROR="${TSB_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 (($# >= 2)) || { echo "usage: $0 RELEASE COMMAND [ARG...]   (RELEASE: 13, trixie, testing, forky)" >&2; exit 2; }
-
-# debootstrap's script per release: Debian 12's debootstrap has none named
-# forky, and testing's is sid's.
-case "$1" in
-  13 | trixie) codename=trixie script="" ;;
-  testing | forky) codename=forky script=/usr/share/debootstrap/scripts/sid ;;
-  *) echo "tsbridge: scripts/in-debian.sh knows 13 (trixie) and testing (forky), not '$1'" >&2; exit 2 ;;
-esac
+source "$CHECKOUT/scripts/debian-roots.sh"
+if [[ $1 == 12 || $1 == bookworm ]] || ! debian_release "$1"; then
+  echo "tsbridge: scripts/in-debian.sh knows 13 (trixie) and testing (forky), not '$1'" >&2; exit 2
+fi
 shift
 TARGET="${TSB_DEBIAN_ROOTS:-/var/cache/tsbridge}/$codename"
-
 sudo=""
 [[ $(id -u) -eq 0 ]] || sudo="sudo"
-
-# Made once: a root whose debootstrap did not finish is made again.
-if [[ ! -e "$TARGET/.tsbridge-root-ready" ]]; then
-  if ! command -v debootstrap >/dev/null; then
-    (source "$CHECKOUT/scripts/common.sh" && apt_install debootstrap)
-  fi
-  echo "tsbridge: making a Debian $codename root in $TARGET (debootstrap, a minute or two)"
-  $sudo rm -rf "$TARGET"
-  $sudo mkdir -p "$TARGET"
-  $sudo debootstrap --variant=minbase "$codename" "$TARGET" "$MIRROR" $script \
-    >"$TARGET.debootstrap.log" 2>&1 || { tail -n 20 "$TARGET.debootstrap.log" >&2; exit 1; }
-  $sudo touch "$TARGET/.tsbridge-root-ready"
-fi
+debian_root_once "$TARGET"
 
 # Each run mounts in a mount namespace of its own (unshare): runs in the same
 # root at once do not see, stack or unmount each other's mounts, and the

@@ -6,7 +6,9 @@
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 install_missing
 BUILD="${TSB_ASAN_BUILD_DIR:-$ROOT/build-asan}"
-# Lean: no benchmarks, no command line or examples, no ThreadSanitizer copy.
+# Lean: no benchmarks, no ThreadSanitizer copy; the command line is built
+# for tsb serve's tests and fuzz target (its other tests run in the main
+# stage only: tests/CMakeLists.txt).
 # The Python host is built: its tests run in Debian's uninstrumented
 # interpreter with the ASan runtime preloaded (cmake/sanitize.cmake), with
 # fewer differential examples and a shorter soak than the main stage; the R
@@ -20,7 +22,7 @@ configure_and_build -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
   "-DTSB_SANITIZE=address;undefined" -DTSB_FUZZ=ON \
-  -DTSB_BUILD_BENCH=OFF -DTSB_BUILD_APPS=OFF -DTSB_TSAN_TESTS=OFF \
+  -DTSB_BUILD_BENCH=OFF -DTSB_BUILD_APPS=ON -DTSB_TSAN_TESTS=OFF \
   -DTSB_BUILD_PYTHON=ON -DTSB_DIFF_EXAMPLES=10 -DTSB_SOAK_OPS=5000
 
 export_sanitizer_options

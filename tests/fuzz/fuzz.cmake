@@ -63,7 +63,7 @@ foreach(spec json:30000 type_string:20000 pickle:10000 abi_sequence:100000
   tsb_fuzz_target(${name} ${runs})
 endforeach()
 # tsb serve's request reader, where the server is built (hosts/serve needs
-# the command line's build and cpp-httplib; the sanitizer stage builds neither).
+# the command line's build and cpp-httplib).
 if(TARGET tsbridge_serve)
   tsb_fuzz_target(serve_request 20000)
   target_link_libraries(tsb_fuzz_serve_request PRIVATE tsbridge_serve)

@@ -168,9 +168,14 @@ def test_deep_type_string(files):
 
 # ------------------------------------------------------------- the CLI
 
+# The sanitizer stage preloads ASan's shared runtime into Python; tsb there
+# carries its own static one, and the two refuse to meet.
+CLI_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+
+
 def tsb(*args, stdin=None):
     return subprocess.run([CLI, *map(str, args)], capture_output=True, text=True,
-                          errors="replace", input=stdin, timeout=120)
+                          errors="replace", input=stdin, timeout=120, env=CLI_ENV)
 
 
 needs_cli = pytest.mark.skipif(not CLI, reason="no tsb command line in this build")
