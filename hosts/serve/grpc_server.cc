@@ -149,8 +149,13 @@ class RunningGrpcServer final : public GrpcServer {
 
   bool Start(const std::string& address, int port, const ServeOptions& options) {
     grpc::ServerBuilder builder;
-    builder.AddListeningPort(address + ":" + std::to_string(port), grpc::InsecureServerCredentials(),
+    // An IPv6 address ("::") takes brackets before its port.
+    const std::string host = address.find(':') == std::string::npos ? address : "[" + address + "]";
+    builder.AddListeningPort(host + ":" + std::to_string(port), grpc::InsecureServerCredentials(),
                              &port_);
+    // gRPC shares a port with another process by default (SO_REUSEPORT): a
+    // port in use must fail as REST's does.
+    builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
     builder.RegisterService(&impl_);
     builder.SetMaxReceiveMessageSize(static_cast<int>(std::min<size_t>(options.max_body, INT32_MAX)));
     // As REST's thread pool: every worker and queued request, and a few

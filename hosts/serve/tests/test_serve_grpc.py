@@ -405,3 +405,10 @@ def test_not_served_without_the_option():
         assert "gRPC" not in server.log()
     finally:
         assert server.stop() == 0
+
+
+def test_port_in_use_fails(server):
+    port = server.grpc_target.split(":")[1]
+    with pytest.raises(AssertionError, match=r"cannot listen on 127\.0\.0\.1:" + port + r" \(gRPC\)"):
+        second = Server("--grpc-port", port)
+        second.stop()  # started after all: not left running
