@@ -1,7 +1,5 @@
 #include "hosts/serve/grpc_codec.h"
 
-#include <google/protobuf/repeated_field.h>
-
 #include <utility>
 
 #include "tsbridge/host/kit.hpp"
@@ -70,44 +68,54 @@ std::vector<ContentsField> FieldsOf(const InferTensorContents& c) {
           {"fp64_contents", c.fp64_contents_size()},     {"bytes_contents", c.bytes_contents_size()}};
 }
 
+// The field a datatype's typed contents travel in; empty for one that has
+// none (FP16, BF16: raw contents only) or that the protocol does not name.
+std::string FieldOf(const std::string& datatype) {
+  if (datatype == "BOOL") return "bool_contents";
+  if (datatype == "INT8" || datatype == "INT16" || datatype == "INT32") return "int_contents";
+  if (datatype == "INT64") return "int64_contents";
+  if (datatype == "UINT8" || datatype == "UINT16" || datatype == "UINT32") return "uint_contents";
+  if (datatype == "UINT64") return "uint64_contents";
+  if (datatype == "FP32") return "fp32_contents";
+  if (datatype == "FP64") return "fp64_contents";
+  if (datatype == "BYTES") return "bytes_contents";
+  return "";
+}
+
+// BYTES elements as JSON strings: a str is UTF-8, which JSON text checks.
+Json StringsOf(const InferTensorContents& c, const std::string& at) {
+  Json data = Json::array();
+  for (int i = 0; i < c.bytes_contents_size(); ++i) {
+    Json text = c.bytes_contents(i);
+    try {
+      (void)text.dump();
+    } catch (const Json::exception&) {
+      Bad(JoinPath(Key(at, "bytes_contents"), kit::IndexSegment(i)), "expected UTF-8 text (a str)");
+    }
+    data.push_back(std::move(text));
+  }
+  return data;
+}
+
 // The typed contents of `datatype` as the protocol's flat `data`.
 Json DataOf(const InferTensorContents& c, const std::string& datatype, const std::string& where) {
   const std::string at = Key(where, "contents");
-  std::string field;
-  Json data = Json::array();
-  if (datatype == "BOOL") {
-    field = "bool_contents", data = ArrayOf(c.bool_contents());
-  } else if (datatype == "INT8" || datatype == "INT16" || datatype == "INT32") {
-    field = "int_contents", data = ArrayOf(c.int_contents());
-  } else if (datatype == "INT64") {
-    field = "int64_contents", data = ArrayOf(c.int64_contents());
-  } else if (datatype == "UINT8" || datatype == "UINT16" || datatype == "UINT32") {
-    field = "uint_contents", data = ArrayOf(c.uint_contents());
-  } else if (datatype == "UINT64") {
-    field = "uint64_contents", data = ArrayOf(c.uint64_contents());
-  } else if (datatype == "FP32") {
-    field = "fp32_contents", data = ArrayOf(c.fp32_contents());
-  } else if (datatype == "FP64") {
-    field = "fp64_contents", data = ArrayOf(c.fp64_contents());
-  } else if (datatype == "BYTES") {
-    field = "bytes_contents";
-    for (int i = 0; i < c.bytes_contents_size(); ++i) {
-      Json text = c.bytes_contents(i);
-      try {
-        (void)text.dump();  // a str is UTF-8: JSON refuses other bytes
-      } catch (const Json::exception&) {
-        Bad(JoinPath(Key(at, field), kit::IndexSegment(i)), "expected UTF-8 text (a str)");
-      }
-      data.push_back(std::move(text));
-    }
-  }
+  const std::string field = FieldOf(datatype);
   for (const ContentsField& f : FieldsOf(c)) {
     if (f.size == 0 || f.name == field) continue;
     Bad(Key(at, f.name), field.empty() ? "datatype " + datatype + " has no typed contents: send "
                                              "raw_input_contents"
                                        : "datatype " + datatype + " takes its elements in " + field);
   }
-  return data;
+  if (field == "bool_contents") return ArrayOf(c.bool_contents());
+  if (field == "int_contents") return ArrayOf(c.int_contents());
+  if (field == "int64_contents") return ArrayOf(c.int64_contents());
+  if (field == "uint_contents") return ArrayOf(c.uint_contents());
+  if (field == "uint64_contents") return ArrayOf(c.uint64_contents());
+  if (field == "fp32_contents") return ArrayOf(c.fp32_contents());
+  if (field == "fp64_contents") return ArrayOf(c.fp64_contents());
+  if (field == "bytes_contents") return StringsOf(c, at);
+  return Json::array();  // no elements: the datatype's own check says what is wrong
 }
 
 }  // namespace

@@ -2,8 +2,11 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <exception>
+#include <mutex>
 
 #include "hosts/serve/grpc_codec.h"
 #include "hosts/serve/grpc_predict_v2.grpc.pb.h"
@@ -168,6 +171,7 @@ class RunningGrpcServer final : public GrpcServer {
   }
   int port() const override { return port_; }
   void Stop() override {
+    std::lock_guard<std::mutex> lock(stopping_);  // a second Stop waits for the first
     if (server_) server_->Shutdown();
   }
 
@@ -175,6 +179,7 @@ class RunningGrpcServer final : public GrpcServer {
   InferenceService impl_;
   int port_ = 0;
   std::unique_ptr<grpc::Server> server_;
+  std::mutex stopping_;
 };
 
 }  // namespace

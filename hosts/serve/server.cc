@@ -73,7 +73,7 @@ class Server {
     service_.set_ready(true);
     const bool served = http_.listen_after_bind();
 #ifdef TSB_SERVE_GRPC
-    if (grpc_) grpc_->Stop();  // after http_.stop(): its calls in flight finish first
+    if (grpc_) grpc_->Stop();  // Stop() did already, unless REST ended on its own
 #endif
     return served;
   }
@@ -86,6 +86,10 @@ class Server {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     http_.stop();
+#ifdef TSB_SERVE_GRPC
+    // Ordered after is_running(): grpc_ was set before listening began.
+    if (grpc_) grpc_->Stop();
+#endif
   }
 
  private:

@@ -11,6 +11,7 @@ import os
 import contextlib
 import struct
 import sys
+import time
 
 import grpc
 import pytest
@@ -254,6 +255,11 @@ BAD = {
     "tensor for a Dict": (bad("kinds", lambda r: r.inputs.add(name="d", datatype="FP32", shape=[1])
                               .contents.fp32_contents.append(1)), INVALID,
                           "send it as typed JSON in parameters.tsbridge_json"),
+    "FP16 contents": (bad("add", x4("FP16")), INVALID,
+                      'inputs[0] → key "contents" → key "fp32_contents": datatype FP16 has no typed contents'),
+    "bytes not UTF-8": (bad("kinds", lambda r: r.inputs.add(name="s", datatype="BYTES", shape=[1])
+                            .contents.bytes_contents.append(b"\xff")), INVALID,
+                        'inputs[0] → key "contents" → key "bytes_contents" → [0]: expected UTF-8 text'),
     "unknown input": (bad("add", lambda r: r.inputs.add(name="z", datatype="FP32", shape=[0])),
                       INVALID, 'inputs[0] → key "name": model "add" has no input "z"'),
     "missing input": (bad("add", lambda r: None), INVALID, 'missing input "x"'),
@@ -367,6 +373,30 @@ def test_client_deadline_ends_the_wait():
         assert not busy.done()
         assert '"gRPC ModelInfer slow" DEADLINE_EXCEEDED' in server.log()
         busy.result()
+
+
+def test_sigterm_finishes_in_flight_and_refuses_new():
+    with grpc_server("--workers", "2") as (server, client):
+        busy = slow_future(client, BUSY)
+        server.wait_for_metric("tsb_serve_workers_busy", 1)
+        server.process.send_signal(15)
+        deadline = time.monotonic() + 30
+        while True:  # new calls are refused at once; the call in flight goes on
+            fresh = Client(server)
+            try:
+                fresh.ServerLive(pb.ServerLiveRequest(), timeout=5)
+            except grpc.RpcError as e:
+                # CANCELLED while gRPC shuts down, UNAVAILABLE once its port is closed
+                assert e.code() in (grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE), e
+                break
+            finally:
+                fresh.close()
+            assert time.monotonic() < deadline, "still answering new calls after SIGTERM"
+            time.sleep(0.01)
+        assert not busy.done(), "the call in flight ended before new ones were refused"
+        assert_same(output_value(busy.result(), 0), torch.tensor([float(BUSY)]))
+        assert server.process.wait(timeout=60) == 0
+        assert "stopped" in server.log()
 
 
 def test_concurrent_load_no_failure(server):
