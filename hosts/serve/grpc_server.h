@@ -23,7 +23,8 @@ class GrpcServer {
 };
 
 // Serves `service` on address:port (0: any free port) on gRPC's own
-// threads; null, and `error` says why, if it cannot listen.
+// threads; null, and `error` says why, if it cannot listen or gRPC was not
+// built (server.cc then defines it so).
 std::unique_ptr<GrpcServer> StartGrpcServer(Service& service, const std::string& address, int port,
                                             std::string& error);
 

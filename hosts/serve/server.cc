@@ -15,15 +15,22 @@
 #include <thread>
 
 #include "hosts/serve/binary_data.h"
+#include "hosts/serve/grpc_server.h"
 #include "hosts/serve/inference.h"
 #include "hosts/serve/repository.h"
 #include "hosts/serve/service.h"
 #include "tsbridge/host/tsbridge.hpp"
-#ifdef TSB_SERVE_GRPC
-#include "hosts/serve/grpc_server.h"
-#endif
 
 namespace tsb::serve {
+
+#ifndef TSB_SERVE_GRPC  // grpc_server.cc is not built: --grpc-port says so
+std::unique_ptr<GrpcServer> StartGrpcServer(Service&, const std::string&, int, std::string& error) {
+  error = "gRPC was not built: libgrpc++-dev, libprotobuf-dev, protobuf-compiler and "
+          "protobuf-compiler-grpc were missing when it was configured (docs/serve.md)";
+  return nullptr;
+}
+#endif
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -64,17 +71,13 @@ class Server {
     std::cout << "tsb serve: listening on " << options_.address << ":" << port << " ("
               << service_.repository().All().size() << " model versions, " << options_.workers
               << " workers, queue " << options_.queue << ")" << std::endl;
-#ifdef TSB_SERVE_GRPC
     if (grpc_) {
       std::cout << "tsb serve: gRPC listening on " << options_.address << ":" << grpc_->port()
                 << std::endl;
     }
-#endif
     service_.set_ready(true);
     const bool served = http_.listen_after_bind();
-#ifdef TSB_SERVE_GRPC
     if (grpc_) grpc_->Stop();  // Stop() did already, unless REST ended on its own
-#endif
     return served;
   }
 
@@ -86,26 +89,18 @@ class Server {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     http_.stop();
-#ifdef TSB_SERVE_GRPC
     // Ordered after is_running(): grpc_ was set before listening began.
     if (grpc_) grpc_->Stop();
-#endif
   }
 
  private:
   // The gRPC front end when --grpc-port asks for it; false if it cannot start.
   bool StartGrpc() {
     if (options_.grpc_port < 0) return true;
-#ifdef TSB_SERVE_GRPC
     std::string error;
     grpc_ = StartGrpcServer(service_, options_.address, options_.grpc_port, error);
     if (!grpc_) std::cerr << "tsb serve: " << error << "\n";
     return grpc_ != nullptr;
-#else
-    std::cerr << "tsb serve: gRPC was not built: libgrpc++-dev, protobuf-compiler-grpc and "
-                 "libprotobuf-dev were missing when it was configured (docs/serve.md)\n";
-    return false;
-#endif
   }
 
   void Configure() {
@@ -263,9 +258,7 @@ class Server {
   const ServeOptions options_;
   Service service_;
   httplib::Server http_;
-#ifdef TSB_SERVE_GRPC
   std::unique_ptr<GrpcServer> grpc_;
-#endif
 };
 
 }  // namespace
