@@ -399,6 +399,29 @@ def test_sigterm_finishes_in_flight_and_refuses_new():
         assert "stopped" in server.log()
 
 
+def test_oversized_message_is_resource_exhausted():
+    with grpc_server("--max-body", "4096") as (server, client):
+        request = pb.ModelInferRequest(model_name="add", model_version="1")
+        tensor_input(request, "x", torch.zeros(2048), "FP32", raw=True)
+        tensor_input(request, "y", torch.zeros(2048), "FP32", raw=True)
+        with pytest.raises(grpc.RpcError) as error:
+            client.ModelInfer(request)
+        assert error.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert client.ServerLive(pb.ServerLiveRequest()).live
+
+
+def test_cancelled_calls_cost_nobody_else():
+    # A client that gives up on a call in flight and on one queued: the
+    # server finishes them unseen and goes on answering the others.
+    with grpc_server("--workers", "1") as (server, client):
+        busy, queued = slow_future(client, BUSY // 5), slow_future(client, 10)
+        server.wait_for_metric(f"tsb_serve_queue_depth{{{SLOW}}}", 1)
+        assert busy.cancel() and queued.cancel()
+        server.wait_for_metric("tsb_serve_workers_busy", 0)
+        assert_same(output_value(slow_future(client, 3).result(), 0), torch.tensor([3.0]))
+        server.wait_for_metric("tsb_serve_live_handles", 0)
+
+
 def test_concurrent_load_no_failure(server):
     labels = 'model="add",version="1"'
     before = server.metric(f"tsb_serve_inference_requests_total{{{labels}}}")
