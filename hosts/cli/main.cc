@@ -307,7 +307,7 @@ int Compile(const std::string& source_path, const std::string& out) {
 // cpp-httplib was found at configure time.
 struct ServeCommand {
   std::string repository, address = "0.0.0.0";
-  int port = 8000;
+  int port = 8000, grpc_port = -1;
   size_t workers = 0, queue = 64, max_body = 64 << 20;
   int64_t deadline_ms = 0;
   void AddTo(CLI::App* command) {
@@ -315,6 +315,9 @@ struct ServeCommand {
         ->required();
     command->add_option("--address", address, "the address to listen on (default 0.0.0.0)");
     command->add_option("--port", port, "the port (default 8000; 0: any free port, printed)");
+    command->add_option("--grpc-port", grpc_port,
+                        "also serve the gRPC API on this port (default: none; 0: any free port, "
+                        "printed; Triton's is 8001)");
     command->add_option("--workers", workers, "inference calls at once (default: the cores)");
     command->add_option("--queue", queue, "requests that may wait for a worker before 503 (default 64)");
     command->add_option("--deadline-ms", deadline_ms,
@@ -329,6 +332,7 @@ struct ServeCommand {
     options.repository = repository;
     options.address = address;
     options.port = port;
+    options.grpc_port = grpc_port;
     options.workers = workers;
     options.queue = queue;
     options.deadline_ms = deadline_ms;

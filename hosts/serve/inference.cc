@@ -391,13 +391,23 @@ Json SpecJson(const TensorSpec& spec, bool input) {
 
 }  // namespace
 
-InferResponse Infer(const ModelVersion& model, std::string_view json, std::string_view binary) {
-  Json request;
+InferRequest ReadRequest(std::string_view json, std::string_view binary) {
+  InferRequest request{Json(), binary};
   try {
-    request = Json::parse(json.begin(), json.end());
+    request.body = Json::parse(json.begin(), json.end());
   } catch (const Json::exception& e) {  // parse_error; out_of_range for 1e400
     Bad("", std::string("the request is not valid JSON: ") + e.what());
   }
+  return request;
+}
+
+InferResponse Infer(const ModelVersion& model, std::string_view json, std::string_view binary) {
+  return Infer(model, ReadRequest(json, binary));
+}
+
+InferResponse Infer(const ModelVersion& model, const InferRequest& parsed) {
+  const Json& request = parsed.body;
+  const std::string_view binary = parsed.binary;
   CheckDepth(request);
   if (!request.is_object()) Bad("", "expected a JSON object, got " + Describe(request));
   if (!request.contains("inputs") || !request["inputs"].is_array()) {

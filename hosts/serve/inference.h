@@ -25,12 +25,25 @@ struct InferResponse {
   bool binary_data = false;
 };
 
-// Runs `model` on a request ($inference_request: `json`, then the inputs'
-// binary data, empty without any) and gives the response. A request that
+// An inference request whatever wire brought it, the one form REST and gRPC
+// share: the protocol's $inference_request as JSON, and the bytes its
+// inputs with parameters.binary_data_size take, in their order (REST's
+// binary tensor data extension, gRPC's raw_input_contents).
+struct InferRequest {
+  Json body;
+  std::string_view binary;
+};
+
+// Runs `model` on a request and gives the response. A request that
 // cannot be called is an HttpError (400) whose message says where, in the
 // one path syntax: `inputs[2] → key "parameters" → key "tsbridge_json" →
 // key "b": expected int, got JSON string "x"`; a call that fails is one too
 // (400, or 500 for tsbridge's own internal errors).
+InferResponse Infer(const ModelVersion& model, const InferRequest& request);
+// REST's body as a request: `json`, then the inputs' binary data (empty
+// without any); JSON that does not parse is a 400.
+InferRequest ReadRequest(std::string_view json, std::string_view binary);
+// Infer(model, ReadRequest(json, binary)).
 InferResponse Infer(const ModelVersion& model, std::string_view json, std::string_view binary);
 
 // The $metadata_model_response of a model (all its versions listed).

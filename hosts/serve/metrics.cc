@@ -50,12 +50,21 @@ void Metrics::CountHttp(int status) {
   ++http_[status];
 }
 
+void Metrics::CountGrpc(const std::string& code) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++grpc_[code];
+}
+
 std::string Metrics::Render(size_t running, size_t handles) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::ostringstream out;
   Header(out, "tsb_serve_http_requests_total", "counter", "HTTP requests answered, by status code.");
   for (const auto& [code, n] : http_) {
     out << "tsb_serve_http_requests_total{code=\"" << code << "\"} " << n << "\n";
+  }
+  Header(out, "tsb_serve_grpc_requests_total", "counter", "gRPC calls answered, by status code.");
+  for (const auto& [code, n] : grpc_) {
+    out << "tsb_serve_grpc_requests_total{code=\"" << code << "\"} " << n << "\n";
   }
   auto labels = [](const ModelStats& s) {
     return "model=\"" + Escape(s.model) + "\",version=\"" + Escape(s.version) + "\"";

@@ -1,5 +1,5 @@
 // What /metrics shows, in Prometheus's text exposition format: requests by
-// HTTP status, and per model version its inference requests, errors, a
+// HTTP status and gRPC calls by code, and per model version its inference requests, errors, a
 // latency histogram and its queue depth (docs/serve.md lists each metric).
 // Counters are atomics: updating them takes no lock on the request path.
 #ifndef TSBRIDGE_HOSTS_SERVE_METRICS_H_
@@ -37,13 +37,15 @@ class Metrics {
   // (a model loaded later gets its own); kept for the process.
   ModelStats& For(const std::string& model, const std::string& version);
   void CountHttp(int status);
+  void CountGrpc(const std::string& code);  // "OK", "NOT_FOUND", ...
   // The exposition text; `running` workers busy, `handles` tsbridge's live handles.
   std::string Render(size_t running, size_t handles) const;
 
  private:
-  mutable std::mutex mutex_;  // models_ (not the stats in them), http_
+  mutable std::mutex mutex_;  // models_ (not the stats in them), http_, grpc_
   std::vector<std::unique_ptr<ModelStats>> models_;
   std::map<int, uint64_t> http_;
+  std::map<std::string, uint64_t> grpc_;
 };
 
 }  // namespace tsb::serve

@@ -8,21 +8,29 @@
 #include <charconv>
 #include <chrono>
 #include <csignal>
-#include <cstdio>
-#include <ctime>
 #include <exception>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <thread>
 
-#include "hosts/serve/admission.h"
 #include "hosts/serve/binary_data.h"
+#include "hosts/serve/grpc_server.h"
 #include "hosts/serve/inference.h"
-#include "hosts/serve/metrics.h"
 #include "hosts/serve/repository.h"
+#include "hosts/serve/service.h"
 #include "tsbridge/host/tsbridge.hpp"
 
 namespace tsb::serve {
+
+#ifndef TSB_SERVE_GRPC  // grpc_server.cc is not built: --grpc-port says so
+std::unique_ptr<GrpcServer> StartGrpcServer(Service&, const std::string&, int, std::string& error) {
+  error = "gRPC was not built: libgrpc++-dev, libprotobuf-dev, protobuf-compiler and "
+          "protobuf-compiler-grpc were missing when it was configured (docs/serve.md)";
+  return nullptr;
+}
+#endif
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -42,30 +50,13 @@ void ReplyError(httplib::Response& res, int status, const std::string& message) 
   Reply(res, status, body);
 }
 
-std::string Timestamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
-size_t LiveHandles() {
-  size_t n = 0;
-  if (tsb_status* status = tsb_handle_count(&n)) tsb_status_free(status);
-  return n;
-}
-
+// The HTTP/REST front end, and the gRPC one beside it when asked for.
 class Server {
  public:
   // Loads the repository; throws std::runtime_error if a model does not load.
-  explicit Server(const ServeOptions& options)
-      : options_(options), repository_(options.repository), admission_(options.workers, options.queue) {
-    for (const ModelPtr& model : repository_.All()) metrics_.For(model->name, model->version);
-  }
+  explicit Server(const ServeOptions& options) : options_(options), service_(options) {}
 
-  // Serves until Stop(); false if the address cannot be bound.
+  // Serves until Stop(); false if an address cannot be bound.
   bool Listen() {
     Configure();
     const int port = options_.port == 0 ? http_.bind_to_any_port(options_.address)
@@ -75,24 +66,43 @@ class Server {
       std::cerr << "tsb serve: cannot listen on " << options_.address << ":" << options_.port << "\n";
       return false;
     }
+    if (!StartGrpc()) return false;
+    // The REST line first: scripts read the first line for the HTTP port.
     std::cout << "tsb serve: listening on " << options_.address << ":" << port << " ("
-              << repository_.All().size() << " model versions, " << options_.workers
+              << service_.repository().All().size() << " model versions, " << options_.workers
               << " workers, queue " << options_.queue << ")" << std::endl;
-    ready_ = true;
-    return http_.listen_after_bind();
+    if (grpc_) {
+      std::cout << "tsb serve: gRPC listening on " << options_.address << ":" << grpc_->port()
+                << std::endl;
+    }
+    service_.set_ready(true);
+    const bool served = http_.listen_after_bind();
+    if (grpc_) grpc_->Stop();  // Stop() did already, unless REST ended on its own
+    return served;
   }
 
   // Refuses new connections, lets the requests in flight finish.
   void Stop() {
-    ready_ = false;
+    service_.set_ready(false);
     // A signal that came as listening began: wait for it to run (5 s at most).
     for (int i = 0; i < 5000 && !http_.is_running(); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     http_.stop();
+    // Ordered after is_running(): grpc_ was set before listening began.
+    if (grpc_) grpc_->Stop();
   }
 
  private:
+  // The gRPC front end when --grpc-port asks for it; false if it cannot start.
+  bool StartGrpc() {
+    if (options_.grpc_port < 0) return true;
+    std::string error;
+    grpc_ = StartGrpcServer(service_, options_.address, options_.grpc_port, error);
+    if (!grpc_) std::cerr << "tsb serve: " << error << "\n";
+    return grpc_ != nullptr;
+  }
+
   void Configure() {
     // Enough connection threads for every worker and every queued request,
     // and a few to answer health checks, metrics and 503s meanwhile.
@@ -139,22 +149,22 @@ class Server {
       Reply(res, 200, Json{{"live", true}});
     });
     http_.Get("/v2/health/ready", [this](const httplib::Request&, httplib::Response& res) {
-      Reply(res, ready_ ? 200 : 503, Json{{"ready", ready_.load()}});
+      Reply(res, service_.ready() ? 200 : 503, Json{{"ready", service_.ready()}});
     });
     const std::string model = R"(/v2/models/([^/]+)(?:/versions/([^/]+))?)";
     http_.Get(model + "/?", [this](const httplib::Request& req, httplib::Response& res) {
       Answer(res, [&] {
-        const ModelPtr m = repository_.Find(req.matches[1], req.matches[2]);
-        Reply(res, 200, ModelMetadata(*m, repository_.Versions(m->name)));
+        const ModelPtr m = service_.repository().Find(req.matches[1], req.matches[2]);
+        Reply(res, 200, ModelMetadata(*m, service_.repository().Versions(m->name)));
       });
     });
     http_.Get(model + "/ready", [this](const httplib::Request& req, httplib::Response& res) {
       Answer(res, [&] {
-        const ModelPtr m = repository_.Find(req.matches[1], req.matches[2]);
+        const ModelPtr m = service_.repository().Find(req.matches[1], req.matches[2]);
         Json body = Json::object();
         body["name"] = m->name;
-        body["ready"] = ready_.load();
-        Reply(res, ready_ ? 200 : 503, body);
+        body["ready"] = service_.ready();
+        Reply(res, service_.ready() ? 200 : 503, body);
       });
     });
     http_.Post(model + "/infer", [this](const httplib::Request& req, httplib::Response& res) {
@@ -165,17 +175,16 @@ class Server {
     });
     // The repository extension: the index, load and unload by name.
     http_.Post("/v2/repository/index", [this](const httplib::Request&, httplib::Response& res) {
-      Reply(res, 200, repository_.Index());
+      Reply(res, 200, service_.repository().Index());
     });
     http_.Post(R"(/v2/repository/models/([^/]+)/(load|unload))",
                [this](const httplib::Request& req, httplib::Response& res) {
                  Answer(res, [&] {
                    const std::string name = req.matches[1], action = req.matches[2];
                    if (action == "load") {
-                     repository_.Load(name);
-                     for (const std::string& v : repository_.Versions(name)) metrics_.For(name, v);
+                     service_.Load(name);
                    } else {
-                     repository_.Unload(name);
+                     service_.Unload(name);
                    }
                    Json body = Json::object();
                    body["name"] = name;
@@ -184,8 +193,7 @@ class Server {
                  });
                });
     http_.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-      res.set_content(metrics_.Render(admission_.running(), LiveHandles()),
-                      "text/plain; version=0.0.4");
+      res.set_content(service_.RenderMetrics(), "text/plain; version=0.0.4");
     });
   }
 
@@ -202,85 +210,55 @@ class Server {
     }
   }
 
+  // The body split into its JSON, parsed, and the binary data after it.
+  static InferRequest ReadBody(const std::string& body, const std::string& header_length) {
+    const std::string_view whole = body;
+    std::string_view json = whole, binary;
+    if (!header_length.empty()) {  // the binary tensor data extension
+      size_t n = 0;
+      const auto [end, error] = std::from_chars(header_length.data(),
+                                                header_length.data() + header_length.size(), n);
+      if (error != std::errc() || end != header_length.data() + header_length.size() ||
+          n > whole.size()) {
+        throw HttpError{400, std::string(kHeaderLength) + ": expected the JSON's length in bytes "
+                             "(at most the body's " + std::to_string(whole.size()) + "), got \"" +
+                             header_length + "\""};
+      }
+      json = whole.substr(0, n);
+      binary = whole.substr(n);
+    }
+    return ReadRequest(json, binary);
+  }
+
+  // Runs the request by the service; Answer makes a failure the error body.
   void HandleInfer(const std::string& name, const std::string& version, const std::string& body,
                    const std::string& header_length, httplib::Response& res) {
-    const ModelPtr held = repository_.Find(name, version);  // held while it runs
-    const ModelVersion& model = *held;
-    ModelStats& stats = metrics_.For(model.name, model.version);
-    std::optional<Clock::time_point> deadline;
-    if (options_.deadline_ms > 0) {
-      deadline = routed_at.value_or(Clock::now()) + std::chrono::milliseconds(options_.deadline_ms);
+    const InferResponse response = service_.Infer(name, version, [&] {
+      return ReadBody(body, header_length);
+    }, routed_at.value_or(Clock::now()));
+    if (response.binary_data) {
+      const std::string text = response.body.dump();
+      res.status = 200;
+      res.set_header(kHeaderLength, std::to_string(text.size()));
+      res.set_content(text + response.binary, "application/octet-stream");
+    } else {
+      Reply(res, 200, response.body);
     }
-    switch (admission_.Enter(deadline, stats.waiting)) {
-      case Admission::Outcome::kQueueFull:
-        throw HttpError{503, "all " + std::to_string(options_.workers) + " workers are busy and " +
-                                 std::to_string(options_.queue) +
-                                 " requests wait already (--workers, --queue): retry later"};
-      case Admission::Outcome::kDeadline:
-        throw HttpError{504, "no worker was free within the deadline of " +
-                                 std::to_string(options_.deadline_ms) + " ms (--deadline-ms)"};
-      case Admission::Outcome::kAdmitted:
-        break;
-    }
-    AdmissionTicket ticket(admission_);
-    const Clock::time_point start = Clock::now();
-    bool failed = true;
-    try {
-      const std::string_view whole = body;
-      std::string_view json = whole, binary;
-      if (!header_length.empty()) {  // the binary tensor data extension
-        size_t n = 0;
-        const auto [end, error] = std::from_chars(header_length.data(),
-                                                  header_length.data() + header_length.size(), n);
-        if (error != std::errc() || end != header_length.data() + header_length.size() ||
-            n > whole.size()) {
-          throw HttpError{400, std::string(kHeaderLength) + ": expected the JSON's length in bytes "
-                               "(at most the body's " + std::to_string(whole.size()) + "), got \"" +
-                               header_length + "\""};
-        }
-        json = whole.substr(0, n);
-        binary = whole.substr(n);
-      }
-      const InferResponse response = Infer(model, json, binary);
-      if (response.binary_data) {
-        const std::string text = response.body.dump();
-        res.status = 200;
-        res.set_header(kHeaderLength, std::to_string(text.size()));
-        res.set_content(text + response.binary, "application/octet-stream");
-      } else {
-        Reply(res, 200, response.body);
-      }
-      failed = false;
-    } catch (const HttpError& e) {
-      ReplyError(res, e.status, e.message);
-    } catch (const std::exception& e) {
-      ReplyError(res, 500, std::string("internal error: ") + e.what());
-    }
-    stats.Observe(Clock::now() - start, failed);
   }
 
   // One line per request on standard error: time, client, request, status,
   // response bytes, milliseconds since it was routed.
   void Log(const httplib::Request& req, const httplib::Response& res) {
-    metrics_.CountHttp(res.status);
-    char ms[32] = "-";
-    if (routed_at) {
-      std::snprintf(ms, sizeof ms, "%.3f",
-                    std::chrono::duration<double, std::milli>(Clock::now() - *routed_at).count());
-    }
+    service_.metrics().CountHttp(res.status);
+    LogRequest(req.remote_addr, req.method + " " + req.path, std::to_string(res.status),
+               res.body.size(), routed_at);
     routed_at.reset();
-    const std::string line = Timestamp() + " " + req.remote_addr + " \"" + req.method + " " +
-                             req.path + "\" " + std::to_string(res.status) + " " +
-                             std::to_string(res.body.size()) + " " + ms + "ms\n";
-    std::fwrite(line.data(), 1, line.size(), stderr);  // one write: lines do not interleave
   }
 
   const ServeOptions options_;
-  Repository repository_;
-  Admission admission_;
-  Metrics metrics_;
+  Service service_;
   httplib::Server http_;
-  std::atomic<bool> ready_{false};
+  std::unique_ptr<GrpcServer> grpc_;
 };
 
 }  // namespace

@@ -3,13 +3,15 @@ the protocol's schema (hosts/serve/open_inference_rest.schema.json), and
 conversions of the protocol's outputs into PyTorch values to compare.
 
 Environment: TSB_BIN (the tsb binary), TSB_SERVE_REPOSITORY (the models
-make_serve_models.py wrote)."""
+make_serve_models.py wrote). A Server started with --grpc-port has its
+gRPC API at grpc_target."""
 import json
 import os
 import re
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 
 import jsonschema
@@ -47,6 +49,11 @@ class Server:
             self.process.wait(timeout=30)
             raise AssertionError("tsb serve did not start: " + line + self.log())
         self.url = "http://127.0.0.1:" + match.group(1)
+        if "--grpc-port" in options:  # the gRPC line follows the REST one
+            line = self.process.stdout.readline()
+            match = re.search(r"gRPC listening on 127\.0\.0\.1:(\d+)", line)
+            assert match, "no gRPC port: " + line + self.log()
+            self.grpc_target = "127.0.0.1:" + match.group(1)
 
     def get(self, path, **kwargs):
         return requests.get(self.url + path, timeout=60, **kwargs)
@@ -79,6 +86,15 @@ class Server:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
         return self.process.wait(timeout=60)
+
+
+def run_concurrently(function, n):
+    """function(0) ... function(n - 1), each on a thread of its own, joined."""
+    threads = [threading.Thread(target=function, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
 
 
 def tensor_input(name, tensor, datatype):

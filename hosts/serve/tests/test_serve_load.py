@@ -13,7 +13,7 @@ import pytest
 import requests
 import torch
 
-from serve_testing import Server, tensor_input, validate
+from serve_testing import Server, run_concurrently, tensor_input, validate
 
 BUSY = 500000  # additions: about 2 s of slow/1 on an idle core
 
@@ -156,11 +156,7 @@ def test_bounded_concurrent_load(server):
             if r.status_code != 200 or r.json()["outputs"][0]["data"] != (2 * x).tolist():
                 failures.append((seed, i, r.status_code, r.text))
 
-    threads = [threading.Thread(target=client, args=(seed,)) for seed in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_concurrently(client, 8)
     assert failures == []
     assert server.metric(f"tsb_serve_inference_requests_total{{{labels}}}") == before + 320
     assert server.metric("tsb_serve_live_handles") == 0

@@ -1,0 +1,93 @@
+#include "hosts/serve/service.h"
+
+#include <cstdio>
+#include <ctime>
+#include <exception>
+
+#include "tsbridge/host/tsbridge.hpp"
+
+namespace tsb::serve {
+namespace {
+
+std::string Timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+size_t LiveHandles() {
+  size_t n = 0;
+  if (tsb_status* status = tsb_handle_count(&n)) tsb_status_free(status);
+  return n;
+}
+
+}  // namespace
+
+Service::Service(const ServeOptions& options)
+    : options_(options), repository_(options.repository), admission_(options.workers, options.queue) {
+  for (const ModelPtr& model : repository_.All()) metrics_.For(model->name, model->version);
+}
+
+InferResponse Service::Infer(const std::string& name, const std::string& version,
+                             const std::function<InferRequest()>& read, Clock::time_point arrived,
+                             std::optional<Clock::time_point> client_deadline) {
+  const ModelPtr held = repository_.Find(name, version);  // held while it runs
+  const ModelVersion& model = *held;
+  ModelStats& stats = metrics_.For(model.name, model.version);
+  std::optional<Clock::time_point> deadline = client_deadline;
+  if (options_.deadline_ms > 0) {
+    const Clock::time_point ours = arrived + std::chrono::milliseconds(options_.deadline_ms);
+    if (!deadline || ours < *deadline) deadline = ours;
+  }
+  switch (admission_.Enter(deadline, stats.waiting)) {
+    case Admission::Outcome::kQueueFull:
+      throw HttpError{503, "all " + std::to_string(options_.workers) + " workers are busy and " +
+                               std::to_string(options_.queue) +
+                               " requests wait already (--workers, --queue): retry later"};
+    case Admission::Outcome::kDeadline:
+      throw HttpError{504, deadline == client_deadline
+                               ? "no worker was free within the client's deadline"
+                               : "no worker was free within the deadline of " +
+                                     std::to_string(options_.deadline_ms) + " ms (--deadline-ms)"};
+    case Admission::Outcome::kAdmitted:
+      break;
+  }
+  AdmissionTicket ticket(admission_);
+  const Clock::time_point start = Clock::now();
+  try {
+    InferResponse response = serve::Infer(model, read());
+    stats.Observe(Clock::now() - start, false);
+    return response;
+  } catch (...) {
+    stats.Observe(Clock::now() - start, true);
+    throw;
+  }
+}
+
+void Service::Load(const std::string& name) {
+  repository_.Load(name);
+  for (const std::string& v : repository_.Versions(name)) metrics_.For(name, v);
+}
+
+void Service::Unload(const std::string& name) { repository_.Unload(name); }
+
+std::string Service::RenderMetrics() const {
+  return metrics_.Render(admission_.running(), LiveHandles());
+}
+
+void LogRequest(const std::string& client, const std::string& request, const std::string& status,
+                size_t bytes, std::optional<Service::Clock::time_point> since) {
+  char ms[32] = "-";
+  if (since) {
+    std::snprintf(ms, sizeof ms, "%.3f",
+                  std::chrono::duration<double, std::milli>(Service::Clock::now() - *since).count());
+  }
+  const std::string line = Timestamp() + " " + client + " \"" + request + "\" " + status + " " +
+                           std::to_string(bytes) + " " + ms + "ms\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
+}  // namespace tsb::serve
