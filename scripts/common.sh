@@ -40,6 +40,7 @@ TSB_PACKAGES=(
   libzip-dev  # lists an AOTInductor package's models (core/runtime/aoti_package.cc, LibTorch 2.6)
   libcpp-httplib-dev  # tsb serve's HTTP server (hosts/serve; without it tsb has no server)
   python3-requests python3-jsonschema  # tsb serve's tests: the client and the protocol's schema
+  python3-fastapi python3-uvicorn python3-uvloop  # tsb serve's baseline: bench/serve_fastapi_baseline.py
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-torch python3-torchvision  # torchvision: tests/vision, examples/vision
   python3-dev python3-pytest python3-setuptools python3-pip python3-wheel
