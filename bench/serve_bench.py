@@ -402,8 +402,11 @@ def main():
     if call is not None:
         print(f"| C ABI: tsb_module_call(forward, x) | {call * 1e6:.2f} |")
         ratio = tsb_noop / (call + tsb_live)
+        verdict = "met" if ratio <= 1.5 else "missed"
+        if tsb_live > 0.02:  # a stall on the socket, not work: the ratio says nothing
+            verdict = "not meaningful: the empty round trip itself stalls (Nagle's algorithm?)"
         print(f"| **no-op infer ÷ (C call + empty round trip)** (goal ≤ 1.5) | "
-              f"**{ratio:.2f}**, {'met' if ratio <= 1.5 else 'missed'} |")
+              f"**{ratio:.2f}**, {verdict} |")
     print(f"| FastAPI: POST /v2/models/noop/infer | {fa_noop * 1e6:.1f} |")
     print(f"| FastAPI: GET /v2/health/live | {fa_live * 1e6:.1f} |")
     if failed:
