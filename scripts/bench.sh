@@ -31,3 +31,9 @@ if command -v Rscript >/dev/null && [[ -d "$BUILD/tests/r-lib/tsbridge" ]]; then
   R_LIBS="$BUILD/tests/r-lib" Rscript "$ROOT/bench/r_host_bench.R" \
     "$BUILD/bench/r_host_c_baseline" --markdown
 fi
+# tsb serve against FastAPI + uvicorn serving the same models, and a no-op
+# infer against the C call plus an empty HTTP round trip (docs/serve.md).
+if [[ -x "$BUILD/bin/tsb" && -x "$BUILD/bench/serve_noop_c_baseline" ]]; then
+  /usr/bin/python3 "$ROOT/bench/serve_bench.py" --tsb "$BUILD/bin/tsb" \
+    --c-baseline "$BUILD/bench/serve_noop_c_baseline"
+fi

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <ATen/ATen.h>
@@ -86,7 +87,33 @@ absl::StatusOr<at::Tensor> TensorData(const Json& data, at::ScalarType st,
   auto at_index = [](absl::Status s, size_t i) {
     return WithPath(WithPath(std::move(s), IndexSegment(i)), Key("data"));
   };
-  auto wide = [&](auto& values, at::ScalarType wide_type) {
+  // The values into a new tensor of st: written element by element for the
+  // common dtypes (a static_cast, which is what LibTorch's copy kernel does
+  // too, the range already checked), else through LibTorch's conversion,
+  // whose dispatch costs more than the copy for a small tensor (tsb serve's
+  // requests: docs/benchmarks.md).
+  auto wide = [&](auto& values, at::ScalarType wide_type) -> at::Tensor {
+    using V = typename std::remove_reference_t<decltype(values)>::value_type;
+    if constexpr (!std::is_same_v<V, c10::complex<double>>) {
+      auto filled = [&](auto zero) {
+        using T = decltype(zero);
+        at::Tensor tensor = at::empty(shape, at::TensorOptions().dtype(st));
+        T* out = tensor.data_ptr<T>();
+        for (size_t i = 0; i < n; ++i) out[i] = static_cast<T>(values[i]);
+        return tensor;
+      };
+      switch (st) {
+        case at::kFloat: return filled(float{});
+        case at::kDouble: return filled(double{});
+        case at::kLong: return filled(int64_t{});
+        case at::kInt: return filled(int32_t{});
+        case at::kShort: return filled(int16_t{});
+        case at::kChar: return filled(int8_t{});
+        case at::kByte: return filled(uint8_t{});
+        case at::kBool: return filled(bool{});  // values are 0 or 1
+        default: break;
+      }
+    }
     return at::from_blob(values.data(), shape, at::TensorOptions().dtype(wide_type))
         .to(st, /*non_blocking=*/false, /*copy=*/true);
   };
