@@ -458,6 +458,10 @@ InferResponse Infer(const ModelVersion& model, const InferRequest& parsed) {
     if (!present) Bad("key \"inputs\"", "missing input \"" + spec.name + "\" (" + spec.annotation + ")");
   }
   const tsb_call_args view = call.view();
+  // Inference: no autograd graph recorded (as torch.no_grad() in a Python
+  // server). Grad mode is per thread; every call sets it on its own thread.
+  Status no_grad(tsb_grad_mode_set(false, nullptr));
+  if (!no_grad.ok()) throw HttpError{500, no_grad.message()};
   Value result;
   Status status(tsb_module_call_method(model.module.get(), model.method, &view, result.out()));
   if (!status.ok()) {

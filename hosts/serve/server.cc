@@ -111,6 +111,10 @@ class Server {
     http_.set_payload_max_length(options_.max_body);
     http_.set_keep_alive_timeout(options_.keep_alive_s);
     http_.set_keep_alive_max_count(100000);
+    // cpp-httplib writes the headers and the body in two sends: with Nagle's
+    // algorithm on, the body waits for the client's delayed ACK (~40 ms a
+    // response on a kept-alive connection; docs/benchmarks.md).
+    http_.set_tcp_nodelay(true);
     http_.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
       routed_at = Clock::now();
       return httplib::Server::HandlerResponse::Unhandled;

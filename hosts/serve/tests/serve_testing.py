@@ -29,6 +29,10 @@ DTYPES = {"BOOL": torch.bool, "UINT8": torch.uint8, "INT8": torch.int8, "INT16":
           "FP32": torch.float32, "FP64": torch.float64, "BF16": torch.bfloat16}
 
 
+BUSY = 500000  # additions of slow/1: about 2 s on an idle core, once warm (Server.warm_slow)
+SLOW = 'model="slow",version="1"'
+
+
 def validate(body, definition):
     """Fails unless body is the protocol's `definition` (the schema's name)."""
     jsonschema.validate(body, {"$ref": "#/definitions/" + definition,
@@ -80,6 +84,16 @@ class Server:
     def log(self):
         self.log_file.seek(0)
         return self.log_file.read()
+
+    def warm_slow(self):
+        """Two small calls of slow/1 before a test holds a worker with BUSY
+        additions: LibTorch's profiling executor runs a method's first call
+        profiled and optimises at the second, and a first call of BUSY
+        additions runs many times slower (over a minute under ASan)."""
+        for _ in range(2):
+            body = {"inputs": [tensor_input("x", torch.zeros(1), "FP32"), json_input("n", 1)]}
+            response = self.post("/v2/models/slow/infer", body)
+            assert response.status_code == 200, response.text
 
     def stop(self):
         """SIGTERM, then the exit code."""

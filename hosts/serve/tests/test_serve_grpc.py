@@ -17,8 +17,8 @@ import grpc
 import pytest
 import torch
 
-from serve_testing import (DTYPES, REPOSITORY, Server, assert_same, from_typed_json, run_concurrently,
-                           typed_json)
+from serve_testing import (BUSY, DTYPES, REPOSITORY, SLOW, Server, assert_same, from_typed_json,
+                           run_concurrently, typed_json)
 
 sys.path.insert(0, os.environ["TSB_SERVE_GRPC_PYTHON"])
 import grpc_predict_v2_pb2 as pb  # noqa: E402
@@ -322,8 +322,6 @@ def test_repository_rpcs(tmp_path):
         assert client.ModelReady(pb.ModelReadyRequest(name="add", version="2")).ready
 
 
-BUSY = 500000  # additions: about 2 s of slow/1 on an idle core
-SLOW = 'model="slow",version="1"'
 
 
 def slow_future(client, n, **kwargs):
@@ -335,6 +333,7 @@ def slow_future(client, n, **kwargs):
 
 def test_queue_full_is_unavailable():
     with grpc_server("--workers", "1", "--queue", "1") as (server, client):
+        server.warm_slow()
         busy = slow_future(client, BUSY)
         server.wait_for_metric("tsb_serve_workers_busy", 1)
         queued = slow_future(client, 10)
@@ -351,6 +350,7 @@ def test_queue_full_is_unavailable():
 
 def test_deadline_is_deadline_exceeded():
     with grpc_server("--workers", "1", "--deadline-ms", "200") as (server, client):
+        server.warm_slow()
         busy = slow_future(client, BUSY)
         server.wait_for_metric("tsb_serve_workers_busy", 1)
         with pytest.raises(grpc.RpcError) as error:
@@ -364,6 +364,7 @@ def test_client_deadline_ends_the_wait():
     # A client's deadline bounds its wait for a worker on the server too:
     # the call leaves the queue then, not when the worker is free.
     with grpc_server("--workers", "1") as (server, client):
+        server.warm_slow()
         busy = slow_future(client, BUSY)
         server.wait_for_metric("tsb_serve_workers_busy", 1)
         with pytest.raises(grpc.RpcError) as error:
@@ -377,6 +378,7 @@ def test_client_deadline_ends_the_wait():
 
 def test_sigterm_finishes_in_flight_and_refuses_new():
     with grpc_server("--workers", "2") as (server, client):
+        server.warm_slow()
         busy = slow_future(client, BUSY)
         server.wait_for_metric("tsb_serve_workers_busy", 1)
         server.process.send_signal(15)
@@ -414,6 +416,7 @@ def test_cancelled_calls_cost_nobody_else():
     # A client that gives up on a call in flight and on one queued: the
     # server finishes them unseen and goes on answering the others.
     with grpc_server("--workers", "1") as (server, client):
+        server.warm_slow()
         busy, queued = slow_future(client, BUSY // 5), slow_future(client, 10)
         server.wait_for_metric(f"tsb_serve_queue_depth{{{SLOW}}}", 1)
         assert busy.cancel() and queued.cancel()

@@ -13,9 +13,8 @@ import pytest
 import requests
 import torch
 
-from serve_testing import Server, run_concurrently, tensor_input, validate
+from serve_testing import BUSY, SLOW, Server, run_concurrently, tensor_input, validate
 
-BUSY = 500000  # additions: about 2 s of slow/1 on an idle core
 
 
 def slow_request(server, n, results, key):
@@ -31,13 +30,13 @@ def start(server, n, results, key):
     return thread
 
 
-SLOW = 'model="slow",version="1"'
 
 
 def test_queue_full_is_503(tmp_path):
     server = Server("--workers", "1", "--queue", "1")
     try:
         results = {}
+        server.warm_slow()
         busy = start(server, BUSY, results, "busy")
         server.wait_for_metric("tsb_serve_workers_busy", 1)
         queued = start(server, 10, results, "queued")
@@ -61,6 +60,7 @@ def test_deadline_is_504():
     server = Server("--workers", "1", "--deadline-ms", "200")
     try:
         results = {}
+        server.warm_slow()
         busy = start(server, BUSY, results, "busy")
         server.wait_for_metric("tsb_serve_workers_busy", 1)
         began = time.monotonic()
@@ -77,6 +77,7 @@ def test_deadline_is_504():
 def test_sigterm_finishes_in_flight_and_refuses_new():
     server = Server("--workers", "2")
     results = {}
+    server.warm_slow()
     busy = start(server, BUSY, results, "busy")
     server.wait_for_metric("tsb_serve_workers_busy", 1)
     server.process.send_signal(15)
