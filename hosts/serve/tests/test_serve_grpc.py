@@ -417,7 +417,7 @@ def test_cancelled_calls_cost_nobody_else():
     # server finishes them unseen and goes on answering the others.
     with grpc_server("--workers", "1") as (server, client):
         server.warm_slow()
-        busy, queued = slow_future(client, BUSY // 5), slow_future(client, 10)
+        busy, queued = slow_future(client, BUSY), slow_future(client, 10)
         server.wait_for_metric(f"tsb_serve_queue_depth{{{SLOW}}}", 1)
         assert busy.cancel() and queued.cancel()
         server.wait_for_metric("tsb_serve_workers_busy", 0)
