@@ -51,16 +51,22 @@ struct PyErrorSet {};
 using ConvertError = tsb::kit::ConvertError;
 using tsb::kit::CheckStatus;
 
-// Python's recursion limit for walking nested values: a list nested 100k
-// deep is a RecursionError, not a C stack overflow (found by
-// tests/reliability/python/test_hostile.py). The kit's Walk and Build make
-// one per container.
+// Walks of nested values stop at the kit's limit, TSB_MAX_DEPTH containers
+// (what the core accepts), and at Python's recursion limit, whichever comes
+// first: a list nested 100k deep is an error, not a C stack overflow (found
+// by tests/reliability/python/test_hostile.py). Python's limit alone did not
+// bound the C stack: Python 3.12 and newer check C recursion against a limit
+// of their own, and a 100k-deep list overflowed the stack on Debian 13
+// (Python 3.13) in the package build. The kit's Walk and Build make one per
+// container.
 class RecursionGuard {
  public:
   RecursionGuard() {
     if (Py_EnterRecursiveCall(" while converting a nested value") != 0) throw PyErrorSet{};
   }
   ~RecursionGuard() { Py_LeaveRecursiveCall(); }
+ private:
+  tsb::kit::NestingGuard nesting_;
   RecursionGuard(const RecursionGuard&) = delete;
   RecursionGuard& operator=(const RecursionGuard&) = delete;
 };
