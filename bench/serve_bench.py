@@ -267,6 +267,8 @@ def sequential(port, requests, rounds, seconds):
 
 def ratio_row(pairs):
     """'median (min–max)' of the per-pair ratios."""
+    if not pairs:
+        return "–"
     m = statistics.median(pairs)
     return f"{m:.2f} ({min(pairs):.2f}–{max(pairs):.2f})" if len(pairs) > 1 else f"{m:.2f}"
 
@@ -352,8 +354,10 @@ def main():
             tsb_runs, fa_runs = runs["tsb serve"], runs["FastAPI"]
             throughput = [a[0] / b[0] for a, b in zip(tsb_runs, fa_runs)]
             p99 = [percentile(b[1], 0.99) / percentile(a[1], 0.99) for a, b in zip(tsb_runs, fa_runs)]
+            # A round of a few requests may take less CPU than the clock's tick
+            # (ctest's smoke run): such pairs have no CPU ratio.
             cpu = [(b[3] / (len(b[1]) + b[2])) / (a[3] / (len(a[1]) + a[2]))
-                   for a, b in zip(tsb_runs, fa_runs)]
+                   for a, b in zip(tsb_runs, fa_runs) if a[3] > 0 and b[3] > 0]
             ratio_rows.append((label, ratio_row(throughput), statistics.median(throughput),
                                ratio_row(p99), statistics.median(p99), ratio_row(cpu)))
 
