@@ -25,6 +25,10 @@ cd "$src"
 # it does every TSB_ variable) is DEB_BUILD_OPTIONS=nocheck.
 [[ "${TSB_PACKAGE_NOCHECK:-0}" == 1 ]] && DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-} nocheck"
 export DEB_BUILD_OPTIONS="parallel=${TSB_JOBS:-2} ${DEB_BUILD_OPTIONS:-}"
+# debhelper (compat 13) points HOME into the build tree for its build steps,
+# so ccache's default directory started empty at every package build: the
+# package builds compiled everything every time. The caller's cache instead.
+export CCACHE_DIR="${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache}"
 # TSB_PACKAGE_LINE_TABLES=1 (.ci/run): -g1 after Debian's -g, line tables
 # and function names only, as the other stages build: about a fifth less
 # compile time and far less disk for packages that exist to be tested. A
