@@ -333,7 +333,6 @@ def slow_future(client, n, **kwargs):
 
 def test_queue_full_is_unavailable():
     with grpc_server("--workers", "1", "--queue", "1") as (server, client):
-        server.warm_slow()
         busy = slow_future(client, BUSY)
         server.wait_for_metric("tsb_serve_workers_busy", 1)
         queued = slow_future(client, 10)
@@ -350,7 +349,6 @@ def test_queue_full_is_unavailable():
 
 def test_deadline_is_deadline_exceeded():
     with grpc_server("--workers", "1", "--deadline-ms", "200") as (server, client):
-        server.warm_slow()
         busy = slow_future(client, BUSY)
         server.wait_for_metric("tsb_serve_workers_busy", 1)
         with pytest.raises(grpc.RpcError) as error:
@@ -364,7 +362,6 @@ def test_client_deadline_ends_the_wait():
     # A client's deadline bounds its wait for a worker on the server too:
     # the call leaves the queue then, not when the worker is free.
     with grpc_server("--workers", "1") as (server, client):
-        server.warm_slow()
         busy = slow_future(client, BUSY)
         server.wait_for_metric("tsb_serve_workers_busy", 1)
         with pytest.raises(grpc.RpcError) as error:
@@ -378,7 +375,6 @@ def test_client_deadline_ends_the_wait():
 
 def test_sigterm_finishes_in_flight_and_refuses_new():
     with grpc_server("--workers", "2") as (server, client):
-        server.warm_slow()
         busy = slow_future(client, BUSY)
         server.wait_for_metric("tsb_serve_workers_busy", 1)
         server.process.send_signal(15)
@@ -416,8 +412,7 @@ def test_cancelled_calls_cost_nobody_else():
     # A client that gives up on a call in flight and on one queued: the
     # server finishes them unseen and goes on answering the others.
     with grpc_server("--workers", "1") as (server, client):
-        server.warm_slow()
-        busy, queued = slow_future(client, BUSY), slow_future(client, 10)
+        busy, queued = slow_future(client, BUSY // 5), slow_future(client, 10)
         server.wait_for_metric(f"tsb_serve_queue_depth{{{SLOW}}}", 1)
         assert busy.cancel() and queued.cancel()
         server.wait_for_metric("tsb_serve_workers_busy", 0)

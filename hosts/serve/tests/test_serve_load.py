@@ -13,14 +13,14 @@ import pytest
 import requests
 import torch
 
-from serve_testing import BUSY, SLOW, Server, run_concurrently, tensor_input, validate
+from serve_testing import BUSY, SLOW, SLOW_TIMEOUT, Server, run_concurrently, tensor_input, validate
 
 
 
 def slow_request(server, n, results, key):
     body = {"inputs": [tensor_input("x", torch.zeros(1), "FP32"),
                        {"name": "n", "parameters": {"tsbridge_json": n}}]}
-    response = server.post("/v2/models/slow/infer", body)
+    response = server.post("/v2/models/slow/infer", body, timeout=SLOW_TIMEOUT)
     results[key] = (response.status_code, response.json())
 
 
@@ -36,7 +36,6 @@ def test_queue_full_is_503(tmp_path):
     server = Server("--workers", "1", "--queue", "1")
     try:
         results = {}
-        server.warm_slow()
         busy = start(server, BUSY, results, "busy")
         server.wait_for_metric("tsb_serve_workers_busy", 1)
         queued = start(server, 10, results, "queued")
@@ -60,7 +59,6 @@ def test_deadline_is_504():
     server = Server("--workers", "1", "--deadline-ms", "200")
     try:
         results = {}
-        server.warm_slow()
         busy = start(server, BUSY, results, "busy")
         server.wait_for_metric("tsb_serve_workers_busy", 1)
         began = time.monotonic()
@@ -77,7 +75,6 @@ def test_deadline_is_504():
 def test_sigterm_finishes_in_flight_and_refuses_new():
     server = Server("--workers", "2")
     results = {}
-    server.warm_slow()
     busy = start(server, BUSY, results, "busy")
     server.wait_for_metric("tsb_serve_workers_busy", 1)
     server.process.send_signal(15)
