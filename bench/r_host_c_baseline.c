@@ -9,24 +9,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/c_bench_util.h"
 #include "tsbridge/tsbridge.h"
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); /* CPU time: a shared machine */
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int compare(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
-
-static int fail(tsb_status* s) {
-  fprintf(stderr, "%s\n", tsb_status_get_message(s));
-  tsb_status_free(s);
-  return 1;
-}
 
 /* Median over 21 batches of ns per call of `method` with `args`: by name,
  * or by its index when `index` is not negative. */
@@ -34,18 +18,17 @@ static int median_ns(tsb_module* m, const char* method, long index, const tsb_ca
                      long calls, double* out) {
   double batches[21];
   for (int b = 0; b < 21; ++b) {
-    double start = now_ns();
+    double start = bench_now_ns(CLOCK_PROCESS_CPUTIME_ID);
     for (long i = 0; i < calls; ++i) {
       tsb_any result;
       tsb_status* s = index < 0 ? tsb_module_call(m, method, args, &result)
                                 : tsb_module_call_method(m, (size_t)index, args, &result);
-      if (s) return fail(s);
+      if (s) return bench_fail(s);
       tsb_any_release(&result);
     }
-    batches[b] = (now_ns() - start) / (double)calls;
+    batches[b] = (bench_now_ns(CLOCK_PROCESS_CPUTIME_ID) - start) / (double)calls;
   }
-  qsort(batches, 21, sizeof(double), compare);
-  *out = batches[10];
+  *out = bench_median(batches, 21);
   return 0;
 }
 
@@ -63,15 +46,15 @@ int main(int argc, char** argv) {
   source[n] = '\0';
   tsb_module* m = NULL;
   tsb_status* s = tsb_module_compile(source, &m);
-  if (s) return fail(s);
+  if (s) return bench_fail(s);
   long noop_index = -1;
   size_t num_methods = 0;
-  if ((s = tsb_module_count_methods(m, &num_methods))) return fail(s);
+  if ((s = tsb_module_count_methods(m, &num_methods))) return bench_fail(s);
   for (size_t i = 0; i < num_methods && noop_index < 0; ++i) {
     tsb_schema_info info;
     memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
-    if ((s = tsb_module_get_method(m, i, &info))) return fail(s);
+    if ((s = tsb_module_get_method(m, i, &info))) return bench_fail(s);
     if (strcmp(info.name, "noop") == 0) noop_index = (long)i;
   }
   if (noop_index < 0) {

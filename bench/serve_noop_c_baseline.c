@@ -9,24 +9,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench/c_bench_util.h"
 #include "tsbridge/tsbridge.h"
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts); /* wall time: the HTTP side is wall time too */
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int compare(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
-
-static int fail(tsb_status* s) {
-  fprintf(stderr, "%s\n", tsb_status_get_message(s));
-  tsb_status_free(s);
-  return 1;
-}
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -38,26 +22,25 @@ int main(int argc, char** argv) {
                                 : "{\"dtype\": \"float32\", \"shape\": [1, 4], \"data\": [1, 2, 3, 4]}";
   tsb_module* m = NULL;
   tsb_status* s = tsb_module_load(argv[1], &m);
-  if (s) return fail(s);
+  if (s) return bench_fail(s);
   tsb_any x;
-  if ((s = tsb_json_read(tensor, TSB_TYPE_TENSOR, &x))) return fail(s);
+  if ((s = tsb_json_read(tensor, TSB_TYPE_TENSOR, &x))) return bench_fail(s);
   tsb_call_args args = tsb_call_args_make(&x, 1);
   double batches[21];
   for (int b = 0; b < 21; ++b) {
-    const double start = now_ns();
+    const double start = bench_now_ns(CLOCK_MONOTONIC);
     for (long i = 0; i < calls; ++i) {
       tsb_any result;
-      if ((s = tsb_module_call(m, "forward", &args, &result))) return fail(s);
+      if ((s = tsb_module_call(m, "forward", &args, &result))) return bench_fail(s);
       tsb_any_release(&result);
     }
-    batches[b] = (now_ns() - start) / (double)calls;
+    batches[b] = (bench_now_ns(CLOCK_MONOTONIC) - start) / (double)calls;
   }
-  qsort(batches, 21, sizeof(double), compare);
-  printf("call_ns %.1f\n", batches[10]);
+  printf("call_ns %.1f\n", bench_median(batches, 21));
   tsb_any_release(&x);
   tsb_module_free(m);
   size_t live = 0;
-  if ((s = tsb_handle_count(&live))) return fail(s);
+  if ((s = tsb_handle_count(&live))) return bench_fail(s);
   if (live != 0) {
     fprintf(stderr, "%zu handles live at the end\n", live);
     return 1;
