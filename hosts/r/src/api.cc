@@ -13,13 +13,6 @@ using namespace tsbr;
 
 namespace {
 
-std::string StringArg(SEXP x, const char* what) {
-  if (TYPEOF(x) != STRSXP || Rf_xlength(x) != 1 || STRING_ELT(x, 0) == NA_STRING) {
-    Fail(TSB_ERR_INVALID_ARGUMENT, std::string(what) + " must be one string, got " + Describe(x));
-  }
-  return Utf8Chars(STRING_ELT(x, 0));
-}
-
 int32_t IntArg(SEXP x, const char* what) {
   if ((TYPEOF(x) != INTSXP && TYPEOF(x) != REALSXP) || Rf_xlength(x) != 1) {
     Fail(TSB_ERR_INVALID_ARGUMENT, std::string(what) + " must be one number, got " + Describe(x));

@@ -20,13 +20,6 @@ bool FlagArg(SEXP x, const char* what) {
   return LOGICAL(x)[0] == TRUE;
 }
 
-std::string NameArg(SEXP x, const char* what) {
-  if (TYPEOF(x) != STRSXP || Rf_xlength(x) != 1 || STRING_ELT(x, 0) == NA_STRING) {
-    Fail(TSB_ERR_INVALID_ARGUMENT, std::string(what) + " must be one string, got " + Describe(x));
-  }
-  return Utf8Chars(STRING_ELT(x, 0));
-}
-
 // Tensors in an R list (tsb_tensor or arrays) as boundary values; `what`
 // names the argument in errors ("outputs[1]").
 void TensorsFromList(SEXP list, const char* what, bool none_ok, OwnedVec* out) {
@@ -189,7 +182,7 @@ SEXP tsbr_module_attribute_names(SEXP module) {
 SEXP tsbr_module_attribute_get(SEXP module, SEXP name) {
   TSB_BEGIN
   tsb::Value v;
-  CheckStatus(tsb_module_get_attribute(ModuleOf(module), NameArg(name, "name").c_str(), v.out()));
+  CheckStatus(tsb_module_get_attribute(ModuleOf(module), StringArg(name, "name").c_str(), v.out()));
   return ToR(v.get());
   TSB_END
 }
@@ -201,7 +194,7 @@ SEXP tsbr_module_attribute_get(SEXP module, SEXP name) {
 SEXP tsbr_module_parameter_set(SEXP module, SEXP name, SEXP tensor, SEXP is_buffer) {
   TSB_BEGIN
   tsb_module* m = ModuleOf(module);
-  const std::string n = NameArg(name, "name");
+  const std::string n = StringArg(name, "name");
   const bool buffer = FlagArg(is_buffer, "is_buffer");
   tsb::Value v;
   At([&] { return (buffer ? "buffer '" : "parameter '") + n + "'"; },
@@ -236,7 +229,7 @@ SEXP tsbr_module_state_set(SEXP module, SEXP state, SEXP strict) {
 SEXP tsbr_module_attribute_set(SEXP module, SEXP name, SEXP value) {
   TSB_BEGIN
   tsb_module* m = ModuleOf(module);
-  const std::string attr = NameArg(name, "name");
+  const std::string attr = StringArg(name, "name");
   tsb::Value current, v;
   CheckStatus(tsb_module_get_attribute(m, attr.c_str(), current.out()));
   const int32_t type =
@@ -255,7 +248,7 @@ SEXP tsbr_module_code(SEXP module) {
 
 SEXP tsbr_module_graph(SEXP module, SEXP method) {
   TSB_BEGIN
-  const std::string name = NameArg(method, "method");
+  const std::string name = StringArg(method, "method");
   return StringOf(
       [&](char** text) { return tsb_module_get_graph(ModuleOf(module), name.c_str(), text); });
   TSB_END

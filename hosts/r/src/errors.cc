@@ -84,6 +84,13 @@ std::string Describe(SEXP x) {
   }
 }
 
+std::string StringArg(SEXP x, const char* what) {
+  if (TYPEOF(x) != STRSXP || Rf_xlength(x) != 1 || STRING_ELT(x, 0) == NA_STRING) {
+    Fail(TSB_ERR_INVALID_ARGUMENT, std::string(what) + " must be one string, got " + Describe(x));
+  }
+  return Utf8Chars(STRING_ELT(x, 0));
+}
+
 }  // namespace tsbr
 
 #include "entry.h"

@@ -43,6 +43,8 @@ SEXP MakeCondition(const HostError& e);
 // One-line summary of an R value for messages: character "x", double 2.5,
 // a list of 3, NULL.
 std::string Describe(SEXP x);
+// A single non-NA string argument as UTF-8; `what` names it in the error.
+std::string StringArg(SEXP x, const char* what);
 
 // ------------------------------------------------------------- handles
 
