@@ -5,10 +5,12 @@ same run with the same client (docs/benchmarks.md, "tsb serve against
 FastAPI + uvicorn"; issue 46's goals):
 
 1. Throughput and latency at --clients concurrent keep-alive connections
-   (http.client, loopback only, a bounded count of requests and time per
-   round) for a small model (a Linear(4, 3), FP32 [1, 4] in) and a
-   Dict[str, Tensor] model (8 keys of FP32 [16] in, the same dict doubled out,
-   as tsbridge's typed JSON on both servers). The rounds alternate
+   (loopback only; Python's http.client, a bounded count of requests and
+   time per round, or with --client wrk, wrk's event loops for a bounded
+   time: a client that costs the shared cores little) for a small model
+   (a Linear(4, 3), FP32 [1, 4] in) and a Dict[str, Tensor] model (8 keys
+   of FP32 [16] in, the same dict doubled out, as tsbridge's typed JSON on
+   both servers). The rounds alternate
    A B, B A, A B, ... so that machine load hits both alike; each ratio is
    the median of the per-pair ratios: tsb ÷ FastAPI throughput (goal ≥ 3)
    and FastAPI ÷ tsb p99 (goal ≥ 3, i.e. tsb's p99 at most a third).
@@ -28,7 +30,8 @@ fails or a request failed.
 
   /usr/bin/python3 bench/serve_bench.py --tsb build/hosts/cli/tsb \\
       --c-baseline build/bench/serve_noop_c_baseline \\
-      [--clients 8] [--workers 2] [--rounds 6] [--requests 1000] [--seconds 10]
+      [--clients 8] [--workers 2] [--rounds 6] [--requests 1000] [--seconds 10] \\
+      [--client python|wrk]
 
 Exits 77 (ctest's skip) when fastapi or uvicorn is not installed.
 """
@@ -38,6 +41,7 @@ import json
 import multiprocessing
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -175,9 +179,18 @@ def cpu_seconds(pid):
     return total
 
 
+class Round:
+    """One load round's figures: req/s, p50 and p99 latency in s, failed
+    requests, server and client CPU s, requests answered."""
+
+    def __init__(self, rate, p50, p99, failures, server_cpu, client_cpu, answered):
+        self.rate, self.p50, self.p99 = rate, p50, p99
+        self.failures, self.server_cpu, self.client_cpu = failures, server_cpu, client_cpu
+        self.answered = answered
+
+
 def load_round(server, path, body, args):
-    """One round of args.clients concurrent clients: (req/s, latencies,
-    failures, server CPU s, client CPU s)."""
+    """One round of args.clients concurrent clients (http.client)."""
     port = server.port
     ctx = multiprocessing.get_context("fork")
     go, queue = ctx.Event(), ctx.Queue()
@@ -200,10 +213,85 @@ def load_round(server, path, body, args):
     failures = sum(r[1] for r in results)
     # time.perf_counter is CLOCK_MONOTONIC on Linux: comparable across processes.
     span = max(r[3] for r in results if r[3]) - min(r[2] for r in results if r[2])
-    return len(latencies) / span, latencies, failures, server_cpu, client_cpu
+    return Round(len(latencies) / span, percentile(latencies, 0.5), percentile(latencies, 0.99),
+                 failures, server_cpu, client_cpu, len(latencies))
+
+
+WRK_SCRIPT = """\
+-- One request, again and again: method, body (read from a file) and header.
+wrk.method = "{method}"
+{body}wrk.headers["Content-Type"] = "application/json"
+"""
+WRK_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0}
+
+
+def wrk_script(work, name, method, body):
+    """A wrk Lua script sending `body` (str or None) by `method`."""
+    load = ""
+    if body is not None:
+        body_path = os.path.join(work, name + ".json")
+        with open(body_path, "w") as f:
+            f.write(body)
+        load = f'local f = io.open("{body_path}", "rb")\nwrk.body = f:read("*a")\nf:close()\n'
+    path = os.path.join(work, name + ".lua")
+    with open(path, "w") as f:
+        f.write(WRK_SCRIPT.format(method=method, body=load))
+    return path
+
+
+def wrk_run(port, path, script, connections, threads, seconds):
+    """One wrk run: (requests answered 2xx, failed, seconds, {percentile: s},
+    wrk's CPU seconds). wrk has no bound on requests, only on time, in
+    whole seconds (at least 1)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    text = subprocess.run(["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{max(1, round(seconds))}s",
+                           "--latency", "-s", script, f"http://127.0.0.1:{port}{path}"],
+                          capture_output=True, text=True, check=True).stdout
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    match = re.search(r"(\d+) requests in ([\d.]+)(us|ms|s|m)", text)
+    if not match:
+        sys.exit(f"wrk printed no request count:\n{text}")
+    total, span = int(match.group(1)), float(match.group(2)) * WRK_UNITS[match.group(3)]
+    failed = sum(int(n) for n in re.findall(r"Non-2xx or 3xx responses: (\d+)", text))
+    errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
+    if errors:
+        failed += sum(int(n) for n in errors.groups())
+    latency = {float(q) / 100: float(v) * WRK_UNITS[u]
+               for q, v, u in re.findall(r"^\s+(\d+)%\s+([\d.]+)(us|ms|s|m)$", text, re.M)}
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return total - min(failed, total), failed, span, latency, cpu
+
+
+def wrk_round(server, path, script, args):
+    """One round of args.clients connections in args.processes wrk threads."""
+    server_cpu = cpu_seconds(server.process.pid)
+    answered, failed, span, latency, client_cpu = wrk_run(
+        server.port, path, script, args.clients, args.processes, args.seconds)
+    server_cpu = cpu_seconds(server.process.pid) - server_cpu
+    return Round(answered / span, latency[0.5], latency[0.99], failed, server_cpu, client_cpu, answered)
+
+
+def wrk_sequential(port, requests, rounds, seconds, work):
+    """sequential() by wrk: one connection; per block wrk's median latency,
+    then the median over the rounds of each."""
+    scripts = [wrk_script(work, f"seq{i}", method, body)
+               for i, (method, _, body, _) in enumerate(requests)]
+    medians = [[] for _ in requests]
+    for r in range(rounds):
+        order = list(range(len(requests)))
+        if r % 2:
+            order.reverse()
+        for i in order:
+            answered, failed, _, latency, _ = wrk_run(port, requests[i][1], scripts[i], 1, 1, seconds)
+            if failed or not answered:
+                sys.exit(f"{requests[i][0]} {requests[i][1]}: {failed} requests failed")
+            medians[i].append(latency[0.5])
+    return [statistics.median(m) for m in medians]
 
 
 def percentile(values, q):
+    if not values:  # every request of the round failed
+        return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
@@ -300,6 +388,10 @@ def main():
     parser.add_argument("--noop-requests", type=int, default=500,
                         help="per block, at most (x 2 blocks x rounds)")
     parser.add_argument("--calls", type=int, default=20000, help="C calls per batch (x 21)")
+    parser.add_argument("--client", choices=["python", "wrk"], default="python",
+                        help="the load: Python's http.client, or wrk (threads: --processes; "
+                             "no --requests bound: --seconds, whole, a quarter of it for "
+                             "each no-op block, at least 1)")
     args = parser.parse_args()
     try:
         import fastapi  # noqa: F401
@@ -307,6 +399,9 @@ def main():
     except ImportError as e:
         print(f"serve_bench: skipped, {e.name} is not installed "
               "(apt-get install python3-fastapi python3-uvicorn)")
+        return SKIP
+    if args.client == "wrk" and not shutil.which("wrk"):
+        print("serve_bench: skipped, wrk is not installed (apt-get install wrk)")
         return SKIP
 
     load_before = os.getloadavg()
@@ -338,34 +433,45 @@ def main():
         for label, model, _ in CASES:
             path = f"/v2/models/{model}/infer"
             runs = {s.label: [] for s in servers}
+            script = wrk_script(work, model, "POST", bodies[model]) if args.client == "wrk" else None
             for r in range(args.rounds):
                 for server in (servers if r % 2 == 0 else servers[::-1]):
-                    runs[server.label].append(load_round(server, path, bodies[model], args))
+                    runs[server.label].append(wrk_round(server, path, script, args) if script else
+                                              load_round(server, path, bodies[model], args))
+            # The python client's warm-up requests are answered too (CPU per request).
+            warmup = 0 if script else args.warmup * args.clients
             for server in servers:
                 rounds = runs[server.label]
-                latencies = [x for r in rounds for x in r[1]]
-                failures = sum(r[2] for r in rounds)
+                failures = sum(r.failures for r in rounds)
                 failed += failures
-                answered = len(latencies) + failures + args.warmup * args.clients * len(rounds)
-                rows.append((label, server.label, statistics.median(r[0] for r in rounds),
-                             percentile(latencies, 0.5) * 1e3, percentile(latencies, 0.99) * 1e3,
-                             sum(r[3] for r in rounds) / answered * 1e6,
-                             sum(r[4] for r in rounds) / answered * 1e6, len(latencies), failures))
+                answered = sum(r.answered + r.failures + warmup for r in rounds)
+                rows.append((label, server.label, statistics.median(r.rate for r in rounds),
+                             statistics.median(r.p50 for r in rounds) * 1e3,
+                             statistics.median(r.p99 for r in rounds) * 1e3,
+                             sum(r.server_cpu for r in rounds) / answered * 1e6,
+                             sum(r.client_cpu for r in rounds) / answered * 1e6,
+                             sum(r.answered for r in rounds), failures))
             tsb_runs, fa_runs = runs["tsb serve"], runs["FastAPI"]
-            throughput = [a[0] / b[0] for a, b in zip(tsb_runs, fa_runs)]
-            p99 = [percentile(b[1], 0.99) / percentile(a[1], 0.99) for a, b in zip(tsb_runs, fa_runs)]
+            throughput = [a.rate / b.rate for a, b in zip(tsb_runs, fa_runs)]
+            p99 = [b.p99 / a.p99 for a, b in zip(tsb_runs, fa_runs)]
             # A round of a few requests may take less CPU than the clock's tick
             # (ctest's smoke run): such pairs have no CPU ratio.
-            cpu = [(b[3] / (len(b[1]) + b[2])) / (a[3] / (len(a[1]) + a[2]))
-                   for a, b in zip(tsb_runs, fa_runs) if a[3] > 0 and b[3] > 0]
+            cpu = [(b.server_cpu / (b.answered + b.failures)) / (a.server_cpu / (a.answered + a.failures))
+                   for a, b in zip(tsb_runs, fa_runs) if a.server_cpu > 0 and b.server_cpu > 0]
             ratio_rows.append((label, ratio_row(throughput), statistics.median(throughput),
                                ratio_row(p99), statistics.median(p99), ratio_row(cpu)))
 
         # The no-op: infer and the empty request on one connection, blocks alternating.
         noop = ("POST", "/v2/models/noop/infer", bodies["noop"], args.noop_requests)
         live = ("GET", "/v2/health/live", None, args.noop_requests)
-        tsb_noop, tsb_live = sequential(servers[0].port, [noop, live], args.rounds, args.seconds / 4)
-        fa_noop, fa_live = sequential(servers[1].port, [noop, live], args.rounds, args.seconds / 4)
+        if args.client == "wrk":
+            tsb_noop, tsb_live = wrk_sequential(servers[0].port, [noop, live], args.rounds,
+                                                args.seconds / 4, work)
+            fa_noop, fa_live = wrk_sequential(servers[1].port, [noop, live], args.rounds,
+                                              args.seconds / 4, work)
+        else:
+            tsb_noop, tsb_live = sequential(servers[0].port, [noop, live], args.rounds, args.seconds / 4)
+            fa_noop, fa_live = sequential(servers[1].port, [noop, live], args.rounds, args.seconds / 4)
         call = None
         if args.c_baseline:
             text = subprocess.run([args.c_baseline, os.path.join(repository, "noop", "1", "model.pt"),
@@ -379,13 +485,16 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
     load_after = os.getloadavg()
 
+    client = (f"wrk, {args.clients} connections in {args.processes} threads" if args.client == "wrk"
+              else f"http.client, {args.clients} clients in {args.processes} processes")
+    bound = (f"{args.seconds:g} s" if args.client == "wrk"
+             else f"at most {args.requests} requests per client or {args.seconds:g} s")
     print(f"tsb serve {v['tsb']}, torch {v['torch']}, FastAPI {v['fastapi']}, uvicorn {v['uvicorn']}; "
-          f"{args.clients} clients in {args.processes} processes, {args.workers} workers on each "
-          f"server, intra-op threads 1; {args.rounds} rounds per server of at most {args.requests} "
-          f"requests per client or {args.seconds:g} s; load average (1 min) "
-          f"{load_before[0]:.2f} before, {load_after[0]:.2f} after")
+          f"{client}, {args.workers} workers on each server, intra-op threads 1; "
+          f"{args.rounds} rounds per server of {bound}; req/s, p50 and p99: medians of the rounds; "
+          f"load average (1 min) {load_before[0]:.2f} before, {load_after[0]:.2f} after")
     print()
-    print("| model | server | req/s (median of rounds) | p50 ms | p99 ms | server CPU µs/req "
+    print("| model | server | req/s | p50 ms | p99 ms | server CPU µs/req "
           "| client CPU µs/req | requests | failed |")
     print("|---|---|---|---|---|---|---|---|---|")
     for label, server, rate, p50, p99, server_cpu, client_cpu, n, failures in rows:

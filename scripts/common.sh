@@ -43,6 +43,7 @@ TSB_PACKAGES=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc  # tsb serve's gRPC API (hosts/serve/grpc_predict_v2.proto; without them REST only)
   python3-grpcio python3-protobuf  # tsb serve's gRPC tests: the client (stubs from grpc_python_plugin)
   python3-fastapi python3-uvicorn python3-uvloop  # tsb serve's baseline: bench/serve_fastapi_baseline.py
+  wrk  # bench/serve_bench.py --client wrk: a load that costs the shared cores little
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-torch python3-torchvision  # torchvision: tests/vision, examples/vision
   python3-dev python3-pytest python3-setuptools python3-pip python3-wheel

@@ -22,6 +22,7 @@ grpc::StatusCode CodeOf(int http_status) {
     case 400: return grpc::StatusCode::INVALID_ARGUMENT;
     case 404: return grpc::StatusCode::NOT_FOUND;
     case 413: return grpc::StatusCode::RESOURCE_EXHAUSTED;
+    case 499: return grpc::StatusCode::CANCELLED;  // nginx's "client closed request"
     case 503: return grpc::StatusCode::UNAVAILABLE;
     case 504: return grpc::StatusCode::DEADLINE_EXCEEDED;
     default: return grpc::StatusCode::INTERNAL;
@@ -35,6 +36,7 @@ std::string CodeName(grpc::StatusCode code) {
     case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
     case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
     case grpc::StatusCode::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::CANCELLED: return "CANCELLED";
     case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
     case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
     case grpc::StatusCode::INTERNAL: return "INTERNAL";
@@ -89,9 +91,14 @@ class InferenceService final : public inference::GRPCInferenceService::Service {
     const Clock::time_point arrived = Clock::now();
     return Answer(c, "ModelInfer " + in->model_name(), *out, [&] {
       std::string binary;  // the raw contents the request views
-      const InferResponse response = service_.Infer(
-          in->model_name(), in->model_version(), [&] { return ReadGrpcRequest(*in, binary); },
-          arrived, ClientDeadline(*c));
+      // Read once a worker is free: a call its client cancelled while it
+      // waited is not run for nobody.
+      const auto read = [&] {
+        if (c->IsCancelled()) throw HttpError{499, "the client cancelled the call while it waited"};
+        return ReadGrpcRequest(*in, binary);
+      };
+      const InferResponse response =
+          service_.Infer(in->model_name(), in->model_version(), read, arrived, ClientDeadline(*c));
       WriteGrpcResponse(response, *out);
     });
   }

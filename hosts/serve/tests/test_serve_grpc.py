@@ -410,11 +410,14 @@ def test_oversized_message_is_resource_exhausted():
 
 def test_cancelled_calls_cost_nobody_else():
     # A client that gives up on a call in flight and on one queued: the
-    # server finishes them unseen and goes on answering the others.
+    # server finishes the first unseen, does not run the second (CANCELLED
+    # once a worker is free) and goes on answering the others.
     with grpc_server("--workers", "1") as (server, client):
         busy, queued = slow_future(client, BUSY // 5), slow_future(client, 10)
         server.wait_for_metric(f"tsb_serve_queue_depth{{{SLOW}}}", 1)
         assert busy.cancel() and queued.cancel()
+        server.wait_for_metric('tsb_serve_grpc_requests_total{code="CANCELLED"}', 1)
+        assert '"gRPC ModelInfer slow" CANCELLED' in server.log()
         server.wait_for_metric("tsb_serve_workers_busy", 0)
         assert_same(output_value(slow_future(client, 3).result(), 0), torch.tensor([3.0]))
         server.wait_for_metric("tsb_serve_live_handles", 0)
