@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench/c_bench_util.h"
+#include "c_bench_util.h"
 #include "tsbridge/tsbridge.h"
 
 /* Median over 21 batches of ns per call of `method` with `args`: by name,

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "bench/c_bench_util.h"
+#include "c_bench_util.h"
 #include "tsbridge/tsbridge.h"
 
 int main(int argc, char** argv) {

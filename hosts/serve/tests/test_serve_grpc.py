@@ -17,8 +17,8 @@ import grpc
 import pytest
 import torch
 
-from serve_testing import (BUSY, DTYPES, REPOSITORY, SLOW, Server, assert_same, from_typed_json,
-                           run_concurrently, typed_json)
+from serve_testing import (BUSY, DTYPES, REPOSITORY, SLOW, SLOW_TIMEOUT, Server, assert_same,
+                           from_typed_json, run_concurrently, typed_json)
 
 sys.path.insert(0, os.environ["TSB_SERVE_GRPC_PYTHON"])
 import grpc_predict_v2_pb2 as pb  # noqa: E402
@@ -413,11 +413,18 @@ def test_cancelled_calls_cost_nobody_else():
     # server finishes the first unseen, does not run the second (CANCELLED
     # once a worker is free) and goes on answering the others.
     with grpc_server("--workers", "1") as (server, client):
-        busy, queued = slow_future(client, BUSY // 5), slow_future(client, 10)
+        # One after the other: sent together, the short call may take the
+        # worker first, and nothing ever waits.
+        busy = slow_future(client, BUSY)
+        server.wait_for_metric("tsb_serve_workers_busy", 1)
+        queued = slow_future(client, 10)
         server.wait_for_metric(f"tsb_serve_queue_depth{{{SLOW}}}", 1)
         assert busy.cancel() and queued.cancel()
-        server.wait_for_metric('tsb_serve_grpc_requests_total{code="CANCELLED"}', 1)
-        assert '"gRPC ModelInfer slow" CANCELLED' in server.log()
+        deadline = time.monotonic() + SLOW_TIMEOUT  # the busy call runs to its end
+        while '"gRPC ModelInfer slow" CANCELLED' not in server.log():
+            assert time.monotonic() < deadline, server.log()
+            time.sleep(0.05)
+        assert server.metric('tsb_serve_grpc_requests_total{code="CANCELLED"}') == 1
         server.wait_for_metric("tsb_serve_workers_busy", 0)
         assert_same(output_value(slow_future(client, 3).result(), 0), torch.tensor([3.0]))
         server.wait_for_metric("tsb_serve_live_handles", 0)
