@@ -52,6 +52,37 @@ absl::StatusOr<Json> WriteNamedCode(std::optional<std::string> name, const TypeI
 // {"dtype", "shape", "data"} and, only when they are not the default,
 // "device" and "requires_grad". The data is read from a contiguous CPU copy,
 // widened to int64 / double / complex<double>, which every dtype fits.
+// The elements of a CPU contiguous tensor of a common dtype, read in place:
+// each widened as the wide copy below would (a static_cast), without the
+// four dispatched operations that copy costs, more than the read itself for
+// a small tensor (tsb serve's responses: docs/benchmarks.md). False for
+// another dtype.
+bool WriteCommonData(const at::Tensor& cpu, Json& data) {
+  const int64_t n = cpu.numel();
+  auto ints = [&](auto zero) {
+    using T = decltype(zero);
+    const T* p = cpu.data_ptr<T>();
+    for (int64_t i = 0; i < n; ++i) data.push_back(static_cast<int64_t>(p[i]));
+    return true;
+  };
+  auto floats = [&](auto zero) {
+    using T = decltype(zero);
+    const T* p = cpu.data_ptr<T>();
+    for (int64_t i = 0; i < n; ++i) data.push_back(FloatToJson(static_cast<double>(p[i])));
+    return true;
+  };
+  switch (cpu.scalar_type()) {
+    case at::kFloat: return floats(float{});
+    case at::kDouble: return floats(double{});
+    case at::kLong: return ints(int64_t{});
+    case at::kInt: return ints(int32_t{});
+    case at::kShort: return ints(int16_t{});
+    case at::kChar: return ints(int8_t{});
+    case at::kByte: return ints(uint8_t{});
+    default: return false;
+  }
+}
+
 absl::StatusOr<Json> WriteTensor(const at::Tensor& tensor) {
   if (!tensor.defined()) return Json(nullptr);  // what PyTorch shows as None
   if (tensor.layout() != at::kStrided) {
@@ -69,11 +100,16 @@ absl::StatusOr<Json> WriteTensor(const at::Tensor& tensor) {
   Json out = Json::object();
   out["dtype"] = DtypeName(static_cast<int64_t>(tensor.scalar_type())).value_or("?");
   out["shape"] = std::vector<int64_t>(tensor.sizes().begin(), tensor.sizes().end());
-  at::Tensor cpu = tensor.detach().to(at::kCPU).contiguous();
+  const bool in_place = tensor.is_cpu() && tensor.is_contiguous();
+  const at::Tensor cpu = in_place ? tensor : tensor.detach().to(at::kCPU).contiguous();
   Json data = Json::array();
   const int64_t n = cpu.numel();
   at::ScalarType st = cpu.scalar_type();
-  if (st == at::kBool) {
+  // A negated view's memory holds the values before negation: the copies
+  // below resolve it.
+  if (!cpu.is_neg() && WriteCommonData(cpu, data)) {
+    // read in place
+  } else if (st == at::kBool) {
     const bool* p = cpu.data_ptr<bool>();
     for (int64_t i = 0; i < n; ++i) data.push_back(p[i]);
   } else if (at::isIntegralType(st, /*includeBool=*/false)) {

@@ -2,8 +2,11 @@
 
 #include <dlpack/dlpack.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
+#include <type_traits>
 
 namespace tsb::serve {
 namespace {
@@ -38,6 +41,66 @@ struct OwnedTensor {
   std::vector<int64_t> shape;
   std::unique_ptr<uint64_t[]> data;
 };
+
+// Appends the elements of nested `data` as T to `out`: false at the first
+// one the general reader would refuse or convert otherwise.
+template <typename T>
+bool AppendNumbers(const Json& data, std::vector<T>& out) {
+  for (const Json& x : data) {
+    if (x.is_array()) {
+      if (!AppendNumbers(x, out)) return false;
+    } else if constexpr (std::is_same_v<T, bool>) {
+      if (!x.is_boolean()) return false;
+      out.push_back(x.get<bool>());
+    } else if constexpr (std::is_floating_point_v<T>) {
+      if (!x.is_number()) return false;  // "NaN" and the like: the general reader
+      out.push_back(static_cast<T>(x.get<double>()));
+    } else {
+      if (!x.is_number_integer()) return false;
+      if (x.is_number_unsigned()) {
+        if (x.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<T>::max())) return false;
+      } else {
+        const int64_t v = x.get<int64_t>();
+        if (v < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
+            v > static_cast<int64_t>(std::numeric_limits<T>::max())) {
+          return false;
+        }
+      }
+      out.push_back(static_cast<T>(x.get<int64_t>()));
+    }
+  }
+  return true;
+}
+
+template <typename T>
+std::optional<Value> TensorOf(const std::string& dtype, const std::vector<int64_t>& shape,
+                              const Json& data, int64_t count) {
+  std::vector<T> values;
+  values.reserve(static_cast<size_t>(count));
+  if (!AppendNumbers(data, values) || static_cast<int64_t>(values.size()) != count) return std::nullopt;
+  std::string bytes(values.size() * sizeof(T), '\0');
+  if constexpr (std::is_same_v<T, bool>) {
+    for (size_t i = 0; i < values.size(); ++i) bytes[i] = values[i] ? 1 : 0;
+  } else {
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+  }
+  return TensorFromBytes(dtype, shape, bytes, "");
+}
+
+// Appends n elements of T at p as JSON numbers; false at a NaN or infinity.
+template <typename T>
+bool AppendJson(const void* p, size_t n, Json& out) {
+  const T* values = static_cast<const T*>(p);
+  for (size_t i = 0; i < n; ++i) {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (!std::isfinite(values[i])) return false;
+      out.push_back(static_cast<double>(values[i]));
+    } else {
+      out.push_back(static_cast<int64_t>(values[i]));
+    }
+  }
+  return true;
+}
 
 uint32_t ReadLength(const char* p) {
   const auto* b = reinterpret_cast<const unsigned char*>(p);
@@ -76,6 +139,61 @@ Value TensorFromBytes(const std::string& dtype, const std::vector<int64_t>& shap
   }
   owned.release();  // the tensor owns it now
   return tensor;
+}
+
+std::optional<Value> TensorFromNumbers(const std::string& dtype, const std::vector<int64_t>& shape,
+                                       const Json& data) {
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  if (dtype == "float32") return TensorOf<float>(dtype, shape, data, count);
+  if (dtype == "float64") return TensorOf<double>(dtype, shape, data, count);
+  if (dtype == "int64") return TensorOf<int64_t>(dtype, shape, data, count);
+  if (dtype == "int32") return TensorOf<int32_t>(dtype, shape, data, count);
+  if (dtype == "int16") return TensorOf<int16_t>(dtype, shape, data, count);
+  if (dtype == "int8") return TensorOf<int8_t>(dtype, shape, data, count);
+  if (dtype == "uint8") return TensorOf<uint8_t>(dtype, shape, data, count);
+  if (dtype == "bool") return TensorOf<bool>(dtype, shape, data, count);
+  return std::nullopt;
+}
+
+std::optional<Json> NumbersOfTensor(const tsb_any& tensor, std::string& dtype,
+                                    std::vector<int64_t>& shape) {
+  DLManagedTensor* dl = nullptr;
+  if (tsb_status* failed = tsb_tensor_to_dlpack(&tensor, &dl)) {
+    tsb_status_free(failed);  // not a tensor here, or none: the general writer says
+    return std::nullopt;
+  }
+  std::unique_ptr<DLManagedTensor, void (*)(DLManagedTensor*)> owned(
+      dl, [](DLManagedTensor* m) { m->deleter(m); });
+  const DLTensor& t = dl->dl_tensor;
+  if (t.device.device_type != kDLCPU || t.dtype.lanes != 1) return std::nullopt;
+  shape.assign(t.shape, t.shape + t.ndim);
+  size_t n = 1;
+  int64_t expected = 1;  // row-major strides, in elements
+  for (int32_t i = t.ndim - 1; i >= 0; --i) {
+    if (t.strides != nullptr && t.shape[i] != 1 && t.strides[i] != expected) return std::nullopt;
+    expected *= t.shape[i];
+    n *= static_cast<size_t>(t.shape[i]);
+  }
+  const void* p = static_cast<const char*>(t.data) + t.byte_offset;
+  Json data = Json::array();
+  bool ok = false;
+  const DlpackType* type = nullptr;
+  for (const DlpackType& k : kTypes) {
+    if (k.code == t.dtype.code && k.bits == t.dtype.bits) type = &k;
+  }
+  if (type == nullptr) return std::nullopt;
+  const std::string name = type->dtype;
+  if (name == "float32") ok = AppendJson<float>(p, n, data);
+  else if (name == "float64") ok = AppendJson<double>(p, n, data);
+  else if (name == "int64") ok = AppendJson<int64_t>(p, n, data);
+  else if (name == "int32") ok = AppendJson<int32_t>(p, n, data);
+  else if (name == "int16") ok = AppendJson<int16_t>(p, n, data);
+  else if (name == "int8") ok = AppendJson<int8_t>(p, n, data);
+  else if (name == "uint8") ok = AppendJson<uint8_t>(p, n, data);
+  if (!ok) return std::nullopt;  // bool (JSON true and false) and the rest: the general writer
+  dtype = name;
+  return data;
 }
 
 Json StringsFromBytes(std::string_view bytes, const std::string& where) {

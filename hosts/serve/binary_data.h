@@ -7,6 +7,7 @@
 #ifndef TSBRIDGE_HOSTS_SERVE_BINARY_DATA_H_
 #define TSBRIDGE_HOSTS_SERVE_BINARY_DATA_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,21 @@ size_t ElementSize(const std::string& dtype);
 // caller checked. A BOOL byte other than 0 and 1 is a 400 at `where`.
 Value TensorFromBytes(const std::string& dtype, const std::vector<int64_t>& shape,
                       std::string_view bytes, const std::string& where);
+// The protocol's JSON tensor data (row-major, nested or flat) as a tensor of
+// `dtype` (float32, float64, int8 to int64, uint8 or bool) and `shape`,
+// without typed JSON text in between: when every element is what the
+// general reader takes and converts the same way (a JSON number, an integer
+// in range for an integer dtype, true or false for bool) and their count is
+// the shape's. Nothing otherwise: the caller's general reader then takes the
+// data, and says where it is wrong.
+std::optional<Value> TensorFromNumbers(const std::string& dtype, const std::vector<int64_t>& shape,
+                                       const Json& data);
+// A CPU tensor of a dtype TensorFromNumbers names, its elements as the flat
+// JSON numbers tsb_json_write would write (docs/json.md), its dtype and
+// shape; nothing for another tensor, or one holding NaN or an infinity
+// (which the general writer spells as strings).
+std::optional<Json> NumbersOfTensor(const tsb_any& tensor, std::string& dtype,
+                                    std::vector<int64_t>& shape);
 // BYTES elements as JSON strings; a 400 at `where` if the bytes are not so.
 Json StringsFromBytes(std::string_view bytes, const std::string& where);
 // A tensor's elements (CPU, a dtype the protocol names) as bytes.

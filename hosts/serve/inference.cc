@@ -248,6 +248,11 @@ InputValue ReadInput(const Json& input, const TensorSpec& spec, const std::strin
   if (!input.contains("data") || !input["data"].is_array()) {
     Bad(Key(where, "data"), "expected an array of the tensor's elements");
   }
+  if (head.datatype != "BYTES") {  // the elements straight into a tensor, if they allow it
+    std::optional<Value> tensor = TensorFromNumbers(TensorDtype(head, spec, where), head.shape,
+                                                    input["data"]);
+    if (tensor) return {Json(), where, true, std::move(tensor)};
+  }
   Json json = TensorInput(input["data"], head, spec, where);
   const bool tensor = json.is_object();  // BYTES give strings
   return {std::move(json), where, tensor};
@@ -326,7 +331,21 @@ std::vector<ResultOutput> Outputs(const ModelVersion& model, Value result) {
   }
   std::vector<ResultOutput> outputs;
   for (size_t i = 0; i < items.size() && i < model.outputs.size(); ++i) {
-    Json json = OutputOf(model.outputs[i], WriteJson(items[i].get()));
+    const TensorSpec& spec = model.outputs[i];
+    std::optional<Json> data;
+    std::string dtype;
+    std::vector<int64_t> shape;
+    if (KindOf(spec.type) == TSB_KIND_TENSOR) data = NumbersOfTensor(items[i].get(), dtype, shape);
+    Json json;
+    if (data) {  // the elements as numbers, no typed JSON text in between
+      json = Json::object();
+      json["name"] = spec.name;
+      json["datatype"] = DatatypeOfDtype(dtype);
+      json["shape"] = std::move(shape);
+      json["data"] = std::move(*data);
+    } else {
+      json = OutputOf(spec, WriteJson(items[i].get()));
+    }
     outputs.push_back({std::move(json), std::move(items[i])});
   }
   return outputs;

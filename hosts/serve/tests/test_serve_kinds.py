@@ -123,3 +123,31 @@ def test_pt2_package_against_pytorch(server):
     validate(body, "inference_response")
     expected = torch._inductor.aoti_load_package(EXPORTED)(x, (a, b))
     assert_same(output_value(body["outputs"][0]), expected)
+
+
+def test_tensor_data_both_readers_agree(server):
+    # A protocol tensor's JSON data goes straight into a tensor when every
+    # element allows it, else through the typed JSON reader (a "NaN" string,
+    # an integer out of range): the same values either way, the reader's
+    # error where it is wrong. Results holding NaN or an infinity are written
+    # by the typed JSON writer, as strings.
+    module = torch.jit.load(os.path.join(REPOSITORY, "add", "1", "model.pt"))
+    def add(x, y):
+        return server.post("/v2/models/add/versions/1/infer", {"inputs": [x, y]})
+    fast = {"name": "x", "datatype": "FP32", "shape": [2, 2], "data": [[1, 2.5], [-3, 1e-3]]}
+    general = dict(fast, name="y", data=[[1, "NaN"], ["Infinity", 1e-3]])
+    response = add(fast, general)
+    assert response.status_code == 200, response.text
+    output = response.json()["outputs"][0]
+    assert output["data"] == [2.0, "NaN", "Infinity", 0.0020000000949949026]
+    nan, inf = float("nan"), float("inf")
+    expected = module(torch.tensor([[1, 2.5], [-3, 1e-3]]), torch.tensor([[1, nan], [inf, 1e-3]]))
+    got = torch.tensor([float(v) for v in output["data"]]).reshape(output["shape"])
+    torch.testing.assert_close(got, expected, rtol=0, atol=0, equal_nan=True)
+    ints = {"name": "x", "datatype": "INT8", "shape": [2], "data": [127, -128]}
+    response = add(ints, dict(ints, name="y", data=[0, 0]))
+    assert response.json()["outputs"][0]["data"] == [127, -128]
+    response = add(ints, dict(ints, name="y", data=[1, 300]))
+    assert response.status_code == 400
+    assert 'inputs[1] → key "data" → [1]: expected int8, got JSON number 300, which is out of range' \
+        in response.json()["error"]
