@@ -76,7 +76,7 @@ template <typename T>
 std::optional<Value> TensorOf(const std::string& dtype, const std::vector<int64_t>& shape,
                               const Json& data, int64_t count) {
   std::vector<T> values;
-  values.reserve(static_cast<size_t>(count));
+  if (count == static_cast<int64_t>(data.size())) values.reserve(data.size());  // flat data
   if (!AppendNumbers(data, values) || static_cast<int64_t>(values.size()) != count) return std::nullopt;
   std::string bytes(values.size() * sizeof(T), '\0');
   if constexpr (std::is_same_v<T, bool>) {
@@ -143,8 +143,11 @@ Value TensorFromBytes(const std::string& dtype, const std::vector<int64_t>& shap
 
 std::optional<Value> TensorFromNumbers(const std::string& dtype, const std::vector<int64_t>& shape,
                                        const Json& data) {
-  int64_t count = 1;
-  for (int64_t d : shape) count *= d;
+  int64_t count = 1;  // shapes the request gives: the product may not fit
+  for (int64_t d : shape) {
+    if (d != 0 && count > std::numeric_limits<int64_t>::max() / d) return std::nullopt;
+    count *= d;
+  }
   if (dtype == "float32") return TensorOf<float>(dtype, shape, data, count);
   if (dtype == "float64") return TensorOf<double>(dtype, shape, data, count);
   if (dtype == "int64") return TensorOf<int64_t>(dtype, shape, data, count);
