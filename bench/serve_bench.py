@@ -278,15 +278,19 @@ def wrk_sequential(port, requests, rounds, seconds, work):
                for i, (method, _, body, _) in enumerate(requests)]
     medians = [[] for _ in requests]
     for r in range(rounds):
-        order = list(range(len(requests)))
-        if r % 2:
-            order.reverse()
-        for i in order:
+        for i in alternating(range(len(requests)), r):
             answered, failed, _, latency, _ = wrk_run(port, requests[i][1], scripts[i], 1, 1, seconds)
             if failed or not answered:
                 sys.exit(f"{requests[i][0]} {requests[i][1]}: {failed} requests failed")
             medians[i].append(latency[0.5])
     return [statistics.median(m) for m in medians]
+
+
+def alternating(items, r):
+    """items in round r's order: as given in even rounds, reversed in odd
+    ones (A B, B A, ...), so that a drift in the machine's load hits both."""
+    items = list(items)
+    return items if r % 2 == 0 else items[::-1]
 
 
 def percentile(values, q):
@@ -333,10 +337,7 @@ def sequential(port, requests, rounds, seconds):
     headers = {"Content-Type": "application/json"}
     times = [[] for _ in requests]
     for r in range(rounds):
-        order = list(range(len(requests)))
-        if r % 2:
-            order.reverse()
-        for i in order:
+        for i in alternating(range(len(requests)), r):
             method, path, body, count = requests[i]
             until = time.monotonic() + seconds
             for _ in range(count):
@@ -435,7 +436,7 @@ def main():
             runs = {s.label: [] for s in servers}
             script = wrk_script(work, model, "POST", bodies[model]) if args.client == "wrk" else None
             for r in range(args.rounds):
-                for server in (servers if r % 2 == 0 else servers[::-1]):
+                for server in alternating(servers, r):
                     runs[server.label].append(wrk_round(server, path, script, args) if script else
                                               load_round(server, path, bodies[model], args))
             # The python client's warm-up requests are answered too (CPU per request).
