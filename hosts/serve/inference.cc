@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hosts/serve/binary_data.h"
+#include "hosts/serve/typed_json.h"
 #include "tsbridge/host/kit.hpp"
 
 namespace tsb::serve {
@@ -213,6 +214,9 @@ struct InputValue {
   std::string at;
   bool tensor = false;
   std::optional<Value> binary;
+  const Json* given = nullptr;  // parameters.tsbridge_json, read where it is
+
+  const Json& value() const { return given != nullptr ? *given : json; }
 };
 
 // The argument `spec` from input `i`.
@@ -225,7 +229,8 @@ InputValue ReadInput(const Json& input, const TensorSpec& spec, const std::strin
       Bad(Key(where, "parameters"), "expected a JSON object, got " + Describe(parameters));
     }
     if (parameters.contains(kJsonParameter)) {
-      return {parameters[kJsonParameter], Key(Key(where, "parameters"), kJsonParameter)};
+      return {Json(), Key(Key(where, "parameters"), kJsonParameter), false, std::nullopt,
+              &parameters[kJsonParameter]};
     }
     if (parameters.contains("binary_data_size")) size = &parameters["binary_data_size"];
   }
@@ -300,18 +305,6 @@ Json OutputOf(const TensorSpec& spec, Json value) {
   return out;
 }
 
-// The JSON text form of a value (docs/json.md), parsed.
-Json WriteJson(const tsb_any& value) {
-  char* text = nullptr;
-  if (tsb_status* status = tsb_json_write(&value, &text)) {
-    Status owned(status);
-    throw HttpError{500, "cannot write the result as JSON: " + owned.message()};
-  }
-  Json json = Json::parse(text);  // written by tsbridge: valid
-  tsb_string_free(text);
-  return json;
-}
-
 // One output of the result: its $response_output and its value.
 struct ResultOutput {
   Json json;
@@ -344,7 +337,7 @@ std::vector<ResultOutput> Outputs(const ModelVersion& model, Value result) {
       json["shape"] = std::move(shape);
       json["data"] = std::move(*data);
     } else {
-      json = OutputOf(spec, WriteJson(items[i].get()));
+      json = OutputOf(spec, WriteTypedJson(items[i].get()));
     }
     outputs.push_back({std::move(json), std::move(items[i])});
   }
@@ -448,7 +441,6 @@ InferResponse Infer(const ModelVersion& model, const InferRequest& parsed) {
     }
     given.push_back(&spec);
     const InputValue value = ReadInput(inputs[i], spec, where, cursor);
-    const std::string text = value.binary ? "" : value.json.dump();
     try {
       call.AddKeyword(model.plan, spec.name.c_str(), [&](const kit::PlannedArgument& a, tsb_any* out) {
         const bool any = KindOf(Unwrapped(a.type)) == TSB_KIND_ANY;
@@ -457,7 +449,7 @@ InferResponse Infer(const ModelVersion& model, const InferRequest& parsed) {
           if (value.binary) {
             kit::CheckStatus(tsb_any_coerce(&value.binary->get(), type, out));
           } else {
-            kit::CheckStatus(tsb_json_read(text.c_str(), type, out));
+            ReadTypedJson(value.value(), type, out);
           }
         } catch (const kit::ConvertError& e) {
           throw HttpError{400, e.Message(value.at)};
@@ -494,9 +486,14 @@ InferResponse Infer(const ModelVersion& model, const InferRequest& parsed) {
   response.body["model_version"] = model.version;
   if (request.contains("id")) response.body["id"] = request["id"];
   response.body["outputs"] = Json::array();
-  for (const Chosen& c : chosen) {
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    const Chosen& c = chosen[k];
     if (c.index >= outputs.size()) continue;
-    Json out = outputs[c.index].json;
+    // Moved where no later entry names the same output again (a copy of a
+    // large output is as costly as writing it).
+    bool again = false;
+    for (size_t j = k + 1; j < chosen.size(); ++j) again = again || chosen[j].index == c.index;
+    Json out = again ? outputs[c.index].json : std::move(outputs[c.index].json);
     if (c.binary && out["datatype"] != kJsonDatatype) {  // typed JSON has no binary form
       const std::string bytes = out["datatype"] == "BYTES" ? BytesOfStrings(out["data"])
                                                            : BytesOfTensor(outputs[c.index].value.get());
