@@ -94,6 +94,16 @@ def libdir_of(prefix):
     return Path(pcs[0]).parent.parent.resolve()
 
 
+def compile_env():
+    """CC and CXX through ccache where the build compiles so (TSB_CCACHE, set
+    by ctest with its CCACHE_ settings): setuptools compiles with them."""
+    ccache = os.environ.get("TSB_CCACHE")
+    if not ccache:
+        return {}
+    return {"CC": "%s %s" % (ccache, sysconfig.get_config_var("CC")),
+            "CXX": "%s %s" % (ccache, sysconfig.get_config_var("CXX"))}
+
+
 def pc_env(prefix, **extra):
     return env_with(PKG_CONFIG_PATH=libdir_of(prefix) / "pkgconfig", **extra)
 
@@ -184,7 +194,7 @@ def python_step(source_dir, prefix, work):
     # build read; the install after it reuses the objects. Older setuptools
     # compile C++ with CFLAGS, newer ones (Debian 13's) with CXXFLAGS.
     out = run("pip wheel", pip("wheel", "-w", work / "wheels", src),
-              pc_env(prefix, CFLAGS="-MD", CXXFLAGS="-MD"), cwd=work)
+              pc_env(prefix, CFLAGS="-MD", CXXFLAGS="-MD", **compile_env()), cwd=work)
     expect("pip wheel", out, "tsbridge: libtsbridge %s found by pkg-config" % cmake_version(
         source_dir), "headers in %s/include" % prefix)
     print(line_with(out, "found by pkg-config"))
@@ -220,8 +230,8 @@ def python_step(source_dir, prefix, work):
         sum(1 for h in headers if h.startswith(str(prefix))), prefix))
     # pip install, with nothing but PKG_CONFIG_PATH.
     site = work / "site"
-    out = run("pip install --target", pip("install", "--target", site, src), pc_env(prefix),
-              cwd=work)
+    out = run("pip install --target", pip("install", "--target", site, src),
+              pc_env(prefix, **compile_env()), cwd=work)
     expect("pip install", out, "found by pkg-config")
     env = env_with(PYTHONPATH=site)
     print(run("import and call", [sys.executable, "-c", PY_CHECK, site, prefix,
