@@ -35,6 +35,21 @@ const DlpackType* Find(const std::string& dtype) {
   return nullptr;
 }
 
+// f(T{}) with the C++ element type of a dtype the JSON data crosses
+// directly (float32, float64, int8 to int64, uint8, bool); nothing for
+// another.
+template <typename F>
+void WithElementType(const std::string& dtype, F&& f) {
+  if (dtype == "float32") f(float{});
+  else if (dtype == "float64") f(double{});
+  else if (dtype == "int64") f(int64_t{});
+  else if (dtype == "int32") f(int32_t{});
+  else if (dtype == "int16") f(int16_t{});
+  else if (dtype == "int8") f(int8_t{});
+  else if (dtype == "uint8") f(uint8_t{});
+  else if (dtype == "bool") f(bool{});
+}
+
 // A DLPack tensor owning its shape and a copy of the bytes (8-byte aligned).
 struct OwnedTensor {
   DLManagedTensor managed{};
@@ -148,15 +163,11 @@ std::optional<Value> TensorFromNumbers(const std::string& dtype, const std::vect
     if (d != 0 && count > std::numeric_limits<int64_t>::max() / d) return std::nullopt;
     count *= d;
   }
-  if (dtype == "float32") return TensorOf<float>(dtype, shape, data, count);
-  if (dtype == "float64") return TensorOf<double>(dtype, shape, data, count);
-  if (dtype == "int64") return TensorOf<int64_t>(dtype, shape, data, count);
-  if (dtype == "int32") return TensorOf<int32_t>(dtype, shape, data, count);
-  if (dtype == "int16") return TensorOf<int16_t>(dtype, shape, data, count);
-  if (dtype == "int8") return TensorOf<int8_t>(dtype, shape, data, count);
-  if (dtype == "uint8") return TensorOf<uint8_t>(dtype, shape, data, count);
-  if (dtype == "bool") return TensorOf<bool>(dtype, shape, data, count);
-  return std::nullopt;
+  std::optional<Value> tensor;
+  WithElementType(dtype, [&](auto element) {
+    tensor = TensorOf<decltype(element)>(dtype, shape, data, count);
+  });
+  return tensor;
 }
 
 std::optional<Json> NumbersOfTensor(const tsb_any& tensor, std::string& dtype,
@@ -187,13 +198,10 @@ std::optional<Json> NumbersOfTensor(const tsb_any& tensor, std::string& dtype,
   }
   if (type == nullptr) return std::nullopt;
   const std::string name = type->dtype;
-  if (name == "float32") ok = AppendJson<float>(p, n, data);
-  else if (name == "float64") ok = AppendJson<double>(p, n, data);
-  else if (name == "int64") ok = AppendJson<int64_t>(p, n, data);
-  else if (name == "int32") ok = AppendJson<int32_t>(p, n, data);
-  else if (name == "int16") ok = AppendJson<int16_t>(p, n, data);
-  else if (name == "int8") ok = AppendJson<int8_t>(p, n, data);
-  else if (name == "uint8") ok = AppendJson<uint8_t>(p, n, data);
+  WithElementType(name, [&](auto element) {
+    using T = decltype(element);
+    if constexpr (!std::is_same_v<T, bool>) ok = AppendJson<T>(p, n, data);
+  });
   if (!ok) return std::nullopt;  // bool (JSON true and false) and the rest: the general writer
   dtype = name;
   return data;

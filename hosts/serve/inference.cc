@@ -1,5 +1,6 @@
 #include "hosts/serve/inference.h"
 
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -150,9 +151,18 @@ std::string TensorDtype(const TensorHead& head, const TensorSpec& spec, const st
   return dtype;
 }
 
-int64_t Count(const std::vector<int64_t>& shape) {
-  int64_t count = 1;
-  for (int64_t d : shape) count *= d;
+// The elements of `shape` (each dimension 0 or more, ReadShape) times
+// `element` bytes; a 400 at `where` when that does not fit in 64 bits (a
+// wrapped product would let a huge shape pass a size check).
+uint64_t Count(const std::vector<int64_t>& shape, const std::string& where, uint64_t element = 1) {
+  uint64_t count = element;
+  for (int64_t d : shape) {
+    if (d == 0) return 0;
+    if (count > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(d)) {
+      Bad(Key(where, "shape"), "shape " + ShapeText(shape) + " has more elements than fit in memory");
+    }
+    count *= static_cast<uint64_t>(d);
+  }
   return count;
 }
 
@@ -170,8 +180,8 @@ Json TensorInput(const Json& data, const TensorHead& head, const TensorSpec& spe
             "expected a string (BYTES), got " + Describe(flat[i]));
       }
     }
-    const int64_t count = Count(head.shape);
-    if (static_cast<int64_t>(flat.size()) != count) {
+    const uint64_t count = Count(head.shape, where);
+    if (flat.size() != count) {
       Bad(Key(where, "data"), "shape " + ShapeText(head.shape) + " needs " + std::to_string(count) +
                                   " elements, got " + Describe(flat));
     }
@@ -243,7 +253,7 @@ InputValue ReadInput(const Json& input, const TensorSpec& spec, const std::strin
     const std::string_view bytes = binary.Take(*size, at);
     if (head.datatype == "BYTES") return {TensorInput(StringsFromBytes(bytes, at), head, spec, where), where};
     const std::string dtype = TensorDtype(head, spec, where);
-    const auto needed = static_cast<uint64_t>(Count(head.shape)) * ElementSize(dtype);
+    const uint64_t needed = Count(head.shape, where, ElementSize(dtype));
     if (needed != bytes.size()) {
       Bad(at, "shape " + ShapeText(head.shape) + " of " + head.datatype + " needs " +
                   std::to_string(needed) + " bytes, got " + std::to_string(bytes.size()));

@@ -145,6 +145,10 @@ BAD = [
     ("kinds", {"inputs": [{"name": "words", "datatype": "BYTES", "shape": [1],
                            "parameters": {"binary_data_size": 6}}]}, b"\x02\x00\x00\x00\xc3\x28",
      'inputs[0] → key "parameters" → key "binary_data_size": BYTES element 0 is not valid UTF-8'),
+    # 2^62 x 4 FP32 elements are 2^66 bytes: a 64-bit product wraps to 0.
+    ("add", {"inputs": [{"name": "x", "datatype": "FP32", "shape": [2 ** 62, 4],
+                         "parameters": {"binary_data_size": 0}}]}, b"",
+     'inputs[0] → key "shape": shape [4611686018427387904, 4] has more elements than fit in memory'),
     ("linear", {"inputs": [X], "parameters": {"binary_data_output": "yes"}}, FOUR,
      'key "parameters" → key "binary_data_output": expected true or false, got JSON string "yes"'),
 ]

@@ -4,6 +4,7 @@ bad requests answered with the right status while the server keeps
 serving, /metrics, and tsbridge's live handles back to their idle count."""
 import os
 import subprocess
+import time
 
 import pytest
 import torch
@@ -206,13 +207,23 @@ def test_metrics(server):
 
 
 def test_log_line_per_request(server):
+    # A line is written once its response is sent: the one of the test
+    # before may come after `before` was counted, and ours after our
+    # responses arrived. So: wait for ours, and look at ours alone.
     before = server.log().count("\n")
     server.get("/v2/health/live")
     server.post("/v2/models/nope/infer", "{}")
-    lines = server.log().splitlines()[before:]
-    assert len(lines) == 2, lines
-    assert '"GET /v2/health/live" 200' in lines[0]
-    assert '"POST /v2/models/nope/infer" 404' in lines[1]
+    deadline = time.monotonic() + 10
+    while True:
+        lines = server.log().splitlines()[before:]
+        if any('"POST /v2/models/nope/infer"' in line for line in lines) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    ours = [line for line in lines
+            if '"GET /v2/health/live"' in line or '"POST /v2/models/nope/infer"' in line]
+    assert len(ours) == 2, lines
+    assert '"GET /v2/health/live" 200' in ours[0]
+    assert '"POST /v2/models/nope/infer" 404' in ours[1]
 
 
 @pytest.mark.parametrize("layout,message", [
