@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/binary/pickle_scan.h"
+#include "core/binary/zip_sizes.h"
 #include "core/value/nesting.h"
 
 namespace tsb::binary {
@@ -81,8 +82,10 @@ absl::StatusOr<c10::IValue> PickleLoad(const char* data, size_t size) {
   try {
     // What torch::jit::pickle_load does, with a bounded reader, and with
     // data.pkl checked before LibTorch's unpickler runs it.
-    caffe2::serialize::PyTorchStreamReader reader(
-        std::make_shared<BoundedReadAdapter>(data, size));
+    auto in = std::make_shared<BoundedReadAdapter>(data, size);
+    caffe2::serialize::PyTorchStreamReader reader(in);
+    absl::Status sizes = CheckZipRecordSizes(*in);
+    if (!sizes.ok()) return sizes;
     auto [pickle, pickle_size] = reader.getRecord("data.pkl");
     std::string rewritten;
     absl::Status scan =

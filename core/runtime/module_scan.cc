@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <caffe2/serialize/file_adapter.h>
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/frontend/parser.h>
 #include <torch/csrc/jit/frontend/tree_views.h>
@@ -19,6 +20,7 @@
 #include "absl/strings/string_view.h"
 #include "core/binary/pickle.h"
 #include "core/binary/pickle_scan.h"
+#include "core/binary/zip_sizes.h"
 #include "tsbridge/plugin/errors.hpp"
 
 namespace tsb::runtime {
@@ -323,20 +325,27 @@ absl::Status ScanReader(caffe2::serialize::PyTorchStreamReader& reader,
   return absl::OkStatus();
 }
 
+// The archive's records, their claimed sizes checked first (zip_sizes.h):
+// LibTorch's reader allocates what a record claims before reading it.
+absl::Status ScanArchive(std::shared_ptr<caffe2::serialize::ReadAdapterInterface> in,
+                         const std::function<absl::Status(absl::string_view code)>& on_code) {
+  caffe2::serialize::PyTorchStreamReader reader(in);
+  absl::Status sizes = binary::CheckZipRecordSizes(*in);
+  if (!sizes.ok()) return NotSaved("the zip directory", sizes.message());
+  return ScanReader(reader, on_code);
+}
 
 }  // namespace
 
 absl::Status ScanModuleArchive(
     const char* path, const std::function<absl::Status(absl::string_view code)>& on_code) {
-  caffe2::serialize::PyTorchStreamReader reader(path);
-  return ScanReader(reader, on_code);
+  return ScanArchive(std::make_shared<caffe2::serialize::FileAdapter>(path), on_code);
 }
 
 absl::Status ScanModuleArchive(
     const char* data, size_t size,
     const std::function<absl::Status(absl::string_view code)>& on_code) {
-  caffe2::serialize::PyTorchStreamReader reader(binary::MemoryReader(data, size));
-  return ScanReader(reader, on_code);
+  return ScanArchive(binary::MemoryReader(data, size), on_code);
 }
 
 }  // namespace tsb::runtime

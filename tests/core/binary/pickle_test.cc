@@ -2,6 +2,8 @@
 // and checks (pickle_peer.py check); torch.save writes, tsbridge loads and
 // checks here.
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <string>
 
@@ -155,6 +157,53 @@ TEST_F(PickleTest, BadBytesAreAnErrorNotACrash) {
   size_t size = 0;
   Status null_out(tsb_pickle_write(&one, nullptr, &size));
   EXPECT_EQ(tsb_status_get_code(null_out.get()), TSB_ERR_INVALID_ARGUMENT);
+}
+
+// A record whose directory entry claims 4 GB in an archive of a few
+// hundred bytes is refused before LibTorch's reader allocates the claim
+// (fuzz_module_load found a module file that made it allocate 3 GB), by
+// tsb_pickle_read and by the module loader alike.
+TEST_F(PickleTest, ARecordClaimingMoreThanItsArchiveIsRefused) {
+  tsb_any seven = tsb_any_int(7);
+  char* data = nullptr;
+  size_t size = 0;
+  TSB_ASSERT_OK(tsb_pickle_write(&seven, &data, &size));
+  std::string archive(data, size);
+  tsb_string_free(data);
+  const std::string entry("PK\x01\x02", 4);  // a central directory entry
+  bool claimed = false;
+  for (size_t at = archive.find(entry); at != std::string::npos && !claimed;
+       at = archive.find(entry, at + 1)) {
+    const size_t name = static_cast<unsigned char>(archive[at + 28]) |
+                        static_cast<unsigned char>(archive[at + 29]) << 8;
+    const std::string record = archive.substr(at + 46, name);
+    if (record.size() >= 8 && record.compare(record.size() - 8, 8, "data.pkl") == 0) {
+      // Marked deflated (a stored record's sizes must agree, which miniz
+      // checks itself) and claiming 0xF0000000 bytes uncompressed.
+      archive.replace(at + 10, 2, std::string("\x08\x00", 2));
+      archive.replace(at + 24, 4, std::string("\x00\x00\x00\xf0", 4));
+      claimed = true;
+    }
+  }
+  ASSERT_TRUE(claimed) << "no data.pkl entry in the archive tsb_pickle_write wrote";
+  tsb_any out{};
+  Status s(tsb_pickle_read(archive.data(), archive.size(), &out));
+  ASSERT_NE(s.get(), nullptr);
+  EXPECT_EQ(tsb_status_get_code(s.get()), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tsb_status_get_message(s.get())).find("data.pkl\" claims 4026531840 bytes"),
+            std::string::npos)
+      << tsb_status_get_message(s.get());
+  const std::string dir = BuildPath("TSB_TEXT_WORK_DIR");
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/claims_4gb.pt";
+  std::ofstream(path, std::ios::binary) << archive;
+  tsb_module* module = nullptr;
+  Status load(tsb_module_load(path.c_str(), &module));
+  ASSERT_NE(load.get(), nullptr);
+  EXPECT_EQ(tsb_status_get_code(load.get()), TSB_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tsb_status_get_message(load.get())).find("claims 4026531840 bytes"),
+            std::string::npos)
+      << tsb_status_get_message(load.get());
 }
 
 }  // namespace
