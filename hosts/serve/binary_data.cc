@@ -96,7 +96,7 @@ std::optional<Value> TensorOf(const std::string& dtype, const std::vector<int64_
   std::string bytes(values.size() * sizeof(T), '\0');
   if constexpr (std::is_same_v<T, bool>) {
     for (size_t i = 0; i < values.size(); ++i) bytes[i] = values[i] ? 1 : 0;
-  } else {
+  } else if (!values.empty()) {  // an empty vector's data() may be null
     std::memcpy(bytes.data(), values.data(), bytes.size());
   }
   return TensorFromBytes(dtype, shape, bytes, "");
@@ -136,7 +136,7 @@ Value TensorFromBytes(const std::string& dtype, const std::vector<int64_t>& shap
   auto owned = std::make_unique<OwnedTensor>();
   owned->shape = shape;
   owned->data.reset(new uint64_t[bytes.size() / 8 + 1]);
-  std::memcpy(owned->data.get(), bytes.data(), bytes.size());
+  if (!bytes.empty()) std::memcpy(owned->data.get(), bytes.data(), bytes.size());
   DLTensor& t = owned->managed.dl_tensor;
   t.data = owned->data.get();
   t.device = DLDevice{kDLCPU, 0};
