@@ -5,7 +5,7 @@
 // Anything else, and anything wrong, goes through tsb_json_read and
 // tsb_json_write as text: they are the definition, their errors and their
 // paths are what a client sees, and the direct route only saves their text
-// where it would give the same value (docs/serve.md, "Fast paths").
+// where it would give the same value (docs/serve.md, "The extension").
 #ifndef TSBRIDGE_HOSTS_SERVE_TYPED_JSON_H_
 #define TSBRIDGE_HOSTS_SERVE_TYPED_JSON_H_
 
