@@ -2,6 +2,7 @@
 
 #include <dlpack/dlpack.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -117,6 +118,23 @@ bool AppendJson(const void* p, size_t n, Json& out) {
   return true;
 }
 
+// The same as JSON text, "[1.5,-2.0]": the numbers nlohmann writes for them.
+template <typename T>
+bool AppendJson(const void* p, size_t n, std::string& out) {
+  const T* values = static_cast<const T*>(p);
+  out += '[';
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0) out += ',';
+    if constexpr (std::is_floating_point_v<T>) {
+      if (!AppendJsonNumber(static_cast<double>(values[i]), out)) return false;
+    } else {
+      AppendJsonNumber(static_cast<int64_t>(values[i]), out);
+    }
+  }
+  out += ']';
+  return true;
+}
+
 uint32_t ReadLength(const char* p) {
   const auto* b = reinterpret_cast<const unsigned char*>(p);
   return uint32_t{b[0]} | uint32_t{b[1]} << 8 | uint32_t{b[2]} << 16 | uint32_t{b[3]} << 24;
@@ -170,41 +188,77 @@ std::optional<Value> TensorFromNumbers(const std::string& dtype, const std::vect
   return tensor;
 }
 
-std::optional<Json> NumbersOfTensor(const tsb_any& tensor, std::string& dtype,
-                                    std::vector<int64_t>& shape) {
+namespace {
+
+// NumbersOfTensor's work, the numbers appended to `out` (a Json array or
+// JSON text).
+template <typename Out>
+bool AppendNumbersOf(const tsb_any& tensor, std::string& dtype, std::vector<int64_t>& shape,
+                     Out& out) {
   DLManagedTensor* dl = nullptr;
   if (tsb_status* failed = tsb_tensor_to_dlpack(&tensor, &dl)) {
     tsb_status_free(failed);  // not a tensor here, or none: the general writer says
-    return std::nullopt;
+    return false;
   }
   std::unique_ptr<DLManagedTensor, void (*)(DLManagedTensor*)> owned(
       dl, [](DLManagedTensor* m) { m->deleter(m); });
   const DLTensor& t = dl->dl_tensor;
-  if (t.device.device_type != kDLCPU || t.dtype.lanes != 1) return std::nullopt;
+  if (t.device.device_type != kDLCPU || t.dtype.lanes != 1) return false;
   shape.assign(t.shape, t.shape + t.ndim);
   size_t n = 1;
-  int64_t expected = 1;  // row-major strides, in elements
-  for (int32_t i = t.ndim - 1; i >= 0; --i) {
-    if (t.strides != nullptr && t.shape[i] != 1 && t.strides[i] != expected) return std::nullopt;
+  for (int32_t i = 0; i < t.ndim; ++i) n *= static_cast<size_t>(t.shape[i]);
+  int64_t expected = 1;  // row-major strides, in elements (none matter when empty)
+  for (int32_t i = t.ndim - 1; n > 0 && i >= 0; --i) {
+    if (t.strides != nullptr && t.shape[i] != 1 && t.strides[i] != expected) return false;
     expected *= t.shape[i];
-    n *= static_cast<size_t>(t.shape[i]);
   }
   const void* p = static_cast<const char*>(t.data) + t.byte_offset;
-  Json data = Json::array();
-  bool ok = false;
   const DlpackType* type = nullptr;
   for (const DlpackType& k : kTypes) {
     if (k.code == t.dtype.code && k.bits == t.dtype.bits) type = &k;
   }
-  if (type == nullptr) return std::nullopt;
-  const std::string name = type->dtype;
-  WithElementType(name, [&](auto element) {
+  if (type == nullptr) return false;
+  bool ok = false;
+  WithElementType(type->dtype, [&](auto element) {
     using T = decltype(element);
-    if constexpr (!std::is_same_v<T, bool>) ok = AppendJson<T>(p, n, data);
+    if constexpr (!std::is_same_v<T, bool>) ok = AppendJson<T>(p, n, out);
   });
-  if (!ok) return std::nullopt;  // bool (JSON true and false) and the rest: the general writer
-  dtype = name;
+  if (ok) dtype = type->dtype;  // bool (JSON true and false) and the rest: the general writer
+  return ok;
+}
+
+}  // namespace
+
+std::optional<Json> NumbersOfTensor(const tsb_any& tensor, std::string& dtype,
+                                    std::vector<int64_t>& shape) {
+  Json data = Json::array();
+  if (!AppendNumbersOf(tensor, dtype, shape, data)) return std::nullopt;
   return data;
+}
+
+bool AppendNumbersOfTensor(const tsb_any& tensor, std::string& dtype, std::vector<int64_t>& shape,
+                           std::string& text) {
+  const size_t size = text.size();
+  if (AppendNumbersOf(tensor, dtype, shape, text)) return true;
+  text.resize(size);
+  return false;
+}
+
+bool AppendJsonNumber(double d, std::string& out) {
+  if (!std::isfinite(d)) return false;
+  char buffer[32];
+  const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, d);  // shortest round trip
+  const std::string_view digits(buffer, static_cast<size_t>(end - buffer));
+  out += digits;
+  // A double stays one when read back: 2.0, not the integer 2 (as nlohmann).
+  if (digits.find_first_of(".e") == std::string_view::npos) out += ".0";
+  return true;
+}
+
+void AppendJsonNumber(int64_t i, std::string& out) {
+  char buffer[24];
+  const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, i);
+  out.append(buffer, end);
 }
 
 Json StringsFromBytes(std::string_view bytes, const std::string& where) {

@@ -40,6 +40,14 @@ std::optional<Value> TensorFromNumbers(const std::string& dtype, const std::vect
 // (which the general writer spells as strings).
 std::optional<Json> NumbersOfTensor(const tsb_any& tensor, std::string& dtype,
                                     std::vector<int64_t>& shape);
+// The same numbers as JSON text ("[1.5,-2.0]") appended to `text`; false,
+// and `text` as it was, where NumbersOfTensor gives nothing.
+bool AppendNumbersOfTensor(const tsb_any& tensor, std::string& dtype, std::vector<int64_t>& shape,
+                           std::string& text);
+// A number as nlohmann writes it (a finite double keeps a fraction or an
+// exponent: 2.0); false, and nothing appended, for NaN and the infinities.
+bool AppendJsonNumber(double d, std::string& out);
+void AppendJsonNumber(int64_t i, std::string& out);
 // BYTES elements as JSON strings; a 400 at `where` if the bytes are not so.
 Json StringsFromBytes(std::string_view bytes, const std::string& where);
 // A tensor's elements (CPU, a dtype the protocol names) as bytes.

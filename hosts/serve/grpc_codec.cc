@@ -163,24 +163,23 @@ InferRequest ReadGrpcRequest(const inference::ModelInferRequest& in, std::string
 }
 
 void WriteGrpcResponse(const InferResponse& response, inference::ModelInferResponse& out) {
-  const Json& body = response.body;
-  out.set_model_name(body["model_name"].get<std::string>());
-  out.set_model_version(body["model_version"].get<std::string>());
-  if (body.contains("id")) out.set_id(body["id"].get<std::string>());
+  const Json& head = response.head;
+  out.set_model_name(head["model_name"].get<std::string>());
+  out.set_model_version(head["model_version"].get<std::string>());
+  if (head.contains("id")) out.set_id(head["id"].get<std::string>());
   size_t at = 0;
-  for (const Json& output : body["outputs"]) {
+  for (const ResponseOutput& output : response.outputs) {
+    const Json& json = output.head;
     auto* o = out.add_outputs();
-    o->set_name(output["name"].get<std::string>());
-    o->set_datatype(output["datatype"].get<std::string>());
-    for (const Json& d : output["shape"]) o->add_shape(d.get<int64_t>());
+    o->set_name(json["name"].get<std::string>());
+    o->set_datatype(json["datatype"].get<std::string>());
+    for (const Json& d : json["shape"]) o->add_shape(d.get<int64_t>());
     std::string* raw = out.add_raw_output_contents();
-    if (!output.contains("parameters")) continue;
-    const Json& parameters = output["parameters"];
-    if (parameters.contains(kJsonParameter)) {
-      (*o->mutable_parameters())[kJsonParameter].set_string_param(parameters[kJsonParameter].dump());
+    if (!output.typed_json.empty()) {
+      (*o->mutable_parameters())[kJsonParameter].set_string_param(output.typed_json);
     }
-    if (parameters.contains("binary_data_size")) {
-      const auto size = parameters["binary_data_size"].get<size_t>();
+    if (json.contains("parameters") && json["parameters"].contains("binary_data_size")) {
+      const auto size = json["parameters"]["binary_data_size"].get<size_t>();
       raw->assign(response.binary, at, size);
       at += size;
     }

@@ -286,38 +286,43 @@ const TensorSpec& InputOf(const ModelVersion& model, const Json& input, const st
                               "\" (inputs: " + names + ")");
 }
 
-// The protocol's $response_output for one result of `spec`'s type.
-Json OutputOf(const TensorSpec& spec, Json value) {
-  Json out = Json::object();
-  out["name"] = spec.name;
+// The protocol's $response_output for one result of `spec`'s type: a
+// tensor of a datatype the protocol names as its tensor, a str or List[str]
+// as BYTES, every other value as typed JSON text.
+ResponseOutput OutputOf(const TensorSpec& spec, const tsb_any& value) {
+  std::string text = WriteTypedJson(value);
+  ResponseOutput out{Json::object(), {}};
+  out.head["name"] = spec.name;
   const tsb_kind kind = KindOf(spec.type);
-  if (kind == TSB_KIND_TENSOR && value.is_object() && value.contains("dtype") &&
-      !DatatypeOfDtype(value["dtype"].get<std::string>()).empty()) {
-    out["datatype"] = DatatypeOfDtype(value["dtype"].get<std::string>());
-    out["shape"] = std::move(value["shape"]);
-    out["data"] = std::move(value["data"]);
-    return out;
-  }
-  const bool strs = value.is_array() && kind == TSB_KIND_LIST &&
-                    KindOf(TypeInfoOf(spec.type).contained[0]) == TSB_KIND_STR;
-  if ((kind == TSB_KIND_STR && value.is_string()) || strs) {
-    out["datatype"] = "BYTES";
-    out["shape"] = Json::array({value.is_string() ? size_t{1} : value.size()});
-    out["data"] = value.is_string() ? Json::array({std::move(value)}) : std::move(value);
-    return out;
+  const bool strs = kind == TSB_KIND_LIST && KindOf(TypeInfoOf(spec.type).contained[0]) == TSB_KIND_STR;
+  if (kind == TSB_KIND_TENSOR || kind == TSB_KIND_STR || strs) {  // maybe the protocol's own form
+    Json value_json = Json::parse(text);  // written by tsbridge: valid
+    if (kind == TSB_KIND_TENSOR && value_json.is_object() && value_json.contains("dtype") &&
+        !DatatypeOfDtype(value_json["dtype"].get<std::string>()).empty()) {
+      out.head["datatype"] = DatatypeOfDtype(value_json["dtype"].get<std::string>());
+      out.head["shape"] = std::move(value_json["shape"]);
+      out.head["data"] = std::move(value_json["data"]);
+      return out;
+    }
+    if ((kind == TSB_KIND_STR && value_json.is_string()) || (strs && value_json.is_array())) {
+      out.head["datatype"] = "BYTES";
+      out.head["shape"] = Json::array({value_json.is_string() ? size_t{1} : value_json.size()});
+      out.head["data"] = value_json.is_string() ? Json::array({std::move(value_json)})
+                                                : std::move(value_json);
+      return out;
+    }
   }
   // Every other kind, and a tensor the protocol has no datatype for.
-  out["datatype"] = kJsonDatatype;
-  out["shape"] = Json::array({0});
-  out["data"] = Json::array();
-  out["parameters"] = Json::object();
-  out["parameters"][kJsonParameter] = std::move(value);
+  out.head["datatype"] = kJsonDatatype;
+  out.head["shape"] = Json::array({0});
+  out.head["data"] = Json::array();
+  out.typed_json = std::move(text);
   return out;
 }
 
 // One output of the result: its $response_output and its value.
 struct ResultOutput {
-  Json json;
+  ResponseOutput out;
   Value value;
 };
 
@@ -339,19 +344,31 @@ std::vector<ResultOutput> Outputs(const ModelVersion& model, Value result) {
     std::string dtype;
     std::vector<int64_t> shape;
     if (KindOf(spec.type) == TSB_KIND_TENSOR) data = NumbersOfTensor(items[i].get(), dtype, shape);
-    Json json;
+    ResponseOutput out;
     if (data) {  // the elements as numbers, no typed JSON text in between
-      json = Json::object();
-      json["name"] = spec.name;
-      json["datatype"] = DatatypeOfDtype(dtype);
-      json["shape"] = std::move(shape);
-      json["data"] = std::move(*data);
+      out.head = Json::object();
+      out.head["name"] = spec.name;
+      out.head["datatype"] = DatatypeOfDtype(dtype);
+      out.head["shape"] = std::move(shape);
+      out.head["data"] = std::move(*data);
     } else {
-      json = OutputOf(spec, WriteTypedJson(items[i].get()));
+      out = OutputOf(spec, items[i].get());
     }
-    outputs.push_back({std::move(json), std::move(items[i])});
+    outputs.push_back({std::move(out), std::move(items[i])});
   }
   return outputs;
+}
+
+// `object` (an object's JSON text) with `key` (a name that needs no
+// escaping) set to `raw` (JSON text) as its last member.
+void AppendMember(std::string& object, const char* key, std::string_view raw) {
+  object.pop_back();  // its closing brace
+  if (object.size() > 1) object += ',';
+  object += '"';
+  object += key;
+  object += "\":";
+  object += raw;
+  object += '}';
 }
 
 // A boolean parameter of `holder` (the request, one of its outputs).
@@ -491,11 +508,10 @@ InferResponse Infer(const ModelVersion& model, const InferRequest& parsed) {
   }
   std::vector<ResultOutput> outputs = Outputs(model, std::move(result));
   InferResponse response;
-  response.body = Json::object();
-  response.body["model_name"] = model.name;
-  response.body["model_version"] = model.version;
-  if (request.contains("id")) response.body["id"] = request["id"];
-  response.body["outputs"] = Json::array();
+  response.head = Json::object();
+  response.head["model_name"] = model.name;
+  response.head["model_version"] = model.version;
+  if (request.contains("id")) response.head["id"] = request["id"];
   for (size_t k = 0; k < chosen.size(); ++k) {
     const Chosen& c = chosen[k];
     if (c.index >= outputs.size()) continue;
@@ -503,18 +519,36 @@ InferResponse Infer(const ModelVersion& model, const InferRequest& parsed) {
     // large output is as costly as writing it).
     bool again = false;
     for (size_t j = k + 1; j < chosen.size(); ++j) again = again || chosen[j].index == c.index;
-    Json out = again ? outputs[c.index].json : std::move(outputs[c.index].json);
-    if (c.binary && out["datatype"] != kJsonDatatype) {  // typed JSON has no binary form
-      const std::string bytes = out["datatype"] == "BYTES" ? BytesOfStrings(out["data"])
-                                                           : BytesOfTensor(outputs[c.index].value.get());
-      out.erase("data");
-      out["parameters"]["binary_data_size"] = bytes.size();
+    ResponseOutput out = again ? outputs[c.index].out : std::move(outputs[c.index].out);
+    if (c.binary && out.head["datatype"] != kJsonDatatype) {  // typed JSON has no binary form
+      const std::string bytes = out.head["datatype"] == "BYTES"
+                                    ? BytesOfStrings(out.head["data"])
+                                    : BytesOfTensor(outputs[c.index].value.get());
+      out.head.erase("data");
+      out.head["parameters"]["binary_data_size"] = bytes.size();
       response.binary += bytes;
       response.binary_data = true;
     }
-    response.body["outputs"].push_back(std::move(out));
+    response.outputs.push_back(std::move(out));
   }
   return response;
+}
+
+std::string ResponseText(const InferResponse& response) {
+  std::string outputs = "[";
+  for (const ResponseOutput& output : response.outputs) {
+    if (outputs.size() > 1) outputs += ',';
+    std::string text = output.head.dump();
+    if (!output.typed_json.empty()) {
+      AppendMember(text, "parameters",
+                   std::string("{\"") + kJsonParameter + "\":" + output.typed_json + "}");
+    }
+    outputs += text;
+  }
+  outputs += ']';
+  std::string text = response.head.dump();
+  AppendMember(text, "outputs", outputs);
+  return text;
 }
 
 Json ModelMetadata(const ModelVersion& model, const std::vector<std::string>& versions) {

@@ -8,6 +8,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hosts/serve/repository.h"
 
@@ -17,13 +18,28 @@ namespace tsb::serve {
 inline constexpr const char* kJsonParameter = "tsbridge_json";
 inline constexpr const char* kJsonDatatype = "JSON";
 
-// A response: its JSON, and the binary data that follows it when some
-// output is sent so (the binary tensor data extension, binary_data.h).
+// One output of a response: the protocol's $response_output, except that an
+// output of datatype JSON keeps its value as the typed JSON text
+// tsb_json_write wrote, which the wire carries as it is (REST: as
+// parameters.tsbridge_json's value, gRPC: as its string): a value is never
+// parsed only to be written again.
+struct ResponseOutput {
+  Json head;
+  std::string typed_json;  // empty unless datatype JSON
+};
+
+// A response: model_name, model_version and id in `head`, the outputs, and
+// the binary data that follows the JSON when some output is sent so (the
+// binary tensor data extension, binary_data.h).
 struct InferResponse {
-  Json body;
+  Json head;
+  std::vector<ResponseOutput> outputs;
   std::string binary;
   bool binary_data = false;
 };
+
+// REST's $inference_response: `response` as JSON text.
+std::string ResponseText(const InferResponse& response);
 
 // An inference request whatever wire brought it, the one form REST and gRPC
 // share: the protocol's $inference_request as JSON, and the bytes its

@@ -240,13 +240,13 @@ class Server {
     const InferResponse response = service_.Infer(name, version, [&] {
       return ReadBody(body, header_length);
     }, routed_at.value_or(Clock::now()));
+    std::string text = ResponseText(response);
+    res.status = 200;
     if (response.binary_data) {
-      const std::string text = response.body.dump();
-      res.status = 200;
       res.set_header(kHeaderLength, std::to_string(text.size()));
       res.set_content(text + response.binary, "application/octet-stream");
     } else {
-      Reply(res, 200, response.body);
+      res.set_content(text, "application/json");
     }
   }
 

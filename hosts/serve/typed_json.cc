@@ -1,6 +1,5 @@
 #include "hosts/serve/typed_json.h"
 
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -134,32 +133,52 @@ void Read(const Json& json, int32_t type, kit::BuildContext& context, tsb_any* o
   }
 }
 
-// kit::Walk's host writing tsb_json_write's JSON (docs/json.md) of the same
-// kinds; every other kind, and a value whose text differs (a NaN, a str
-// past ASCII, a tensor with requires_grad), is left to the text.
-class JsonOut {
+// kit::Walk's host writing tsb_json_write's typed JSON (docs/json.md) of the
+// same kinds as text, appended as the walk goes: no JSON document in
+// between. Every other kind, and a value whose text differs (a NaN, a str
+// past ASCII, a tensor with requires_grad), is left to tsb_json_write.
+class JsonText {
  public:
-  using Out = Json;
+  struct Out {};  // what the walk gives back: the text is in `text_`
   using Entry = kit::TypeInfo;
   using Guard = kit::NestingGuard;
 
+  explicit JsonText(std::string& text) : text_(text) {}
+
   const Entry& Type(int32_t index) { return TypeOf(index); }
-  Json None() { return nullptr; }
-  Json Bool(bool b) { return b; }
-  Json Int(int64_t i) { return i; }
-  Json UInt(uint64_t) { throw Unsupported{}; }
-  Json Float(double d) {
-    if (!std::isfinite(d)) throw Unsupported{};  // the text's "NaN" strings
-    return d;
+  Out None() { return Append("null"); }
+  Out Bool(bool b) { return Append(b ? "true" : "false"); }
+  Out Int(int64_t i) {
+    AppendJsonNumber(i, text_);
+    return {};
   }
-  Json Complex(double, double) { throw Unsupported{}; }
-  Json Str(const char* s, size_t n) {
+  Out UInt(uint64_t) { throw Unsupported{}; }
+  Out Float(double d) {
+    if (!AppendJsonNumber(d, text_)) throw Unsupported{};  // the text's "NaN" strings
+    return {};
+  }
+  Out Complex(double, double) { throw Unsupported{}; }
+  Out Str(const char* s, size_t n) {
+    text_ += '"';
     for (size_t i = 0; i < n; ++i) {
-      if (static_cast<unsigned char>(s[i]) >= 0x80) throw Unsupported{};
+      const auto c = static_cast<unsigned char>(s[i]);
+      if (c >= 0x80) throw Unsupported{};
+      if (c == '"' || c == '\\') {
+        text_ += '\\';
+        text_ += static_cast<char>(c);
+      } else if (c < 0x20) {
+        static constexpr char kHex[] = "0123456789abcdef";
+        text_ += "\\u00";
+        text_ += kHex[c >> 4];
+        text_ += kHex[c & 15];
+      } else {
+        text_ += static_cast<char>(c);
+      }
     }
-    return std::string(s, n);
+    text_ += '"';
+    return {};
   }
-  Json Tensor(const tsb_any& tensor) {
+  Out Tensor(const tsb_any& tensor) {
     bool grad = true;
     if (tsb_status* failed = tsb_tensor_get_requires_grad(&tensor, &grad)) {
       tsb_status_free(failed);  // an undefined tensor (null): the text writes it
@@ -167,49 +186,67 @@ class JsonOut {
     }
     std::string dtype;
     std::vector<int64_t> shape;
-    std::optional<Json> data = grad ? std::nullopt : NumbersOfTensor(tensor, dtype, shape);
-    if (!data) throw Unsupported{};
-    Json out = Json::object();
-    out["dtype"] = dtype;
-    out["shape"] = shape;
-    out["data"] = std::move(*data);
-    return out;
+    numbers_.clear();
+    if (grad || !AppendNumbersOfTensor(tensor, dtype, shape, numbers_)) throw Unsupported{};
+    text_ += "{\"dtype\":\"";
+    text_ += dtype;
+    text_ += "\",\"shape\":[";
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (i > 0) text_ += ',';
+      AppendJsonNumber(shape[i], text_);
+    }
+    text_ += "],\"data\":";
+    text_ += numbers_;
+    return Append("}");
   }
-  Json TorchEnum(int32_t, int64_t) { throw Unsupported{}; }
-  Json IntList(const Entry&, const int64_t* p, size_t n) {
-    Json out = Json::array();
-    for (size_t i = 0; i < n; ++i) out.push_back(p[i]);
-    return out;
+  Out TorchEnum(int32_t, int64_t) { throw Unsupported{}; }
+  Out IntList(const Entry&, const int64_t* p, size_t n) {
+    return Array(n, [&](size_t i) { Int(p[i]); });
   }
-  Json FloatList(const Entry&, const double* p, size_t n) {
-    Json out = Json::array();
-    for (size_t i = 0; i < n; ++i) out.push_back(Float(p[i]));
-    return out;
+  Out FloatList(const Entry&, const double* p, size_t n) {
+    return Array(n, [&](size_t i) { Float(p[i]); });
   }
-  Json BoolList(const Entry&, const bool* p, size_t n) {
-    Json out = Json::array();
-    for (size_t i = 0; i < n; ++i) out.push_back(p[i]);
-    return out;
+  Out BoolList(const Entry&, const bool* p, size_t n) {
+    return Array(n, [&](size_t i) { Bool(p[i]); });
   }
-  Json List(const Entry&, kit::Items<JsonOut>& items) {
-    Json out = Json::array();
-    for (size_t i = 0; i < items.size(); ++i) out.push_back(items.Walk(i));
-    return out;
+  Out List(const Entry&, kit::Items<JsonText>& items) {
+    return Array(items.size(), [&](size_t i) { items.Walk(i); });
   }
-  Json Tuple(const Entry& type, kit::Items<JsonOut>& items) {
+  Out Tuple(const Entry& type, kit::Items<JsonText>& items) {
     if (type.kind != TSB_KIND_TUPLE) throw Unsupported{};  // a NamedTuple is an object
     return List(type, items);
   }
-  Json Dict(const Entry& type, kit::DictItems<JsonOut>& items) {
+  Out Dict(const Entry& type, kit::DictItems<JsonText>& items) {
     if (type.contained[0] != TSB_TYPE_STR) throw Unsupported{};  // pairs, or Any's rule
-    Json out = Json::object();
+    text_ += '{';
     for (size_t i = 0; i < items.size(); ++i) {
-      out.emplace(items.Key(i).get<std::string>(), items.Value(i));
+      if (i > 0) text_ += ',';
+      items.Key(i);
+      text_ += ':';
+      items.Value(i);
     }
-    return out;
+    return Append("}");
   }
-  Json Enum(const Entry&, const tsb_any&) { throw Unsupported{}; }
-  Json Object(const Entry&, const tsb_any&) { throw Unsupported{}; }
+  Out Enum(const Entry&, const tsb_any&) { throw Unsupported{}; }
+  Out Object(const Entry&, const tsb_any&) { throw Unsupported{}; }
+
+ private:
+  Out Append(const char* s) {
+    text_ += s;
+    return {};
+  }
+  template <typename Item>
+  Out Array(size_t n, Item&& item) {
+    text_ += '[';
+    for (size_t i = 0; i < n; ++i) {
+      if (i > 0) text_ += ',';
+      item(i);
+    }
+    return Append("]");
+  }
+
+  std::string& text_;
+  std::string numbers_;  // a tensor's, reused
 };
 
 }  // namespace
@@ -225,33 +262,35 @@ bool ReadTypedJsonDirect(const Json& json, int32_t type, tsb_any* out) {
   return false;
 }
 
-bool WriteTypedJsonDirect(const tsb_any& value, Json& out) {
-  try {
-    JsonOut host;
-    out = kit::Walk(host, value);
-    return true;
-  } catch (const Unsupported&) {
-  } catch (const kit::ConvertError&) {
-  }
-  return false;
-}
-
 void ReadTypedJson(const Json& json, int32_t type, tsb_any* out) {
   if (ReadTypedJsonDirect(json, type, out)) return;
   kit::CheckStatus(tsb_json_read(json.dump().c_str(), type, out));
 }
 
-Json WriteTypedJson(const tsb_any& value) {
-  Json json;
-  if (WriteTypedJsonDirect(value, json)) return json;
+bool WriteTypedJsonDirect(const tsb_any& value, std::string& out) {
+  out.clear();
+  try {
+    JsonText host(out);
+    kit::Walk(host, value);
+    return true;
+  } catch (const Unsupported&) {
+  } catch (const kit::ConvertError&) {
+  }
+  out.clear();
+  return false;
+}
+
+std::string WriteTypedJson(const tsb_any& value) {
+  std::string out;
+  if (WriteTypedJsonDirect(value, out)) return out;
   char* text = nullptr;
   if (tsb_status* status = tsb_json_write(&value, &text)) {
     Status owned(status);
     throw HttpError{500, "cannot write the result as JSON: " + owned.message()};
   }
-  json = Json::parse(text);  // written by tsbridge: valid
+  out = text;
   tsb_string_free(text);
-  return json;
+  return out;
 }
 
 }  // namespace tsb::serve

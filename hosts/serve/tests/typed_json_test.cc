@@ -162,12 +162,14 @@ void CheckWrite(const WriteCase& c) {
   {
     Value value;
     kit::CheckStatus(tsb_json_read(c.json, TypeOf(c.type), value.out()));
-    Json direct;
+    std::string direct;
     const bool took = WriteTypedJsonDirect(value.get(), direct);
     EXPECT_EQ(took, c.direct);
     const std::string text = TextOf(value.get());
-    if (took) EXPECT_EQ(direct.dump(), Json::parse(text).dump());  // numbers' text and key order
-    EXPECT_EQ(WriteTypedJson(value.get()).dump(), Json::parse(text).dump());
+    // Parsed and written again by nlohmann: the same numbers (2.0 stays a
+    // double), strings and key order.
+    if (took) EXPECT_EQ(Json::parse(direct).dump(), Json::parse(text).dump());
+    EXPECT_EQ(Json::parse(WriteTypedJson(value.get())).dump(), Json::parse(text).dump());
   }
   EXPECT_EQ(Handles(), before);
 }
@@ -179,7 +181,9 @@ TEST(TypedJsonWrite, CommonKindsDirectlyAsTheTextWrites) {
                          "a": {"dtype": "int64", "shape": [2, 1], "data": [-9, 9]},
                          "m": {"dtype": "uint8", "shape": [1], "data": [255]}})",
                      true},
-           {"List[float]", "[0.1, 1e300, 2.0, -0.0]", true},
+           {"List[float]", "[0.1, 1e300, 2.0, -0.0, 5e-324, 123456789012345678]", true},
+           {"Dict[str, str]", R"({"q\"b\\": "tab\tnl\n\u0001", "": ""})", true},
+           {"Tensor", R"({"dtype": "float64", "shape": [2, 0], "data": []})", true},
            {"List[int]", "[1, -2]", true},
            {"List[bool]", "[true, false]", true},
            {"Tuple[int, Optional[str], List[str]]", R"([1, null, ["a", "b"]])", true},
