@@ -90,10 +90,10 @@ bool AppendNumbers(const Json& data, std::vector<T>& out) {
 
 template <typename T>
 std::optional<Value> TensorOf(const std::string& dtype, const std::vector<int64_t>& shape,
-                              const Json& data, int64_t count) {
+                              const Json& data, uint64_t count) {
   std::vector<T> values;
-  if (count == static_cast<int64_t>(data.size())) values.reserve(data.size());  // flat data
-  if (!AppendNumbers(data, values) || static_cast<int64_t>(values.size()) != count) return std::nullopt;
+  if (count == data.size()) values.reserve(data.size());  // flat data
+  if (!AppendNumbers(data, values) || values.size() != count) return std::nullopt;
   std::string bytes(values.size() * sizeof(T), '\0');
   if constexpr (std::is_same_v<T, bool>) {
     for (size_t i = 0; i < values.size(); ++i) bytes[i] = values[i] ? 1 : 0;
@@ -176,16 +176,25 @@ Value TensorFromBytes(const std::string& dtype, const std::vector<int64_t>& shap
 
 std::optional<Value> TensorFromNumbers(const std::string& dtype, const std::vector<int64_t>& shape,
                                        const Json& data) {
-  int64_t count = 1;  // shapes the request gives: the product may not fit
-  for (int64_t d : shape) {
-    if (d != 0 && count > std::numeric_limits<int64_t>::max() / d) return std::nullopt;
-    count *= d;
-  }
+  const std::optional<uint64_t> count = ElementCount(shape);  // the request's: may not fit
+  if (!count) return std::nullopt;
   std::optional<Value> tensor;
   WithElementType(dtype, [&](auto element) {
-    tensor = TensorOf<decltype(element)>(dtype, shape, data, count);
+    tensor = TensorOf<decltype(element)>(dtype, shape, data, *count);
   });
   return tensor;
+}
+
+std::optional<uint64_t> ElementCount(const std::vector<int64_t>& shape, uint64_t element) {
+  uint64_t count = element;
+  for (int64_t d : shape) {
+    if (d == 0) return 0;
+    if (d < 0 || count > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(d)) {
+      return std::nullopt;
+    }
+    count *= static_cast<uint64_t>(d);
+  }
+  return count;
 }
 
 namespace {

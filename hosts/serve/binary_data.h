@@ -18,6 +18,10 @@ namespace tsb::serve {
 
 inline constexpr const char* kHeaderLength = "Inference-Header-Content-Length";
 
+// The elements of `shape` times `element` bytes; nothing where a dimension
+// is negative or the product does not fit in 64 bits (a wrapped product
+// would let a huge shape pass a size check).
+std::optional<uint64_t> ElementCount(const std::vector<int64_t>& shape, uint64_t element = 1);
 // The bytes of one element of a dtype the protocol names (tsbridge's name,
 // "float32"); 0 for another.
 size_t ElementSize(const std::string& dtype);

@@ -1,6 +1,5 @@
 #include "hosts/serve/inference.h"
 
-#include <limits>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -151,19 +150,13 @@ std::string TensorDtype(const TensorHead& head, const TensorSpec& spec, const st
   return dtype;
 }
 
-// The elements of `shape` (each dimension 0 or more, ReadShape) times
-// `element` bytes; a 400 at `where` when that does not fit in 64 bits (a
-// wrapped product would let a huge shape pass a size check).
+// ElementCount, or a 400 at `where` when it does not fit in 64 bits.
 uint64_t Count(const std::vector<int64_t>& shape, const std::string& where, uint64_t element = 1) {
-  uint64_t count = element;
-  for (int64_t d : shape) {
-    if (d == 0) return 0;
-    if (count > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(d)) {
-      Bad(Key(where, "shape"), "shape " + ShapeText(shape) + " has more elements than fit in memory");
-    }
-    count *= static_cast<uint64_t>(d);
+  const std::optional<uint64_t> count = ElementCount(shape, element);
+  if (!count) {
+    Bad(Key(where, "shape"), "shape " + ShapeText(shape) + " has more elements than fit in memory");
   }
-  return count;
+  return *count;
 }
 
 // One input in the protocol's tensor form as the typed JSON tsb_json_read

@@ -28,15 +28,18 @@ set(TSB_R_ENV "TSB_BUILD_DIR=${PROJECT_BINARY_DIR}" "R_LIBS=${TSB_R_LIB}"
     "TSB_VERSION_FIXTURES=${TSB_VERSION_FIXTURES}" "TSB_OTHER_TORCH_PLUGIN=${TSB_OTHER_TORCH_PLUGIN}"
     "TSB_TORCH_VERSION=${Torch_VERSION}")
 # R CMD INSTALL compiles through ccache where the build does (R_MAKEVARS_USER
-# puts it before R's own C++17 compiler): every test and the package build
-# that installs the R host compile the same sources.
+# puts it, with the build's ccache settings, before R's own C++17
+# compiler): every test and the package build that installs the R host
+# (debian/rules) compile the same sources.
 if(TSB_CCACHE_ENV)
   execute_process(COMMAND ${TSB_R} CMD config CXX17 OUTPUT_VARIABLE tsb_r_cxx17
                   OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE tsb_r_config_failed)
   if(NOT tsb_r_config_failed AND tsb_r_cxx17)
     set(TSB_R_CCACHE_MAKEVARS ${PROJECT_BINARY_DIR}/r-ccache.Makevars)
-    file(WRITE ${TSB_R_CCACHE_MAKEVARS} "CXX17 = ${CCACHE_PROGRAM} ${tsb_r_cxx17}\n")
-    list(APPEND TSB_R_ENV ${TSB_CCACHE_ENV} "R_MAKEVARS_USER=${TSB_R_CCACHE_MAKEVARS}")
+    list(JOIN TSB_CCACHE_SETTINGS " " tsb_settings)
+    file(WRITE ${TSB_R_CCACHE_MAKEVARS}
+         "CXX17 = env ${tsb_settings} ${CCACHE_PROGRAM} ${tsb_r_cxx17}\n")
+    list(APPEND TSB_R_ENV "R_MAKEVARS_USER=${TSB_R_CCACHE_MAKEVARS}")
   endif()
 endif()
 
