@@ -26,6 +26,11 @@ get_filename_component(tsb_rustc_dir ${TSB_RUSTC} DIRECTORY)
 find_program(TSB_RUSTDOC rustdoc HINTS ${tsb_rustc_dir} NO_DEFAULT_PATH)
 find_program(TSB_RUSTDOC rustdoc)
 
+# The tests' cargo builds start from an empty target directory each time:
+# no debug info (the link is most of a test program's build with Debian's
+# toolchain) and no incremental cache nobody reads.
+set(TSB_CARGO_TEST_ENV CARGO_PROFILE_DEV_DEBUG=0 CARGO_PROFILE_TEST_DEBUG=0 CARGO_INCREMENTAL=0)
+
 set(TSB_RUST_DIR ${PROJECT_SOURCE_DIR}/hosts/rust)
 set(TSB_RUST_WORK ${CMAKE_CURRENT_BINARY_DIR}/rust)
 set(TSB_RUST_FIXTURES ${TSB_RUST_WORK}/fixtures)
@@ -86,4 +91,4 @@ add_dependencies(tsbridge_rust_fixtures tsbridge_export_fixtures tsbridge_versio
 add_test(NAME rust_host
   COMMAND ${TSB_CARGO} test --offline --manifest-path ${TSB_RUST_DIR}/Cargo.toml)
 set_tests_properties(rust_host PROPERTIES TIMEOUT 900 ENVIRONMENT
-  "RUSTC=${TSB_RUSTC};RUSTDOC=${TSB_RUSTDOC};CARGO_TARGET_DIR=${TSB_RUST_WORK}/target;TSBRIDGE_LIB_DIR=$<TARGET_FILE_DIR:tsbridge>;TSB_RUST_FIXTURES=${TSB_RUST_FIXTURES};TSB_RUST_C_LAYOUT=${TSB_RUST_WORK}/layout.txt;TSB_EXPORT_FIXTURES=${TSB_EXPORT_FIXTURES};TSB_EXPORT_BOX_PLUGIN=$<TARGET_FILE:tsbridge_export_box_plugin>;TSB_OPLIB_FIXTURE=$<TARGET_FILE:fixture_oplib>;TSB_VERSION_FIXTURES=${TSB_VERSION_FIXTURES};TSB_OTHER_TORCH_PLUGIN=${TSB_OTHER_TORCH_PLUGIN}")
+  "${TSB_CARGO_TEST_ENV};RUSTC=${TSB_RUSTC};RUSTDOC=${TSB_RUSTDOC};CARGO_TARGET_DIR=${TSB_RUST_WORK}/target;TSBRIDGE_LIB_DIR=$<TARGET_FILE_DIR:tsbridge>;TSB_RUST_FIXTURES=${TSB_RUST_FIXTURES};TSB_RUST_C_LAYOUT=${TSB_RUST_WORK}/layout.txt;TSB_EXPORT_FIXTURES=${TSB_EXPORT_FIXTURES};TSB_EXPORT_BOX_PLUGIN=$<TARGET_FILE:tsbridge_export_box_plugin>;TSB_OPLIB_FIXTURE=$<TARGET_FILE:fixture_oplib>;TSB_VERSION_FIXTURES=${TSB_VERSION_FIXTURES};TSB_OTHER_TORCH_PLUGIN=${TSB_OTHER_TORCH_PLUGIN}")
