@@ -451,6 +451,11 @@ def main():
                              statistics.median(r.p99 for r in rounds) * 1e3,
                              sum(r.server_cpu for r in rounds) / answered * 1e6,
                              sum(r.client_cpu for r in rounds) / answered * 1e6,
+                             # CPU seconds per second: whether all its workers had work
+                             # (uvicorn's processes share the socket; the kernel may
+                             # give one of them every connection of a round).
+                             statistics.median(r.server_cpu * r.rate / r.answered
+                                               for r in rounds if r.answered) if answered else 0.0,
                              sum(r.answered for r in rounds), failures))
             tsb_runs, fa_runs = runs["tsb serve"], runs["FastAPI"]
             throughput = [a.rate / b.rate for a, b in zip(tsb_runs, fa_runs)]
@@ -496,11 +501,11 @@ def main():
           f"load average (1 min) {load_before[0]:.2f} before, {load_after[0]:.2f} after")
     print()
     print("| model | server | req/s | p50 ms | p99 ms | server CPU µs/req "
-          "| client CPU µs/req | requests | failed |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for label, server, rate, p50, p99, server_cpu, client_cpu, n, failures in rows:
+          "| client CPU µs/req | server cores busy | requests | failed |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for label, server, rate, p50, p99, server_cpu, client_cpu, cores, n, failures in rows:
         print(f"| {label} | {server} | {rate:.0f} | {p50:.2f} | {p99:.2f} | {server_cpu:.0f} "
-              f"| {client_cpu:.0f} | {n} | {failures} |")
+              f"| {client_cpu:.0f} | {cores:.2f} | {n} | {failures} |")
     print()
     print("| model | tsb ÷ FastAPI throughput (goal ≥ 3) | FastAPI ÷ tsb p99 (goal ≥ 3) "
           "| FastAPI ÷ tsb server CPU per request |")
