@@ -240,7 +240,7 @@ class Server {
     const InferResponse response = service_.Infer(name, version, [&] {
       return ReadBody(body, header_length);
     }, routed_at.value_or(Clock::now()));
-    std::string text = ResponseText(response);
+    const std::string text = ResponseText(response);
     res.status = 200;
     if (response.binary_data) {
       res.set_header(kHeaderLength, std::to_string(text.size()));
