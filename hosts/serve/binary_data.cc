@@ -103,22 +103,8 @@ std::optional<Value> TensorOf(const std::string& dtype, const std::vector<int64_
   return TensorFromBytes(dtype, shape, bytes, "");
 }
 
-// Appends n elements of T at p as JSON numbers; false at a NaN or infinity.
-template <typename T>
-bool AppendJson(const void* p, size_t n, Json& out) {
-  const T* values = static_cast<const T*>(p);
-  for (size_t i = 0; i < n; ++i) {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (!std::isfinite(values[i])) return false;
-      out.push_back(static_cast<double>(values[i]));
-    } else {
-      out.push_back(static_cast<int64_t>(values[i]));
-    }
-  }
-  return true;
-}
-
-// The same as JSON text, "[1.5,-2.0]": the numbers nlohmann writes for them.
+// Appends n elements of T at p as JSON text, "[1.5,-2.0]": the numbers
+// nlohmann writes for them; false at a NaN or infinity.
 template <typename T>
 bool AppendJson(const void* p, size_t n, std::string& out) {
   const T* values = static_cast<const T*>(p);
@@ -199,11 +185,8 @@ std::optional<uint64_t> ElementCount(const std::vector<int64_t>& shape, uint64_t
 
 namespace {
 
-// NumbersOfTensor's work, the numbers appended to `out` (a Json array or
-// JSON text).
-template <typename Out>
 bool AppendNumbersOf(const tsb_any& tensor, std::string& dtype, std::vector<int64_t>& shape,
-                     Out& out) {
+                     std::string& out) {
   DLManagedTensor* dl = nullptr;
   if (tsb_status* failed = tsb_tensor_to_dlpack(&tensor, &dl)) {
     tsb_status_free(failed);  // not a tensor here, or none: the general writer says
@@ -237,13 +220,6 @@ bool AppendNumbersOf(const tsb_any& tensor, std::string& dtype, std::vector<int6
 }
 
 }  // namespace
-
-std::optional<Json> NumbersOfTensor(const tsb_any& tensor, std::string& dtype,
-                                    std::vector<int64_t>& shape) {
-  Json data = Json::array();
-  if (!AppendNumbersOf(tensor, dtype, shape, data)) return std::nullopt;
-  return data;
-}
 
 bool AppendNumbersOfTensor(const tsb_any& tensor, std::string& dtype, std::vector<int64_t>& shape,
                            std::string& text) {

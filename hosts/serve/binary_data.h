@@ -38,14 +38,11 @@ Value TensorFromBytes(const std::string& dtype, const std::vector<int64_t>& shap
 // data, and says where it is wrong.
 std::optional<Value> TensorFromNumbers(const std::string& dtype, const std::vector<int64_t>& shape,
                                        const Json& data);
-// A CPU tensor of a dtype TensorFromNumbers names, its elements as the flat
-// JSON numbers tsb_json_write would write (docs/json.md), its dtype and
-// shape; nothing for another tensor, or one holding NaN or an infinity
+// A CPU tensor of a dtype TensorFromNumbers names (except bool): its
+// elements as the flat JSON numbers tsb_json_write would write (docs/json.md),
+// as text ("[1.5,-2.0]") appended to `text`, its dtype and shape. False, and
+// `text` as it was, for another tensor, or one holding NaN or an infinity
 // (which the general writer spells as strings).
-std::optional<Json> NumbersOfTensor(const tsb_any& tensor, std::string& dtype,
-                                    std::vector<int64_t>& shape);
-// The same numbers as JSON text ("[1.5,-2.0]") appended to `text`; false,
-// and `text` as it was, where NumbersOfTensor gives nothing.
 bool AppendNumbersOfTensor(const tsb_any& tensor, std::string& dtype, std::vector<int64_t>& shape,
                            std::string& text);
 // A number as nlohmann writes it (a finite double keeps a fraction or an

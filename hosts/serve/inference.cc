@@ -333,17 +333,15 @@ std::vector<ResultOutput> Outputs(const ModelVersion& model, Value result) {
   std::vector<ResultOutput> outputs;
   for (size_t i = 0; i < items.size() && i < model.outputs.size(); ++i) {
     const TensorSpec& spec = model.outputs[i];
-    std::optional<Json> data;
     std::string dtype;
     std::vector<int64_t> shape;
-    if (KindOf(spec.type) == TSB_KIND_TENSOR) data = NumbersOfTensor(items[i].get(), dtype, shape);
     ResponseOutput out;
-    if (data) {  // the elements as numbers, no typed JSON text in between
+    if (KindOf(spec.type) == TSB_KIND_TENSOR &&
+        AppendNumbersOfTensor(items[i].get(), dtype, shape, out.data)) {  // the numbers as text
       out.head = Json::object();
       out.head["name"] = spec.name;
       out.head["datatype"] = DatatypeOfDtype(dtype);
       out.head["shape"] = std::move(shape);
-      out.head["data"] = std::move(*data);
     } else {
       out = OutputOf(spec, items[i].get());
     }
@@ -518,6 +516,7 @@ InferResponse Infer(const ModelVersion& model, const InferRequest& parsed) {
                                     ? BytesOfStrings(out.head["data"])
                                     : BytesOfTensor(outputs[c.index].value.get());
       out.head.erase("data");
+      out.data.clear();
       out.head["parameters"]["binary_data_size"] = bytes.size();
       response.binary += bytes;
       response.binary_data = true;
@@ -532,6 +531,7 @@ std::string ResponseText(const InferResponse& response) {
   for (const ResponseOutput& output : response.outputs) {
     if (outputs.size() > 1) outputs += ',';
     std::string text = output.head.dump();
+    if (!output.data.empty()) AppendMember(text, "data", output.data);
     if (!output.typed_json.empty()) {
       AppendMember(text, "parameters",
                    std::string("{\"") + kJsonParameter + "\":" + output.typed_json + "}");

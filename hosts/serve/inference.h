@@ -18,13 +18,14 @@ namespace tsb::serve {
 inline constexpr const char* kJsonParameter = "tsbridge_json";
 inline constexpr const char* kJsonDatatype = "JSON";
 
-// One output of a response: the protocol's $response_output, except that an
-// output of datatype JSON keeps its value as the typed JSON text
-// tsb_json_write wrote, which the wire carries as it is (REST: as
-// parameters.tsbridge_json's value, gRPC: as its string): a value is never
-// parsed only to be written again.
+// One output of a response: the protocol's $response_output, except that a
+// tensor's numbers and an output of datatype JSON are kept as the JSON text
+// they were written as, which the wire carries as it is (REST: as "data",
+// as parameters.tsbridge_json's value; gRPC: the JSON as its string
+// parameter): a value is never built as a JSON document only to be written.
 struct ResponseOutput {
   Json head;
+  std::string data;        // a tensor's numbers ("[1.5,2.0]"), else empty: in head
   std::string typed_json;  // empty unless datatype JSON
 };
 
