@@ -229,6 +229,26 @@ bool AppendNumbersOfTensor(const tsb_any& tensor, std::string& dtype, std::vecto
   return false;
 }
 
+bool TensorHeadOf(const tsb_any& tensor, std::string& dtype, std::vector<int64_t>& shape) {
+  DLManagedTensor* dl = nullptr;
+  if (tsb_status* failed = tsb_tensor_to_dlpack(&tensor, &dl)) {
+    tsb_status_free(failed);
+    return false;
+  }
+  std::unique_ptr<DLManagedTensor, void (*)(DLManagedTensor*)> owned(
+      dl, [](DLManagedTensor* m) { m->deleter(m); });
+  const DLTensor& t = dl->dl_tensor;
+  if (t.device.device_type != kDLCPU || t.dtype.lanes != 1) return false;
+  for (const DlpackType& k : kTypes) {
+    if (k.code == t.dtype.code && k.bits == t.dtype.bits) {
+      dtype = k.dtype;
+      shape.assign(t.shape, t.shape + t.ndim);
+      return true;
+    }
+  }
+  return false;
+}
+
 bool AppendJsonNumber(double d, std::string& out) {
   if (!std::isfinite(d)) return false;
   char buffer[32];

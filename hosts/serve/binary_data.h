@@ -45,6 +45,9 @@ std::optional<Value> TensorFromNumbers(const std::string& dtype, const std::vect
 // (which the general writer spells as strings).
 bool AppendNumbersOfTensor(const tsb_any& tensor, std::string& dtype, std::vector<int64_t>& shape,
                            std::string& text);
+// A CPU tensor's dtype (one the protocol names) and shape, all its binary
+// form needs (BytesOfTensor); false for another tensor.
+bool TensorHeadOf(const tsb_any& tensor, std::string& dtype, std::vector<int64_t>& shape);
 // A number as nlohmann writes it (a finite double keeps a fraction or an
 // exponent: 2.0); false, and nothing appended, for NaN and the infinities.
 bool AppendJsonNumber(double d, std::string& out);

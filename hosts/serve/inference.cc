@@ -319,7 +319,10 @@ struct ResultOutput {
   Value value;
 };
 
-std::vector<ResultOutput> Outputs(const ModelVersion& model, Value result) {
+// The result's outputs; a tensor's numbers written only where `as_text`
+// says some request entry wants them as JSON (not as binary data).
+std::vector<ResultOutput> Outputs(const ModelVersion& model, Value result,
+                                  const std::vector<bool>& as_text) {
   std::vector<Value> items;
   if (model.split_result) {  // a Tuple's or NamedTuple's items
     size_t n = 0;
@@ -337,7 +340,8 @@ std::vector<ResultOutput> Outputs(const ModelVersion& model, Value result) {
     std::vector<int64_t> shape;
     ResponseOutput out;
     if (KindOf(spec.type) == TSB_KIND_TENSOR &&
-        AppendNumbersOfTensor(items[i].get(), dtype, shape, out.data)) {  // the numbers as text
+        (as_text[i] ? AppendNumbersOfTensor(items[i].get(), dtype, shape, out.data)  // as text
+                    : TensorHeadOf(items[i].get(), dtype, shape))) {  // binary data, or not asked
       out.head = Json::object();
       out.head["name"] = spec.name;
       out.head["datatype"] = DatatypeOfDtype(dtype);
@@ -497,7 +501,9 @@ InferResponse Infer(const ModelVersion& model, const InferRequest& parsed) {
     const bool ours = status.code() == TSB_ERR_INTERNAL || status.code() == TSB_ERR_NO_MEMORY;
     throw HttpError{ours ? 500 : 400, status.message()};
   }
-  std::vector<ResultOutput> outputs = Outputs(model, std::move(result));
+  std::vector<bool> as_text(model.outputs.size(), false);
+  for (const Chosen& c : chosen) as_text[c.index] = as_text[c.index] || !c.binary;
+  std::vector<ResultOutput> outputs = Outputs(model, std::move(result), as_text);
   InferResponse response;
   response.head = Json::object();
   response.head["model_name"] = model.name;
