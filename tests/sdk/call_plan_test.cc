@@ -12,16 +12,14 @@
 #include <utility>
 #include <vector>
 
+#include "tests/sdk/parse_type.h"
+
 namespace {
 
 using tsb::kit::CallPlan;
 using tsb::kit::PlannedArgument;
 
-int32_t ParseType(const char* text) {
-  int32_t index = TSB_TYPE_INVALID;
-  tsb::Check(tsb_type_parse(text, &index));
-  return index;
-}
+using tsb::testing::ParseType;
 
 TEST(CallPlanTest, ReadsWhichArgumentsTorchScriptBroadcastsAScalarTo) {
   // tsb_argument_info.list_size (1.8): N of int[N], and nothing else.

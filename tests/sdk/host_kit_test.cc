@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/testing/build_paths.h"
+#include "tests/sdk/parse_type.h"
 #include "tests/testing/kit_build_access.h"
 
 namespace {
@@ -176,11 +177,7 @@ class TreeHost {
   tsb::kit::TypeCache<Entry> types_;
 };
 
-int32_t ParseType(const char* text) {
-  int32_t index = TSB_TYPE_INVALID;
-  tsb::Check(tsb_type_parse(text, &index));
-  return index;
-}
+using tsb::testing::ParseType;
 
 tsb::Value Build(TreeHost& host, const TreePtr& tree, const char* type) {
   tsb::Value out;
