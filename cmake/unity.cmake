@@ -12,10 +12,16 @@
 #
 # Left as their own units: generated sources (and any in the build tree),
 # sources outside the source tree, C, and sources marked
-# SKIP_UNITY_BUILD_INCLUSION (CMake's own property).
+# SKIP_UNITY_BUILD_INCLUSION (CMake's own property). Sources with options
+# of their own (COMPILE_OPTIONS and the like) batch only with neighbours
+# that have the same, and their unit carries them.
 # -DTSB_UNITY_BUILD=OFF compiles every source alone, as written.
 option(TSB_UNITY_BUILD "Compile each target's C++ sources in batches" ON)
 set(TSB_UNITY_BATCH_SIZE 8 CACHE STRING "Sources per batch (TSB_UNITY_BUILD)")
+
+# The per-source properties a batch's unit takes from its sources.
+set(_TSB_UNITY_SOURCE_PROPERTIES COMPILE_OPTIONS COMPILE_DEFINITIONS COMPILE_FLAGS
+    INCLUDE_DIRECTORIES SKIP_PRECOMPILE_HEADERS)
 
 function(tsb_unity_build directory)
   if(NOT TSB_UNITY_BUILD)
@@ -42,6 +48,7 @@ function(tsb_unity_build_target target)
   # left alone ends the batch before it.
   set(result "")
   set(batch "")
+  set(batch_key "")
   set(number 0)
   foreach(source IN LISTS sources)
     set(alone TRUE)
@@ -59,6 +66,20 @@ function(tsb_unity_build_target target)
       _tsb_unity_flush()
       list(APPEND result "${source}")
     else()
+      # A source with options of its own (the ABI units' -g, a kernel's -O3)
+      # shares a batch only with neighbours that have the same ones.
+      set(key "")
+      foreach(property IN LISTS _TSB_UNITY_SOURCE_PROPERTIES)
+        get_source_file_property(value "${path}" TARGET_DIRECTORY ${target} ${property})
+        if(NOT value STREQUAL "NOTFOUND")
+          string(APPEND key "${property}=${value};")
+        endif()
+      endforeach()
+      if(NOT key STREQUAL batch_key)
+        _tsb_unity_flush()
+        set(batch_key "${key}")
+        set(batch_path "${path}")
+      endif()
       file(RELATIVE_PATH relative "${PROJECT_SOURCE_DIR}" "${path}")
       list(APPEND batch "${source}|${relative}")
       list(LENGTH batch size)
@@ -90,6 +111,12 @@ macro(_tsb_unity_flush)
     set(_unit "${binary_dir}/${target}_unity/unity_${number}.cc")
     # Written only when its text changes: an unchanged batch keeps its object.
     file(CONFIGURE OUTPUT "${_unit}" CONTENT "${_text}" @ONLY)
+    foreach(_property IN LISTS _TSB_UNITY_SOURCE_PROPERTIES)
+      get_source_file_property(_value "${batch_path}" TARGET_DIRECTORY ${target} ${_property})
+      if(NOT _value STREQUAL "NOTFOUND")
+        set_property(SOURCE "${_unit}" TARGET_DIRECTORY ${target} PROPERTY ${_property} "${_value}")
+      endif()
+    endforeach()
     list(APPEND result "${_unit}")
     math(EXPR number "${number} + 1")
   endif()
