@@ -4,11 +4,18 @@ tsb_python3 <- Sys.getenv("TSB_PYTHON3", "/usr/bin/python3")
 tsb_work <- Sys.getenv("TSB_R_TEST_WORK", tempfile("tsb_r_tests_"))
 dir.create(tsb_work, recursive = TRUE, showWarnings = FALSE)
 
-has_torch <- function() {
-  file.exists(tsb_python3) &&
-    identical(suppressWarnings(system2(tsb_python3, c("-c", shQuote("import torch")),
-                                       stdout = FALSE, stderr = FALSE)), 0L)
-}
+# Asked once per session: each python3 that imports torch takes about a second.
+has_torch <- local({
+  answer <- NULL
+  function() {
+    if (is.null(answer)) {
+      answer <<- file.exists(tsb_python3) &&
+        identical(suppressWarnings(system2(tsb_python3, c("-c", shQuote("import torch")),
+                                           stdout = FALSE, stderr = FALSE)), 0L)
+    }
+    answer
+  }
+})
 
 fixture <- local({
   made <- FALSE
