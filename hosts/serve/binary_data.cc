@@ -185,17 +185,37 @@ std::optional<uint64_t> ElementCount(const std::vector<int64_t>& shape, uint64_t
 
 namespace {
 
-bool AppendNumbersOf(const tsb_any& tensor, std::string& dtype, std::vector<int64_t>& shape,
-                     std::string& out) {
+using ManagedTensor = std::unique_ptr<DLManagedTensor, void (*)(DLManagedTensor*)>;
+
+// A tensor exported through DLPack, if it is a CPU tensor of an element
+// type the protocol names (kTypes), with that type.
+struct CpuTensor {
+  ManagedTensor managed{nullptr, [](DLManagedTensor* m) { m->deleter(m); }};
+  const DlpackType* type = nullptr;
+};
+
+std::optional<CpuTensor> ExportCpuTensor(const tsb_any& tensor) {
   DLManagedTensor* dl = nullptr;
   if (tsb_status* failed = tsb_tensor_to_dlpack(&tensor, &dl)) {
     tsb_status_free(failed);  // not a tensor here, or none: the general writer says
-    return false;
+    return std::nullopt;
   }
-  std::unique_ptr<DLManagedTensor, void (*)(DLManagedTensor*)> owned(
-      dl, [](DLManagedTensor* m) { m->deleter(m); });
+  CpuTensor out;
+  out.managed.reset(dl);
   const DLTensor& t = dl->dl_tensor;
-  if (t.device.device_type != kDLCPU || t.dtype.lanes != 1) return false;
+  if (t.device.device_type != kDLCPU || t.dtype.lanes != 1) return std::nullopt;
+  for (const DlpackType& k : kTypes) {
+    if (k.code == t.dtype.code && k.bits == t.dtype.bits) out.type = &k;
+  }
+  if (out.type == nullptr) return std::nullopt;
+  return out;
+}
+
+bool AppendNumbersOf(const tsb_any& tensor, std::string& dtype, std::vector<int64_t>& shape,
+                     std::string& out) {
+  const std::optional<CpuTensor> cpu = ExportCpuTensor(tensor);
+  if (!cpu) return false;
+  const DLTensor& t = cpu->managed->dl_tensor;
   shape.assign(t.shape, t.shape + t.ndim);
   size_t n = 1;
   for (int32_t i = 0; i < t.ndim; ++i) n *= static_cast<size_t>(t.shape[i]);
@@ -205,17 +225,12 @@ bool AppendNumbersOf(const tsb_any& tensor, std::string& dtype, std::vector<int6
     expected *= t.shape[i];
   }
   const void* p = static_cast<const char*>(t.data) + t.byte_offset;
-  const DlpackType* type = nullptr;
-  for (const DlpackType& k : kTypes) {
-    if (k.code == t.dtype.code && k.bits == t.dtype.bits) type = &k;
-  }
-  if (type == nullptr) return false;
   bool ok = false;
-  WithElementType(type->dtype, [&](auto element) {
+  WithElementType(cpu->type->dtype, [&](auto element) {
     using T = decltype(element);
     if constexpr (!std::is_same_v<T, bool>) ok = AppendJson<T>(p, n, out);
   });
-  if (ok) dtype = type->dtype;  // bool (JSON true and false) and the rest: the general writer
+  if (ok) dtype = cpu->type->dtype;  // bool (JSON true and false) and the rest: the general writer
   return ok;
 }
 
@@ -230,23 +245,12 @@ bool AppendNumbersOfTensor(const tsb_any& tensor, std::string& dtype, std::vecto
 }
 
 bool TensorHeadOf(const tsb_any& tensor, std::string& dtype, std::vector<int64_t>& shape) {
-  DLManagedTensor* dl = nullptr;
-  if (tsb_status* failed = tsb_tensor_to_dlpack(&tensor, &dl)) {
-    tsb_status_free(failed);
-    return false;
-  }
-  std::unique_ptr<DLManagedTensor, void (*)(DLManagedTensor*)> owned(
-      dl, [](DLManagedTensor* m) { m->deleter(m); });
-  const DLTensor& t = dl->dl_tensor;
-  if (t.device.device_type != kDLCPU || t.dtype.lanes != 1) return false;
-  for (const DlpackType& k : kTypes) {
-    if (k.code == t.dtype.code && k.bits == t.dtype.bits) {
-      dtype = k.dtype;
-      shape.assign(t.shape, t.shape + t.ndim);
-      return true;
-    }
-  }
-  return false;
+  const std::optional<CpuTensor> cpu = ExportCpuTensor(tensor);
+  if (!cpu) return false;
+  const DLTensor& t = cpu->managed->dl_tensor;
+  dtype = cpu->type->dtype;
+  shape.assign(t.shape, t.shape + t.ndim);
+  return true;
 }
 
 bool AppendJsonNumber(double d, std::string& out) {
