@@ -279,35 +279,42 @@ const TensorSpec& InputOf(const ModelVersion& model, const Json& input, const st
                               "\" (inputs: " + names + ")");
 }
 
+// A $response_output's head: its name, datatype and shape.
+Json OutputHead(const std::string& name, std::string datatype, Json shape) {
+  Json head = Json::object();
+  head["name"] = name;
+  head["datatype"] = std::move(datatype);
+  head["shape"] = std::move(shape);
+  return head;
+}
+
 // The protocol's $response_output for one result of `spec`'s type: a
 // tensor of a datatype the protocol names as its tensor, a str or List[str]
 // as BYTES, every other value as typed JSON text.
 ResponseOutput OutputOf(const TensorSpec& spec, const tsb_any& value) {
   std::string text = WriteTypedJson(value);
-  ResponseOutput out{Json::object(), {}};
-  out.head["name"] = spec.name;
+  ResponseOutput out;
   const tsb_kind kind = KindOf(spec.type);
   const bool strs = kind == TSB_KIND_LIST && KindOf(TypeInfoOf(spec.type).contained[0]) == TSB_KIND_STR;
   if (kind == TSB_KIND_TENSOR || kind == TSB_KIND_STR || strs) {  // maybe the protocol's own form
     Json value_json = Json::parse(text);  // written by tsbridge: valid
     if (kind == TSB_KIND_TENSOR && value_json.is_object() && value_json.contains("dtype") &&
         !DatatypeOfDtype(value_json["dtype"].get<std::string>()).empty()) {
-      out.head["datatype"] = DatatypeOfDtype(value_json["dtype"].get<std::string>());
-      out.head["shape"] = std::move(value_json["shape"]);
+      out.head = OutputHead(spec.name, DatatypeOfDtype(value_json["dtype"].get<std::string>()),
+                            std::move(value_json["shape"]));
       out.head["data"] = std::move(value_json["data"]);
       return out;
     }
     if ((kind == TSB_KIND_STR && value_json.is_string()) || (strs && value_json.is_array())) {
-      out.head["datatype"] = "BYTES";
-      out.head["shape"] = Json::array({value_json.is_string() ? size_t{1} : value_json.size()});
+      out.head = OutputHead(spec.name, "BYTES",
+                            Json::array({value_json.is_string() ? size_t{1} : value_json.size()}));
       out.head["data"] = value_json.is_string() ? Json::array({std::move(value_json)})
                                                 : std::move(value_json);
       return out;
     }
   }
   // Every other kind, and a tensor the protocol has no datatype for.
-  out.head["datatype"] = kJsonDatatype;
-  out.head["shape"] = Json::array({0});
+  out.head = OutputHead(spec.name, kJsonDatatype, Json::array({0}));
   out.head["data"] = Json::array();
   out.typed_json = std::move(text);
   return out;
@@ -342,10 +349,7 @@ std::vector<ResultOutput> Outputs(const ModelVersion& model, Value result,
     if (KindOf(spec.type) == TSB_KIND_TENSOR &&
         (as_text[i] ? AppendNumbersOfTensor(items[i].get(), dtype, shape, out.data)  // as text
                     : TensorHeadOf(items[i].get(), dtype, shape))) {  // binary data, or not asked
-      out.head = Json::object();
-      out.head["name"] = spec.name;
-      out.head["datatype"] = DatatypeOfDtype(dtype);
-      out.head["shape"] = std::move(shape);
+      out.head = OutputHead(spec.name, DatatypeOfDtype(dtype), std::move(shape));
     } else {
       out = OutputOf(spec, items[i].get());
     }
