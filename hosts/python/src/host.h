@@ -20,6 +20,10 @@
 #include "tsbridge/host/tsbridge.hpp"
 
 struct tsbpy_torch_api;  // torch_fastpath.h
+// dlpack.h's (DLPack 1.2 and newer), declared here at global scope: an
+// elaborated name inside tsbpy would declare a tsbpy::DLPackExchangeAPI
+// wherever this header comes before dlpack.h.
+struct DLPackExchangeAPI;
 
 namespace tsbpy {
 
@@ -144,7 +148,7 @@ struct Torch {
   // Without the companion: torch's DLPack C exchange API (torch >= 2.10,
   // torch.Tensor.__dlpack_c_exchange_api__), else NULL and DLPack capsules.
   // `exchange_reason` says why not; `exchange_capsule` keeps it alive.
-  const struct DLPackExchangeAPI* exchange = nullptr;
+  const ::DLPackExchangeAPI* exchange = nullptr;
   PyObject* exchange_capsule = nullptr;
   std::string exchange_reason;
   // Tensors crossed each way per path ("companion", "exchange", "dlpack"):
