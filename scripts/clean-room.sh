@@ -8,6 +8,8 @@
 #
 #   bash scripts/clean-room.sh            # this release's packages (build/packages)
 #   bash scripts/clean-room.sh 13         # Debian 13's (build-trixie/packages)
+#   bash scripts/clean-room.sh --layers   # only the two layers below, no packages needed
+#                                         # (.ci/run makes them while Debian 12 builds)
 #
 # Each run's root is fresh: an overlay, dropped when the run ends, on two
 # layers kept in $TSB_DEBIAN_ROOTS (never changed once made): CODENAME-clean,
@@ -19,6 +21,11 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source /etc/os-release
+layers_only=()
+if [[ "${1:-}" == --layers ]]; then
+  layers_only=(--layers)
+  shift
+fi
 ROOTS="${TSB_DEBIAN_ROOTS:-/var/cache/tsbridge}"
 source "$ROOT/scripts/debian-roots.sh"
 debian_release "${1:-$VERSION_CODENAME}" ||
@@ -30,12 +37,11 @@ else
   debs="${TSB_PACKAGE_DIR:-$ROOT/build-$codename/packages}"
   apt_cache="$ROOTS/apt-$codename"
 fi
-ls "$debs"/*.deb >/dev/null 2>&1 ||
+((${#layers_only[@]})) || ls "$debs"/*.deb >/dev/null 2>&1 ||
   { echo "tsbridge: no packages in $debs: run scripts/package.sh first" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || { echo "tsbridge: the clean-room test needs root" >&2; exit 1; }
 
 base="$ROOTS/$codename-clean"
-debian_root_once "$base"
 
 # What a user of each host has beside tsbridge: compilers for demo.c and
 # the plugin, LibTorch's development files (which libtsbridge-dev depends
@@ -51,8 +57,9 @@ apt_options=()
 # In a mount namespace of the run's own: every mount goes when it ends.
 if [[ -z "${TSB_CLEAN_ROOM_NS:-}" ]]; then
   exec env TSB_CLEAN_ROOM_NS=1 unshare --mount --propagation private \
-    bash "${BASH_SOURCE[0]}" "$codename"
+    bash "${BASH_SOURCE[0]}" "${layers_only[@]}" "$codename"
 fi
+mkdir -p "$ROOTS"
 run="$(mktemp -d "$ROOTS/clean-room-run.XXXXXX")"
 trap 'umount -R "$run/root" 2>/dev/null || true; rm -rf "$run"' EXIT
 target="$run/root"
@@ -71,17 +78,31 @@ in_root() {
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
 }
 start=$SECONDS
+# The layers are made by one run at a time: .ci/run makes them in the
+# background while the packages build, and the test itself waits for them.
+exec 8>"$ROOTS/$codename-clean.lock"
+flock 8
+debian_root_once "$base"
 if [[ "$(cat "$tools/.tsbridge-tools" 2>/dev/null)" != "${TOOLS[*]}" ]]; then
   echo "tsbridge: installing ${TOOLS[*]} into $tools (once)"
   rm -rf "$tools"
   mount_root "$base" "$tools"
-  in_root apt-get "${apt_options[@]}" update -qq
-  in_root apt-get "${apt_options[@]}" install -y -qq --no-install-recommends "${TOOLS[@]}" \
-    >"$run/apt.log" 2>&1 || { tail -n 40 "$run/apt.log" >&2; exit 1; }
+  # The host's apt cache is the root's: one apt at a time (common.sh's lock).
+  (
+    flock 9
+    in_root apt-get "${apt_options[@]}" update -qq
+    in_root apt-get "${apt_options[@]}" install -y -qq --no-install-recommends "${TOOLS[@]}" \
+      >"$run/apt.log" 2>&1 || { tail -n 40 "$run/apt.log" >&2; exit 1; }
+  ) 9>"${TMPDIR:-/tmp}/tsbridge-apt.lock"
   rm -f "$tools/etc/resolv.conf"
   umount -R "$target"
   rm -rf "$run/work"
   echo "${TOOLS[*]}" >"$tools/.tsbridge-tools"
+fi
+flock -u 8
+if ((${#layers_only[@]})); then
+  echo "tsbridge: clean-room layers ($codename) ready in $((SECONDS - start)) s"
+  exit 0
 fi
 mount_root "$tools:$base" "$run/upper"
 

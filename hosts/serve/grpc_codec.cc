@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "hosts/serve/request_json.h"
 #include "tsbridge/host/kit.hpp"
 
 namespace tsb::serve {
@@ -30,7 +31,7 @@ Json ReadParameters(const ParameterMap& parameters, const std::string& where) {
         Bad(at, "expected string_param holding typed JSON text");
       }
       try {
-        out[name] = Json::parse(parameter.string_param());
+        out[name] = ParseRequestJson(parameter.string_param());
       } catch (const Json::exception& e) {
         Bad(at, std::string("the string_param is not valid JSON: ") + e.what());
       }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hosts/serve/binary_data.h"
+#include "hosts/serve/request_json.h"
 #include "hosts/serve/typed_json.h"
 #include "tsbridge/host/kit.hpp"
 
@@ -432,7 +433,7 @@ Json SpecJson(const TensorSpec& spec, bool input) {
 InferRequest ReadRequest(std::string_view json, std::string_view binary) {
   InferRequest request{Json(), binary};
   try {
-    request.body = Json::parse(json.begin(), json.end());
+    request.body = ParseRequestJson(json);
   } catch (const Json::exception& e) {  // parse_error; out_of_range for 1e400
     Bad("", std::string("the request is not valid JSON: ") + e.what());
   }

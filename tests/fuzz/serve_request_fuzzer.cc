@@ -4,13 +4,16 @@
 // "<request JSON>\0<binary data>" (the binary tensor data extension's body
 // split where Inference-Header-Content-Length would). Whatever the input: a
 // response or an HttpError of 4xx, never another exception, a crash or a
-// leaked handle.
+// leaked handle; and the request's JSON parsed by simdjson
+// (request_json.h) exactly as nlohmann parses it.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include <unistd.h>
@@ -18,6 +21,7 @@
 #include "fuzz_input.h"
 #include "hosts/serve/inference.h"
 #include "hosts/serve/repository.h"
+#include "hosts/serve/request_json.h"
 #include "no_backtraces.h"
 
 namespace {
@@ -47,6 +51,26 @@ const tsb::serve::ModelVersion& Model() {
   return *repository->Find("m", "");  // served for the process: never unloaded
 }
 
+// The same document or the same refusal from ParseRequestJson as from
+// nlohmann's parser: equal text when written, integers where integers.
+void CheckSameParse(std::string_view json) {
+  using tsb::serve::Json;
+  std::optional<Json> ours, theirs;
+  std::string ours_error, theirs_error;
+  try {
+    ours = tsb::serve::ParseRequestJson(json);
+  } catch (const Json::exception& e) {
+    ours_error = e.what();
+  }
+  try {
+    theirs = Json::parse(json.begin(), json.end());
+  } catch (const Json::exception& e) {
+    theirs_error = e.what();
+  }
+  if (ours_error != theirs_error || ours.has_value() != theirs.has_value()) std::abort();
+  if (ours && (ours->dump() != theirs->dump() || *ours != *theirs)) std::abort();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -57,6 +81,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t split = input.find('\0');
   const std::string_view json = input.substr(0, split);
   const std::string_view binary = split == std::string_view::npos ? "" : input.substr(split + 1);
+  CheckSameParse(json);
   const size_t live_before = ::tsb::LiveHandles();
   try {
     const tsb::serve::InferResponse response = tsb::serve::Infer(model, json, binary);
