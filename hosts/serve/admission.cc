@@ -1,36 +1,47 @@
 #include "hosts/serve/admission.h"
 
+#include <algorithm>
+
 namespace tsb::serve {
 
-Admission::Outcome Admission::Enter(std::optional<Clock::time_point> deadline, std::atomic<int64_t>& waiting) {
+Admission::Outcome Admission::Enter(std::optional<Clock::time_point> deadline,
+                                    std::atomic<int64_t>& waiting) {
   std::unique_lock<std::mutex> lock(mutex_);
-  if (running_ < workers_ && waiting_ == 0) {
+  if (running_ < workers_ && waiters_.empty()) {
     ++running_;
     return Outcome::kAdmitted;
   }
-  if (waiting_ >= queue_) return Outcome::kQueueFull;
-  ++waiting_;
+  if (waiters_.size() >= queue_) return Outcome::kQueueFull;
+  Waiter me;
+  waiters_.push_back(&me);
   ++waiting;
-  const auto slot_free = [&] { return running_ < workers_; };
-  bool free = true;
+  const auto admitted = [&] { return me.admitted; };
+  bool in_time = true;
   if (deadline) {
-    free = free_.wait_until(lock, *deadline, slot_free);
+    in_time = me.wake.wait_until(lock, *deadline, admitted);
   } else {
-    free_.wait(lock, slot_free);
+    me.wake.wait(lock, admitted);
   }
-  --waiting_;
   --waiting;
-  if (!free) return Outcome::kDeadline;
-  ++running_;
-  return Outcome::kAdmitted;
+  if (!in_time) {  // not admitted: still queued, leaves the queue
+    waiters_.erase(std::find(waiters_.begin(), waiters_.end(), &me));
+    return Outcome::kDeadline;
+  }
+  return Outcome::kAdmitted;  // the slot Leave passed on: running_ counts it still
 }
 
 void Admission::Leave() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (waiters_.empty()) {
     --running_;
+    return;
   }
-  free_.notify_one();
+  Waiter* next = waiters_.front();
+  waiters_.pop_front();
+  next->admitted = true;
+  // Under the lock: `next` lives on its thread's stack until it has the
+  // lock again and sees `admitted`.
+  next->wake.notify_one();
 }
 
 size_t Admission::running() const {
@@ -40,7 +51,7 @@ size_t Admission::running() const {
 
 size_t Admission::waiting() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return waiting_;
+  return waiters_.size();
 }
 
 }  // namespace tsb::serve

@@ -3,6 +3,8 @@
 // one (docs/serve.md). A request past that is refused at once (503), one
 // that waits past its deadline is refused then (504). The call runs on the
 // connection's own thread once admitted, so no hand-off costs latency.
+// Waiting requests are admitted in the order they came: a slot that frees
+// passes to the longest waiting, so no request waits behind later ones.
 #ifndef TSBRIDGE_HOSTS_SERVE_ADMISSION_H_
 #define TSBRIDGE_HOSTS_SERVE_ADMISSION_H_
 
@@ -11,6 +13,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <optional>
 
@@ -27,16 +30,23 @@ class Admission {
   // long as it takes, without one) if none is free; `waiting` counts this request while it waits (a model's queue
   // depth). kAdmitted must be followed by one Leave().
   Outcome Enter(std::optional<Clock::time_point> deadline, std::atomic<int64_t>& waiting);
+  // Frees the slot, or passes it to the longest waiting request.
   void Leave();
 
   size_t running() const;
   size_t waiting() const;
 
  private:
+  // A waiting request, on its own thread's stack while it waits.
+  struct Waiter {
+    std::condition_variable wake;
+    bool admitted = false;  // the slot was passed to it
+  };
+
   const size_t workers_, queue_;
   mutable std::mutex mutex_;
-  std::condition_variable free_;
-  size_t running_ = 0, waiting_ = 0;
+  std::deque<Waiter*> waiters_;  // in the order they came
+  size_t running_ = 0;
 };
 
 // A worker slot held for a scope.
