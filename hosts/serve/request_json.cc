@@ -11,9 +11,13 @@ namespace tsb::serve {
 namespace {
 
 #ifdef TSB_SERVE_SIMDJSON
-// The largest text simdjson parses: its parser keeps buffers of about ten
-// times the largest document it has seen, one parser per thread; larger
-// requests (rare: tensors that large come as binary data) go to nlohmann.
+// A simdjson parser holds buffers of about 15 times the largest text it
+// parsed. Each connection thread keeps one for texts up to 64 KiB (at most
+// about 1 MiB a thread, with 70 threads by default); a larger text, up to
+// 1 MiB, gets a parser of its own, freed after it (parses run inside
+// admission: at most --workers at once); larger still (rare: tensors that
+// large come as binary data) goes to nlohmann.
+constexpr size_t kThreadParserBytes = size_t{64} << 10;
 constexpr size_t kMaxSimdjsonBytes = size_t{1} << 20;
 
 // `element` as nlohmann's document; false where nlohmann should decide (a
@@ -85,21 +89,26 @@ bool Convert(simdjson::dom::element element, Json& out) {
       return false;
   }
 }
+
+// `text` as nlohmann's document by `parser`; false where nlohmann decides.
+bool ParseWith(simdjson::dom::parser& parser, std::string_view text, Json& out) {
+  simdjson::dom::element root;
+  return parser.parse(text.data(), text.size()).get(root) == simdjson::SUCCESS &&
+         Convert(root, out);
+}
 #endif
 
 }  // namespace
 
 Json ParseRequestJson(std::string_view text) {
 #ifdef TSB_SERVE_SIMDJSON
-  if (text.size() <= kMaxSimdjsonBytes) {
-    // Its buffers reused from request to request on this thread.
-    thread_local simdjson::dom::parser parser(kMaxSimdjsonBytes);
-    simdjson::dom::element root;
-    Json out;
-    if (parser.parse(text.data(), text.size()).get(root) == simdjson::SUCCESS &&
-        Convert(root, out)) {
-      return out;
-    }
+  Json out;
+  if (text.size() <= kThreadParserBytes) {
+    thread_local simdjson::dom::parser parser(kThreadParserBytes);  // reused request to request
+    if (ParseWith(parser, text, out)) return out;
+  } else if (text.size() <= kMaxSimdjsonBytes) {
+    simdjson::dom::parser parser(kMaxSimdjsonBytes);
+    if (ParseWith(parser, text, out)) return out;
   }
 #endif
   return Json::parse(text.begin(), text.end());
