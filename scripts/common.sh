@@ -40,6 +40,7 @@ TSB_PACKAGES=(
   libzip-dev  # lists an AOTInductor package's models (core/runtime/aoti_package.cc, LibTorch 2.6)
   libcpp-httplib-dev  # tsb serve's HTTP server (hosts/serve; without it tsb has no server)
   libsimdjson-dev  # tsb serve's request parse (hosts/serve/request_json.h; without it nlohmann's, slower)
+  libgoogle-perftools-dev  # tcmalloc, tsb serve's allocator (hosts/serve/CMakeLists.txt; without it glibc's malloc, slower)
   python3-requests python3-jsonschema  # tsb serve's tests: the client and the protocol's schema
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc  # tsb serve's gRPC API (hosts/serve/grpc_predict_v2.proto; without them REST only)
   python3-grpcio python3-protobuf  # tsb serve's gRPC tests: the client (stubs from grpc_python_plugin)

@@ -1,5 +1,6 @@
 #include "hosts/serve/service.h"
 
+#include <charconv>
 #include <cstdio>
 #include <ctime>
 #include <exception>
@@ -9,12 +10,19 @@
 namespace tsb::serve {
 namespace {
 
-std::string Timestamp() {
+// The log line's time, to the second: formatted once a second per thread
+// (strftime and the time zone lookup cost more than the rest of the line).
+const std::string& Timestamp() {
+  thread_local std::time_t last = -1;
+  thread_local std::string text;
   const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  if (now != last) {
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char buffer[32];
+    text.assign(buffer, std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc));
+    last = now;
+  }
   return text;
 }
 
@@ -81,12 +89,17 @@ std::string Service::RenderMetrics() const {
 void LogRequest(const std::string& client, const std::string& request, const std::string& status,
                 size_t bytes, std::optional<Service::Clock::time_point> since) {
   char ms[32] = "-";
+  char* ms_end = ms + 1;
   if (since) {
-    std::snprintf(ms, sizeof ms, "%.3f",
-                  std::chrono::duration<double, std::milli>(Service::Clock::now() - *since).count());
+    const double elapsed =
+        std::chrono::duration<double, std::milli>(Service::Clock::now() - *since).count();
+    ms_end = std::to_chars(ms, ms + sizeof ms, elapsed, std::chars_format::fixed, 3).ptr;
   }
-  const std::string line = Timestamp() + " " + client + " \"" + request + "\" " + status + " " +
-                           std::to_string(bytes) + " " + ms + "ms\n";
+  std::string line;
+  line.reserve(64 + client.size() + request.size());
+  line.append(Timestamp()).append(" ").append(client).append(" \"").append(request);
+  line.append("\" ").append(status).append(" ").append(std::to_string(bytes)).append(" ");
+  line.append(ms, ms_end).append("ms\n");
   std::fwrite(line.data(), 1, line.size(), stderr);
 }
 

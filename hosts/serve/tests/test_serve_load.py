@@ -5,6 +5,7 @@ connection; a client that stalls or disconnects mid-request costs nobody
 else; and a bounded concurrent load ends with no failed request."""
 import http.client
 import json
+import os
 import socket
 import threading
 import time
@@ -103,6 +104,15 @@ def server():
 
 ADD = json.dumps({"inputs": [tensor_input("x", torch.ones(3), "FP32"),
                              tensor_input("y", torch.ones(3), "FP32")]})
+
+
+def test_allocator(server):
+    # tsb allocates with tcmalloc where the build found it (hosts/serve/CMakeLists.txt),
+    # never under the sanitizers: what the server process has mapped says which.
+    with open(f"/proc/{server.process.pid}/maps") as f:
+        mapped = f.read()
+    assert ("libtcmalloc" in mapped) == (os.environ["TSB_SERVE_TCMALLOC"] == "1"), \
+        "TSB_SERVE_TCMALLOC=" + os.environ["TSB_SERVE_TCMALLOC"]
 
 
 def test_keep_alive(server):

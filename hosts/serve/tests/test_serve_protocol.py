@@ -3,6 +3,7 @@ health, metadata, tensor inference compared with PyTorch's own result,
 bad requests answered with the right status while the server keeps
 serving, /metrics, and tsbridge's live handles back to their idle count."""
 import os
+import re
 import subprocess
 import time
 
@@ -222,8 +223,10 @@ def test_log_line_per_request(server):
     ours = [line for line in lines
             if '"GET /v2/health/live"' in line or '"POST /v2/models/nope/infer"' in line]
     assert len(ours) == 2, lines
-    assert '"GET /v2/health/live" 200' in ours[0]
-    assert '"POST /v2/models/nope/infer" 404' in ours[1]
+    # time (UTC, to the second), client, request, status, bytes, ms since routing
+    line = r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ 127\.0\.0\.1 "%s" %d \d+ \d+\.\d{3}ms'
+    assert re.fullmatch(line % ("GET /v2/health/live", 200), ours[0]), ours[0]
+    assert re.fullmatch(line % ("POST /v2/models/nope/infer", 404), ours[1]), ours[1]
 
 
 @pytest.mark.parametrize("layout,message", [
