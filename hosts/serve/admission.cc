@@ -44,6 +44,11 @@ void Admission::Leave() {
   next->wake.notify_one();
 }
 
+bool Admission::QueueFull() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return running_ >= workers_ && waiters_.size() >= queue_;
+}
+
 size_t Admission::running() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return running_;

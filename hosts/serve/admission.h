@@ -33,6 +33,10 @@ class Admission {
   // Frees the slot, or passes it to the longest waiting request.
   void Leave();
 
+  // Whether a request coming now would be refused: every slot busy and
+  // the queue full (a hint: Enter decides).
+  bool QueueFull() const;
+
   size_t running() const;
   size_t waiting() const;
 

@@ -91,14 +91,16 @@ class InferenceService final : public inference::GRPCInferenceService::Service {
     const Clock::time_point arrived = Clock::now();
     return Answer(c, "ModelInfer " + in->model_name(), *out, [&] {
       std::string binary;  // the raw contents the request views
-      // Read once a worker is free: a call its client cancelled while it
-      // waited is not run for nobody.
-      const auto read = [&] {
+      serve::Service::InferCall call;
+      call.read = [&] { return ReadGrpcRequest(*in, binary); };
+      call.bytes = in->ByteSizeLong();
+      call.arrived = arrived;
+      call.client_deadline = ClientDeadline(*c);
+      // A call its client cancelled while it waited is not run for nobody.
+      call.admitted = [&] {
         if (c->IsCancelled()) throw HttpError{499, "the client cancelled the call while it waited"};
-        return ReadGrpcRequest(*in, binary);
       };
-      const InferResponse response =
-          service_.Infer(in->model_name(), in->model_version(), read, arrived, ClientDeadline(*c));
+      const InferResponse response = service_.Infer(in->model_name(), in->model_version(), call);
       WriteGrpcResponse(response, *out);
     });
   }

@@ -444,7 +444,7 @@ InferResponse Infer(const ModelVersion& model, std::string_view json, std::strin
   return Infer(model, ReadRequest(json, binary));
 }
 
-InferResponse Infer(const ModelVersion& model, const InferRequest& parsed) {
+InferResponse Infer(const ModelVersion& model, const InferRequest& parsed, const CallGate& gate) {
   const Json& request = parsed.body;
   const std::string_view binary = parsed.binary;
   CheckDepth(request);
@@ -496,12 +496,20 @@ InferResponse Infer(const ModelVersion& model, const InferRequest& parsed) {
     if (!present) Bad("key \"inputs\"", "missing input \"" + spec.name + "\" (" + spec.annotation + ")");
   }
   const tsb_call_args view = call.view();
-  // Inference: no autograd graph recorded (as torch.no_grad() in a Python
-  // server). Grad mode is per thread; every call sets it on its own thread.
-  Status no_grad(tsb_grad_mode_set(false, nullptr));
-  if (!no_grad.ok()) throw HttpError{500, no_grad.message()};
   Value result;
-  Status status(tsb_module_call_method(model.module.get(), model.method, &view, result.out()));
+  Status status;
+  const auto run = [&] {
+    // Inference: no autograd graph recorded (as torch.no_grad() in a Python
+    // server). Grad mode is per thread; every call sets it on its own thread.
+    Status no_grad(tsb_grad_mode_set(false, nullptr));
+    if (!no_grad.ok()) throw HttpError{500, no_grad.message()};
+    status = Status(tsb_module_call_method(model.module.get(), model.method, &view, result.out()));
+  };
+  if (gate) {
+    gate(run);
+  } else {
+    run();
+  }
   if (!status.ok()) {
     const bool ours = status.code() == TSB_ERR_INTERNAL || status.code() == TSB_ERR_NO_MEMORY;
     throw HttpError{ours ? 500 : 400, status.message()};

@@ -6,6 +6,7 @@
 #ifndef TSBRIDGE_HOSTS_SERVE_INFERENCE_H_
 #define TSBRIDGE_HOSTS_SERVE_INFERENCE_H_
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,8 +56,12 @@ struct InferRequest {
 // cannot be called is an HttpError (400) whose message says where, in the
 // one path syntax: `inputs[2] → key "parameters" → key "tsbridge_json" →
 // key "b": expected int, got JSON string "x"`; a call that fails is one too
-// (400, or 500 for tsbridge's own internal errors).
-InferResponse Infer(const ModelVersion& model, const InferRequest& request);
+// (400, or 500 for tsbridge's own internal errors). `gate`, when given,
+// runs the model's call (only the call: the inputs are converted before it,
+// the outputs after) and may throw instead (the service's admission).
+using CallGate = std::function<void(const std::function<void()>& call)>;
+InferResponse Infer(const ModelVersion& model, const InferRequest& request,
+                    const CallGate& gate = nullptr);
 // REST's body as a request: `json`, then the inputs' binary data (empty
 // without any); JSON that does not parse is a 400.
 InferRequest ReadRequest(std::string_view json, std::string_view binary);

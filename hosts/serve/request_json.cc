@@ -14,9 +14,10 @@ namespace {
 // A simdjson parser holds buffers of about 15 times the largest text it
 // parsed. Each connection thread keeps one for texts up to 64 KiB (at most
 // about 1 MiB a thread, with 70 threads by default); a larger text, up to
-// 1 MiB, gets a parser of its own, freed after it (parses run inside
-// admission: at most --workers at once); larger still (rare: tensors that
-// large come as binary data) goes to nlohmann.
+// 1 MiB, gets a parser of its own, freed after it (requests over 64 KiB
+// are parsed by their worker: at most --workers at once, service.h);
+// larger still (rare: tensors that large come as binary data) goes to
+// nlohmann.
 constexpr size_t kThreadParserBytes = size_t{64} << 10;
 constexpr size_t kMaxSimdjsonBytes = size_t{1} << 20;
 

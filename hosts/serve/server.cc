@@ -237,9 +237,11 @@ class Server {
   // Runs the request by the service; Answer makes a failure the error body.
   void HandleInfer(const std::string& name, const std::string& version, const std::string& body,
                    const std::string& header_length, httplib::Response& res) {
-    const InferResponse response = service_.Infer(name, version, [&] {
-      return ReadBody(body, header_length);
-    }, routed_at.value_or(Clock::now()));
+    Service::InferCall call;
+    call.read = [&] { return ReadBody(body, header_length); };
+    call.bytes = body.size();
+    call.arrived = routed_at.value_or(Clock::now());
+    const InferResponse response = service_.Infer(name, version, call);
     const std::string text = ResponseText(response);
     res.status = 200;
     if (response.binary_data) {

@@ -40,37 +40,64 @@ Service::Service(const ServeOptions& options)
 }
 
 InferResponse Service::Infer(const std::string& name, const std::string& version,
-                             const std::function<InferRequest()>& read, Clock::time_point arrived,
-                             std::optional<Clock::time_point> client_deadline) {
+                             const InferCall& call) {
   const ModelPtr held = repository_.Find(name, version);  // held while it runs
   const ModelVersion& model = *held;
   ModelStats& stats = metrics_.For(model.name, model.version);
-  std::optional<Clock::time_point> deadline = client_deadline;
+  std::optional<Clock::time_point> deadline = call.client_deadline;
   if (options_.deadline_ms > 0) {
-    const Clock::time_point ours = arrived + std::chrono::milliseconds(options_.deadline_ms);
+    const Clock::time_point ours = call.arrived + std::chrono::milliseconds(options_.deadline_ms);
     if (!deadline || ours < *deadline) deadline = ours;
   }
-  switch (admission_.Enter(deadline, stats.waiting)) {
-    case Admission::Outcome::kQueueFull:
-      throw HttpError{503, "all " + std::to_string(options_.workers) + " workers are busy and " +
-                               std::to_string(options_.queue) +
-                               " requests wait already (--workers, --queue): retry later"};
-    case Admission::Outcome::kDeadline:
-      throw HttpError{504, deadline == client_deadline
-                               ? "no worker was free within the client's deadline"
-                               : "no worker was free within the deadline of " +
-                                     std::to_string(options_.deadline_ms) + " ms (--deadline-ms)"};
-    case Admission::Outcome::kAdmitted:
-      break;
-  }
-  AdmissionTicket ticket(admission_);
+  const auto queue_full = [&] {
+    return HttpError{503, "all " + std::to_string(options_.workers) + " workers are busy and " +
+                              std::to_string(options_.queue) +
+                              " requests wait already (--workers, --queue): retry later"};
+  };
+  // A refusal (503, 504) is not the model's error; the wait is not its time.
+  bool refused = false;
+  Clock::duration waited{};
+  const auto admit = [&] {
+    const Clock::time_point asked = Clock::now();
+    switch (admission_.Enter(deadline, stats.waiting)) {
+      case Admission::Outcome::kQueueFull:
+        refused = true;
+        throw queue_full();
+      case Admission::Outcome::kDeadline:
+        refused = true;
+        throw HttpError{504, deadline == call.client_deadline
+                                 ? "no worker was free within the client's deadline"
+                                 : "no worker was free within the deadline of " +
+                                       std::to_string(options_.deadline_ms) +
+                                       " ms (--deadline-ms)"};
+      case Admission::Outcome::kAdmitted:
+        break;
+    }
+    waited = Clock::now() - asked;
+  };
+  // The worker's part: the front end's check, then the call.
+  const auto run = [&](const std::function<void()>& model_call) {
+    admit();
+    AdmissionTicket ticket(admission_);
+    if (call.admitted) call.admitted();
+    model_call();
+  };
+  const bool read_first = call.bytes <= kReadBeforeAdmission;
+  // Refused at once when the queue is full already: an overloaded server
+  // does not read what it will refuse.
+  if (read_first && admission_.QueueFull()) throw queue_full();
   const Clock::time_point start = Clock::now();
   try {
-    InferResponse response = serve::Infer(model, read());
-    stats.Observe(Clock::now() - start, false);
+    InferResponse response;
+    if (read_first) {  // only the call holds a worker (docs/serve.md, "The server")
+      response = serve::Infer(model, call.read(), run);
+    } else {  // a large request is read by a worker: its parse takes memory
+      run([&] { response = serve::Infer(model, call.read()); });
+    }
+    stats.Observe(Clock::now() - start - waited, false);
     return response;
   } catch (...) {
-    stats.Observe(Clock::now() - start, true);
+    if (!refused) stats.Observe(Clock::now() - start - waited, true);
     throw;
   }
 }

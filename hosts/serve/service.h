@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -20,6 +21,11 @@
 
 namespace tsb::serve {
 
+// The largest request read and converted before it waits for a worker: the
+// texts a connection thread's own simdjson parser takes (request_json.cc),
+// so that what waits holds at most about this much times 15 a thread.
+inline constexpr size_t kReadBeforeAdmission = size_t{64} << 10;
+
 class Service {
  public:
   using Clock = std::chrono::steady_clock;
@@ -27,16 +33,27 @@ class Service {
   // Loads the repository; throws std::runtime_error if a model does not load.
   explicit Service(const ServeOptions& options);
 
-  // Runs NAME at VERSION (empty: the highest) on the request `read` gives
-  // (a front end's reading of its wire, run once a worker is free, so that
-  // its errors count as the model's), `arrived` when the request came:
-  // waits for a worker until --deadline-ms after it, or `client_deadline`
-  // if sooner. Throws HttpError: 404 for an unknown model, 503 when the
-  // queue is full, 504 past the deadline, and the reading's and the call's
-  // own (400, 500), which the model's metrics count.
-  InferResponse Infer(const std::string& name, const std::string& version,
-                      const std::function<InferRequest()>& read, Clock::time_point arrived,
-                      std::optional<Clock::time_point> client_deadline = std::nullopt);
+  // An inference request as a front end hands it over.
+  struct InferCall {
+    // The front end's reading of its wire; its errors count as the model's.
+    std::function<InferRequest()> read;
+    size_t bytes = 0;  // the request's size on the wire
+    Clock::time_point arrived = Clock::now();
+    std::optional<Clock::time_point> client_deadline;
+    // Run once a worker is free, right before the call; may throw (gRPC: a
+    // call its client cancelled while it waited is not run for nobody).
+    std::function<void()> admitted;
+  };
+
+  // Runs NAME at VERSION (empty: the highest) on `call`. A request of at
+  // most kReadBeforeAdmission bytes is read and converted first and only its
+  // call waits for a worker; a larger one is read by the worker, so that at
+  // most --workers large parses run at once. The wait lasts until
+  // --deadline-ms after `arrived`, or the client's deadline if sooner.
+  // Throws HttpError: 404 for an unknown model, 503 when the queue is full,
+  // 504 past the deadline, and the reading's and the call's own (400, 500),
+  // which the model's metrics count.
+  InferResponse Infer(const std::string& name, const std::string& version, const InferCall& call);
 
   // The repository extension, with the metrics of a model loaded.
   void Load(const std::string& name);

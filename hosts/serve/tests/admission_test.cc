@@ -78,15 +78,19 @@ TEST(Admission, NoRequestPassesTheQueue) {
 TEST(Admission, AFullQueueRefusesAtOnce) {
   Admission admission(1, 1);
   std::atomic<int64_t> depth{0};
+  EXPECT_FALSE(admission.QueueFull());
   ASSERT_EQ(admission.Enter(std::nullopt, depth), Admission::Outcome::kAdmitted);
+  EXPECT_FALSE(admission.QueueFull());  // the slot is taken, the queue has room
   std::thread waiter([&] {
     EXPECT_EQ(admission.Enter(std::nullopt, depth), Admission::Outcome::kAdmitted);
     admission.Leave();
   });
   AwaitWaiting(admission, 1);
+  EXPECT_TRUE(admission.QueueFull());
   EXPECT_EQ(admission.Enter(std::nullopt, depth), Admission::Outcome::kQueueFull);
   admission.Leave();
   waiter.join();
+  EXPECT_FALSE(admission.QueueFull());
   EXPECT_EQ(admission.running(), 0u);
 }
 

@@ -73,6 +73,26 @@ def test_deadline_is_504():
         assert server.stop() == 0
 
 
+def test_small_requests_are_read_before_they_wait():
+    # Up to 64 KiB a request is read and converted before it waits for a
+    # worker, so its errors come at once; a larger one is read by its worker.
+    server = Server("--workers", "1", "--deadline-ms", "300")
+    try:
+        results = {}
+        busy = start(server, BUSY, results, "busy")
+        server.wait_for_metric("tsb_serve_workers_busy", 1)
+        small = server.post("/v2/models/slow/infer", '{"inputs": [')
+        assert small.status_code == 400, small.text
+        assert "not valid JSON" in small.json()["error"]
+        large = server.post("/v2/models/slow/infer", '{"inputs": [' + " " * (64 << 10))
+        assert large.status_code == 504, large.text  # it waited for the worker, unread
+        busy.join()
+        assert results["busy"][0] == 200
+        assert server.metric(f"tsb_serve_inference_errors_total{{{SLOW}}}") == 1  # the 400 alone
+    finally:
+        assert server.stop() == 0
+
+
 def test_sigterm_finishes_in_flight_and_refuses_new():
     server = Server("--workers", "2")
     results = {}
