@@ -500,9 +500,10 @@ InferResponse Infer(const ModelVersion& model, const InferRequest& parsed, const
   Status status;
   const auto run = [&] {
     // Inference: no autograd graph recorded (as torch.no_grad() in a Python
-    // server). Grad mode is per thread; every call sets it on its own thread.
-    Status no_grad(tsb_grad_mode_set(false, nullptr));
-    if (!no_grad.ok()) throw HttpError{500, no_grad.message()};
+    // server) unless config.json asks for it. Grad mode is per thread; every
+    // call sets it on its own thread.
+    Status grad(tsb_grad_mode_set(model.grad_mode, nullptr));
+    if (!grad.ok()) throw HttpError{500, grad.message()};
     status = Status(tsb_module_call_method(model.module.get(), model.method, &view, result.out()));
   };
   if (gate) {

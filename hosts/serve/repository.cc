@@ -54,10 +54,12 @@ TensorSpec SpecOf(std::string name, int32_t type, const char* annotation) {
   throw std::runtime_error(file.string() + ": " + where + ": " + what);
 }
 
-// config.json: {"inputs": [{"name", "datatype", "shape"}...], "outputs": [...]},
-// each naming a Tensor input or output whose datatype and shape it declares.
-void ApplyConfig(const fs::path& file, std::vector<TensorSpec>& inputs,
-                 std::vector<TensorSpec>& outputs) {
+// config.json: {"inputs": [{"name", "datatype", "shape"}...], "outputs": [...],
+// "grad_mode": bool}, each entry naming a Tensor input or output whose
+// datatype and shape it declares.
+void ApplyConfig(const fs::path& file, ModelVersion& model) {
+  std::vector<TensorSpec>& inputs = model.inputs;
+  std::vector<TensorSpec>& outputs = model.outputs;
   std::ifstream in(file);
   Json config;
   try {
@@ -67,8 +69,13 @@ void ApplyConfig(const fs::path& file, std::vector<TensorSpec>& inputs,
   }
   if (!config.is_object()) BadConfig(file, "the document", "expected a JSON object");
   for (const auto& [key, list] : config.items()) {
+    if (key == "grad_mode") {
+      if (!list.is_boolean()) BadConfig(file, "key \"grad_mode\"", "expected true or false");
+      model.grad_mode = list.get<bool>();
+      continue;
+    }
     if (key != "inputs" && key != "outputs") {
-      BadConfig(file, "key \"" + key + "\"", "unknown key (keys: inputs, outputs)");
+      BadConfig(file, "key \"" + key + "\"", "unknown key (keys: inputs, outputs, grad_mode)");
     }
     std::vector<TensorSpec>& specs = key == "inputs" ? inputs : outputs;
     if (!list.is_array()) BadConfig(file, "key \"" + key + "\"", "expected a JSON array");
@@ -145,7 +152,7 @@ std::shared_ptr<ModelVersion> LoadVersion(const std::string& name, const std::st
   } else {  // none (a None result) or several: one output of the whole
     model->outputs.push_back(SpecOf("OUTPUT__0", TSB_TYPE_ANY, "Any"));
   }
-  if (fs::exists(config)) ApplyConfig(config, model->inputs, model->outputs);
+  if (fs::exists(config)) ApplyConfig(config, *model);
   return model;
 }
 

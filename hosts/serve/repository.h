@@ -71,6 +71,9 @@ struct ModelVersion {
   std::vector<TensorSpec> inputs;   // forward's arguments, in order
   std::vector<TensorSpec> outputs;  // the result; a Tuple's items each one
   bool split_result = false;        // the result is a Tuple or NamedTuple
+  // config.json's "grad_mode": calls record autograd's graph (a forward
+  // that differentiates inside); false by default, as torch.no_grad().
+  bool grad_mode = false;
 
   explicit ModelVersion(Module m) : module(std::move(m)) {}
   // The argument whose protocol name is `name` (its own, or INPUT__n).

@@ -1,9 +1,11 @@
 #include "hosts/serve/service.h"
 
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <exception>
+#include <optional>
 
 #include "tsbridge/host/tsbridge.hpp"
 
@@ -35,7 +37,8 @@ size_t LiveHandles() {
 }  // namespace
 
 Service::Service(const ServeOptions& options)
-    : options_(options), repository_(options.repository), admission_(options.workers, options.queue) {
+    : options_(options), repository_(options.repository), admission_(options.workers, options.queue),
+      readers_(options.workers, SIZE_MAX) {
   for (const ModelPtr& model : repository_.All()) metrics_.For(model->name, model->version);
 }
 
@@ -90,7 +93,16 @@ InferResponse Service::Infer(const std::string& name, const std::string& version
   try {
     InferResponse response;
     if (read_first) {  // only the call holds a worker (docs/serve.md, "The server")
-      response = serve::Infer(model, call.read(), run);
+      // As many requests are read and converted at once as there are
+      // workers, first come first served: the connection threads do not all
+      // share the cores at once, in the scheduler's order.
+      std::atomic<int64_t> readers_waiting{0};
+      readers_.Enter(std::nullopt, readers_waiting);  // no queue bound: never refused
+      std::optional<AdmissionTicket> reading(std::in_place, readers_);
+      response = serve::Infer(model, call.read(), [&](const std::function<void()>& model_call) {
+        reading.reset();  // the reader's slot passes on before the call waits
+        run(model_call);
+      });
     } else {  // a large request is read by a worker: its parse takes memory
       run([&] { response = serve::Infer(model, call.read()); });
     }

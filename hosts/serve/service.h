@@ -70,6 +70,9 @@ class Service {
   const ServeOptions options_;
   Repository repository_;
   Admission admission_;
+  // Requests of at most kReadBeforeAdmission bytes read and converted at
+  // once: as many as the workers, in the order they came (service.cc).
+  Admission readers_;
   Metrics metrics_;
   std::atomic<bool> ready_{false};
 };

@@ -94,6 +94,41 @@ def test_a_load_that_fails_keeps_what_is_served(server, repository):
     assert missing.status_code == 400 and "no model directory" in missing.json()["error"]
 
 
+class Gradient(torch.nn.Module):
+    """A forward that differentiates inside: autograd's graph is needed."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.detach().requires_grad_()
+        y = (x * x * x).sum()
+        g = torch.autograd.grad([y], [x])
+        r = g[0]
+        assert r is not None
+        return r
+
+
+def test_grad_mode_from_config(server, repository):
+    (repository / "grad" / "1").mkdir(parents=True)
+    torch.jit.script(Gradient()).save(str(repository / "grad" / "1" / "model.pt"))
+    x = torch.tensor([1.0, 2.0, -3.0])
+    body = {"inputs": [tensor_input("x", x, "FP32")]}
+    # Without config.json the call runs as under torch.no_grad(): autograd's error.
+    assert server.post("/v2/repository/models/grad/load", "{}").status_code == 200
+    response = server.post("/v2/models/grad/infer", body)
+    assert response.status_code == 400
+    assert "does not require grad" in response.json()["error"]
+    (repository / "grad" / "config.json").write_text('{"grad_mode": 1}')
+    response = server.post("/v2/repository/models/grad/load", "{}")
+    assert response.status_code == 400
+    assert 'key "grad_mode": expected true or false' in response.json()["error"]
+    (repository / "grad" / "config.json").write_text('{"grad_mode": true}')
+    assert server.post("/v2/repository/models/grad/load", "{}").status_code == 200
+    response = server.post("/v2/models/grad/infer", body)
+    assert response.status_code == 200, response.text
+    assert response.json()["outputs"][0]["data"] == torch.jit.script(Gradient())(x).tolist()
+    assert server.post("/v2/models/add/infer", ADD).json()["outputs"][0]["data"] == [-1.0]
+    server.wait_for_metric("tsb_serve_live_handles", 0)
+
+
 def test_unload_under_a_request_in_flight(server):
     results = {}
 
