@@ -76,7 +76,7 @@ std::string Metrics::Render(size_t running, size_t handles) const {
          "Inference requests a model version answered with an error.");
   for (const auto& s : models_) out << "tsb_serve_inference_errors_total{" << labels(*s) << "} " << s->errors << "\n";
   Header(out, "tsb_serve_inference_duration_seconds", "histogram",
-         "Time from reading the request to its response body, the wait for a worker left out, per model version.");
+         "Time from reading the request to its response body, the waits for a reader and a worker left out, per model version.");
   for (const auto& s : models_) {
     uint64_t cumulative = 0;
     for (size_t i = 0; i < kLatencyBuckets.size(); ++i) {

@@ -57,7 +57,7 @@ InferResponse Service::Infer(const std::string& name, const std::string& version
                               std::to_string(options_.queue) +
                               " requests wait already (--workers, --queue): retry later"};
   };
-  // A refusal (503, 504) is not the model's error; the wait is not its time.
+  // A refusal (503, 504) is not the model's error; waits are not its time.
   bool refused = false;
   Clock::duration waited{};
   const auto admit = [&] {
@@ -76,7 +76,7 @@ InferResponse Service::Infer(const std::string& name, const std::string& version
       case Admission::Outcome::kAdmitted:
         break;
     }
-    waited = Clock::now() - asked;
+    waited += Clock::now() - asked;
   };
   // The worker's part: the front end's check, then the call.
   const auto run = [&](const std::function<void()>& model_call) {
@@ -97,7 +97,9 @@ InferResponse Service::Infer(const std::string& name, const std::string& version
       // workers, first come first served: the connection threads do not all
       // share the cores at once, in the scheduler's order.
       std::atomic<int64_t> readers_waiting{0};
+      const Clock::time_point asked = Clock::now();
       readers_.Enter(std::nullopt, readers_waiting);  // no queue bound: never refused
+      waited += Clock::now() - asked;
       std::optional<AdmissionTicket> reading(std::in_place, readers_);
       response = serve::Infer(model, call.read(), [&](const std::function<void()>& model_call) {
         reading.reset();  // the reader's slot passes on before the call waits
