@@ -3,6 +3,7 @@
 lets the requests in flight finish and refuses new ones; keep-alive holds a
 connection; a client that stalls or disconnects mid-request costs nobody
 else; and a bounded concurrent load ends with no failed request."""
+import contextlib
 import http.client
 import json
 import os
@@ -56,41 +57,42 @@ def test_queue_full_is_503(tmp_path):
         assert server.stop() == 0
 
 
-def test_deadline_is_504():
-    server = Server("--workers", "1", "--deadline-ms", "200")
+@contextlib.contextmanager
+def one_busy_worker(*options):
+    """A server with one worker, busy with a long call; on leaving, that call
+    must have finished right and the server stop cleanly."""
+    server = Server("--workers", "1", *options)
     try:
         results = {}
         busy = start(server, BUSY, results, "busy")
         server.wait_for_metric("tsb_serve_workers_busy", 1)
+        yield server
+        busy.join()
+        assert results["busy"][0] == 200
+    finally:
+        assert server.stop() == 0
+
+
+def test_deadline_is_504():
+    with one_busy_worker("--deadline-ms", "200") as server:
+        results = {}
         began = time.monotonic()
         slow_request(server, 10, results, "late")
         assert results["late"][0] == 504, results["late"]
         assert "200 ms" in results["late"][1]["error"]
         assert time.monotonic() - began >= 0.2
-        busy.join()
-        assert results["busy"][0] == 200
-    finally:
-        assert server.stop() == 0
 
 
 def test_small_requests_are_read_before_they_wait():
     # Up to 64 KiB a request is read and converted before it waits for a
     # worker, so its errors come at once; a larger one is read by its worker.
-    server = Server("--workers", "1", "--deadline-ms", "300")
-    try:
-        results = {}
-        busy = start(server, BUSY, results, "busy")
-        server.wait_for_metric("tsb_serve_workers_busy", 1)
+    with one_busy_worker("--deadline-ms", "300") as server:
         small = server.post("/v2/models/slow/infer", '{"inputs": [')
         assert small.status_code == 400, small.text
         assert "not valid JSON" in small.json()["error"]
         large = server.post("/v2/models/slow/infer", '{"inputs": [' + " " * (64 << 10))
         assert large.status_code == 504, large.text  # it waited for the worker, unread
-        busy.join()
-        assert results["busy"][0] == 200
         assert server.metric(f"tsb_serve_inference_errors_total{{{SLOW}}}") == 1  # the 400 alone
-    finally:
-        assert server.stop() == 0
 
 
 def test_sigterm_finishes_in_flight_and_refuses_new():
