@@ -38,7 +38,6 @@ TSB_PACKAGES=(
   libtorch-dev libabsl-dev libboost-dev libdlpack-dev
   nlohmann-json3-dev libcli11-dev
   libzip-dev  # lists an AOTInductor package's models (core/runtime/aoti_package.cc, LibTorch 2.6)
-  libcpp-httplib-dev  # tsb serve's HTTP server (hosts/serve; without it tsb has no server)
   libsimdjson-dev  # tsb serve's request parse (hosts/serve/request_json.h; without it nlohmann's, slower)
   libgoogle-perftools-dev  # tcmalloc, tsb serve's allocator (hosts/serve/CMakeLists.txt; without it glibc's malloc, slower)
   python3-requests python3-jsonschema  # tsb serve's tests: the client and the protocol's schema

@@ -37,9 +37,7 @@
 #include "hosts/cli/host.h"
 #include "hosts/cli/inputs.h"
 #include "hosts/cli/outputs.h"
-#ifdef TSB_HAVE_SERVE
 #include "hosts/serve/server.h"
-#endif
 
 namespace tsb::cli {
 namespace {
@@ -303,8 +301,7 @@ int Compile(const std::string& source_path, const std::string& out) {
   return 0;
 }
 
-// tsb serve's options; the server itself is hosts/serve, linked when
-// cpp-httplib was found at configure time.
+// tsb serve's options; the server itself is hosts/serve.
 struct ServeCommand {
   std::string repository, address = "0.0.0.0";
   int port = 8000, grpc_port = -1;
@@ -327,7 +324,6 @@ struct ServeCommand {
     command->fallthrough();
   }
   int Run() const {
-#ifdef TSB_HAVE_SERVE
     serve::ServeOptions options;
     options.repository = repository;
     options.address = address;
@@ -338,10 +334,6 @@ struct ServeCommand {
     options.deadline_ms = deadline_ms;
     options.max_body = max_body;
     return serve::Serve(options);
-#else
-    throw Failure("this tsb was built without the server: cpp-httplib (libcpp-httplib-dev) "
-                  "was missing when it was configured (docs/serve.md)");
-#endif
   }
 };
 

@@ -1,6 +1,5 @@
 #include "hosts/serve/server.h"
 
-#include <httplib.h>
 #include <pthread.h>
 
 #include <algorithm>
@@ -11,11 +10,15 @@
 #include <exception>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "hosts/serve/binary_data.h"
 #include "hosts/serve/grpc_server.h"
+#include "hosts/serve/http_server.h"
 #include "hosts/serve/inference.h"
 #include "hosts/serve/repository.h"
 #include "hosts/serve/service.h"
@@ -35,35 +38,45 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// When the request this thread answers was routed (for its log line); a
-// request refused before routing (413) has none.
-thread_local std::optional<Clock::time_point> routed_at;
-
-void Reply(httplib::Response& res, int status, const Json& body) {
-  res.status = status;
-  res.set_content(body.dump(), "application/json");
+void Reply(HttpExchange& exchange, int status, const Json& body) {
+  exchange.status = status;
+  exchange.content_type = "application/json";
+  exchange.response = body.dump();
 }
 
-void ReplyError(httplib::Response& res, int status, const std::string& message) {
+void ReplyError(HttpExchange& exchange, int status, const std::string& message) {
   Json body = Json::object();
   body["error"] = message;
-  Reply(res, status, body);
+  Reply(exchange, status, body);
+}
+
+// A path's segments after the leading '/' (a trailing '/' ends none).
+std::vector<std::string_view> Segments(std::string_view path) {
+  std::vector<std::string_view> segments;
+  if (!path.empty() && path.front() == '/') path.remove_prefix(1);
+  if (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  while (!path.empty()) {
+    const size_t slash = path.find('/');
+    segments.push_back(path.substr(0, slash));
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  return segments;
 }
 
 // The HTTP/REST front end, and the gRPC one beside it when asked for.
-class Server {
+class Server : public HttpHandler {
  public:
   // Loads the repository; throws std::runtime_error if a model does not load.
-  explicit Server(const ServeOptions& options) : options_(options), service_(options) {}
+  explicit Server(const ServeOptions& options)
+      : options_(options), service_(options), http_(HttpOptionsOf(options), *this) {}
 
   // Serves until Stop(); false if an address cannot be bound.
   bool Listen() {
-    Configure();
-    const int port = options_.port == 0 ? http_.bind_to_any_port(options_.address)
-                                        : (http_.bind_to_port(options_.address, options_.port)
-                                               ? options_.port : -1);
+    std::string error;
+    const int port = http_.Listen(error);
     if (port < 0) {
-      std::cerr << "tsb serve: cannot listen on " << options_.address << ":" << options_.port << "\n";
+      std::cerr << "tsb serve: " << error << "\n";
       return false;
     }
     if (!StartGrpc()) return false;
@@ -76,146 +89,153 @@ class Server {
                 << std::endl;
     }
     service_.set_ready(true);
-    const bool served = http_.listen_after_bind();
+    http_.Run();
+    std::lock_guard<std::mutex> lock(grpc_mutex_);
     if (grpc_) grpc_->Stop();  // Stop() did already, unless REST ended on its own
-    return served;
+    return true;
   }
 
   // Refuses new connections, lets the requests in flight finish.
   void Stop() {
     service_.set_ready(false);
-    // A signal that came as listening began: wait for it to run (5 s at most).
-    for (int i = 0; i < 5000 && !http_.is_running(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    http_.stop();
-    // Ordered after is_running(): grpc_ was set before listening began.
+    http_.Stop();
+    std::lock_guard<std::mutex> lock(grpc_mutex_);
     if (grpc_) grpc_->Stop();
   }
 
+  void Handle(HttpExchange& exchange) override {
+    try {
+      Route(exchange);
+    } catch (const HttpError& e) {
+      ReplyError(exchange, e.status, e.message);
+    }
+  }
+
+  void Refuse(HttpExchange& exchange, int status, std::string_view why) override {
+    if (status == 413) {
+      ReplyError(exchange, 413, "the request body is larger than the limit (--max-body)");
+    } else if (status == 431) {
+      ReplyError(exchange, 431, "the request's headers are larger than the limit (64 KiB)");
+    } else if (status == 500) {
+      ReplyError(exchange, 500, "internal error: " + std::string(why));
+    } else {
+      ReplyError(exchange, status, "malformed HTTP request: " + std::string(why));
+    }
+  }
+
+  // One line per request on standard error: time, client, request, status,
+  // response bytes, milliseconds since it was read.
+  void Sent(const HttpExchange& exchange) override {
+    service_.metrics().CountHttp(exchange.status);
+    std::string request;
+    request.reserve(exchange.method.size() + 1 + exchange.path.size());
+    request.append(exchange.method).append(" ").append(exchange.path);
+    LogRequest(std::string(exchange.remote), request, std::to_string(exchange.status),
+               exchange.response.size(), exchange.received);
+  }
+
  private:
+  static HttpOptions HttpOptionsOf(const ServeOptions& options) {
+    HttpOptions http;
+    http.address = options.address;
+    http.port = options.port;
+    // Enough connection threads for every worker and every queued request,
+    // and a few to answer health checks, metrics and 503s meanwhile.
+    http.threads = options.workers + options.queue + 4;
+    http.max_body = options.max_body;
+    http.timeout = std::chrono::seconds(options.keep_alive_s);
+    return http;
+  }
+
   // The gRPC front end when --grpc-port asks for it; false if it cannot start.
   bool StartGrpc() {
     if (options_.grpc_port < 0) return true;
     std::string error;
-    grpc_ = StartGrpcServer(service_, options_.address, options_.grpc_port, error);
-    if (!grpc_) std::cerr << "tsb serve: " << error << "\n";
+    auto grpc = StartGrpcServer(service_, options_.address, options_.grpc_port, error);
+    if (!grpc) std::cerr << "tsb serve: " << error << "\n";
+    std::lock_guard<std::mutex> lock(grpc_mutex_);
+    grpc_ = std::move(grpc);
     return grpc_ != nullptr;
   }
 
-  void Configure() {
-    // Enough connection threads for every worker and every queued request,
-    // and a few to answer health checks, metrics and 503s meanwhile.
-    const size_t threads = options_.workers + options_.queue + 4;
-    http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    http_.set_payload_max_length(options_.max_body);
-    http_.set_keep_alive_timeout(options_.keep_alive_s);
-    http_.set_keep_alive_max_count(100000);
-    // cpp-httplib writes the headers and the body in two sends: with Nagle's
-    // algorithm on, the body waits for the client's delayed ACK (~40 ms a
-    // response on a kept-alive connection; docs/benchmarks.md).
-    http_.set_tcp_nodelay(true);
-    http_.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
-      routed_at = Clock::now();
-      return httplib::Server::HandlerResponse::Unhandled;
-    });
-    http_.set_logger([this](const httplib::Request& req, const httplib::Response& res) { Log(req, res); });
-    http_.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-      if (!res.body.empty()) return;
-      const int status = res.status;
-      if (status == 404) {
-        ReplyError(res, 404, "no such endpoint: " + req.method + " " + req.path);
-      } else if (status == 413) {
-        ReplyError(res, 413, "the request body is larger than the limit (--max-body)");
-      } else {
-        ReplyError(res, status, "HTTP error " + std::to_string(status));
+  // The protocol's endpoints; 404 for any other.
+  void Route(HttpExchange& x) {
+    const std::vector<std::string_view> s = Segments(x.path);
+    const size_t n = s.size();
+    const bool get = x.method == "GET", post = x.method == "POST";
+    if (get && n == 1 && s[0] == "metrics") {
+      x.content_type = "text/plain; version=0.0.4";
+      x.response = service_.RenderMetrics();
+      return;
+    }
+    if (n >= 1 && s[0] == "v2") {
+      if (get && n == 1) return ServerMetadata(x);
+      if (get && n == 3 && s[1] == "health" && s[2] == "live") {
+        return Reply(x, 200, Json{{"live", true}});
       }
-    });
-    http_.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr e) {
-      std::string what = "unknown exception";
-      try {
-        std::rethrow_exception(e);
-      } catch (const std::exception& x) {
-        what = x.what();
-      } catch (...) {
+      if (get && n == 3 && s[1] == "health" && s[2] == "ready") {
+        return Reply(x, service_.ready() ? 200 : 503, Json{{"ready", service_.ready()}});
       }
-      ReplyError(res, 500, "internal error: " + what);
-    });
-
-    http_.Get(R"(/v2/?)", [this](const httplib::Request&, httplib::Response& res) {
-      Json body = Json::object();
-      body["name"] = "tsbridge";
-      body["version"] = tsb_version_get_string();
-      body["extensions"] = Json::array({kJsonParameter, "binary_tensor_data", "model_repository"});
-      Reply(res, 200, body);
-    });
-    http_.Get("/v2/health/live", [](const httplib::Request&, httplib::Response& res) {
-      Reply(res, 200, Json{{"live", true}});
-    });
-    http_.Get("/v2/health/ready", [this](const httplib::Request&, httplib::Response& res) {
-      Reply(res, service_.ready() ? 200 : 503, Json{{"ready", service_.ready()}});
-    });
-    const std::string model = R"(/v2/models/([^/]+)(?:/versions/([^/]+))?)";
-    http_.Get(model + "/?", [this](const httplib::Request& req, httplib::Response& res) {
-      Answer(res, [&] {
-        const ModelPtr m = service_.repository().Find(req.matches[1], req.matches[2]);
-        Reply(res, 200, ModelMetadata(*m, service_.repository().Versions(m->name)));
-      });
-    });
-    http_.Get(model + "/ready", [this](const httplib::Request& req, httplib::Response& res) {
-      Answer(res, [&] {
-        const ModelPtr m = service_.repository().Find(req.matches[1], req.matches[2]);
-        Json body = Json::object();
-        body["name"] = m->name;
-        body["ready"] = service_.ready();
-        Reply(res, service_.ready() ? 200 : 503, body);
-      });
-    });
-    http_.Post(model + "/infer", [this](const httplib::Request& req, httplib::Response& res) {
-      Answer(res, [&] {
-        HandleInfer(req.matches[1], req.matches[2], req.body,
-                    req.get_header_value(kHeaderLength), res);
-      });
-    });
-    // The repository extension: the index, load and unload by name.
-    http_.Post("/v2/repository/index", [this](const httplib::Request&, httplib::Response& res) {
-      Reply(res, 200, service_.repository().Index());
-    });
-    http_.Post(R"(/v2/repository/models/([^/]+)/(load|unload))",
-               [this](const httplib::Request& req, httplib::Response& res) {
-                 Answer(res, [&] {
-                   const std::string name = req.matches[1], action = req.matches[2];
-                   if (action == "load") {
-                     service_.Load(name);
-                   } else {
-                     service_.Unload(name);
-                   }
-                   Json body = Json::object();
-                   body["name"] = name;
-                   body[action] = true;
-                   Reply(res, 200, body);
-                 });
-               });
-    http_.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-      res.set_content(service_.RenderMetrics(), "text/plain; version=0.0.4");
-    });
+      // models/NAME[/versions/VERSION][/ready|/infer]
+      if (n >= 3 && s[1] == "models") {
+        const std::string name(s[2]);
+        std::string version;
+        size_t rest = 3;
+        if (n >= 5 && s[3] == "versions") {
+          version = s[4];
+          rest = 5;
+        }
+        if (get && n == rest) return ModelMetadataOf(x, name, version);
+        if (get && n == rest + 1 && s[rest] == "ready") return ModelReady(x, name, version);
+        if (post && n == rest + 1 && s[rest] == "infer") return Infer(x, name, version);
+      }
+      // The repository extension: the index, load and unload by name.
+      if (post && n == 3 && s[1] == "repository" && s[2] == "index") {
+        return Reply(x, 200, service_.repository().Index());
+      }
+      if (post && n == 5 && s[1] == "repository" && s[2] == "models" &&
+          (s[4] == "load" || s[4] == "unload")) {
+        return LoadOrUnload(x, std::string(s[3]), s[4] == "load");
+      }
+    }
+    ReplyError(x, 404, "no such endpoint: " + std::string(x.method) + " " + std::string(x.path));
   }
 
-  // Runs body; an HttpError or any other failure becomes the protocol's
-  // error body, so no request ends the server.
-  template <typename Body>
-  static void Answer(httplib::Response& res, Body&& body) {
-    try {
-      body();
-    } catch (const HttpError& e) {
-      ReplyError(res, e.status, e.message);
-    } catch (const std::exception& e) {
-      ReplyError(res, 500, std::string("internal error: ") + e.what());
+  void ServerMetadata(HttpExchange& x) {
+    Json body = Json::object();
+    body["name"] = "tsbridge";
+    body["version"] = tsb_version_get_string();
+    body["extensions"] = Json::array({kJsonParameter, "binary_tensor_data", "model_repository"});
+    Reply(x, 200, body);
+  }
+
+  void ModelMetadataOf(HttpExchange& x, const std::string& name, const std::string& version) {
+    const ModelPtr m = service_.repository().Find(name, version);
+    Reply(x, 200, ModelMetadata(*m, service_.repository().Versions(m->name)));
+  }
+
+  void ModelReady(HttpExchange& x, const std::string& name, const std::string& version) {
+    const ModelPtr m = service_.repository().Find(name, version);
+    Json body = Json::object();
+    body["name"] = m->name;
+    body["ready"] = service_.ready();
+    Reply(x, service_.ready() ? 200 : 503, body);
+  }
+
+  void LoadOrUnload(HttpExchange& x, const std::string& name, bool load) {
+    if (load) {
+      service_.Load(name);
+    } else {
+      service_.Unload(name);
     }
+    Json body = Json::object();
+    body["name"] = name;
+    body[load ? "load" : "unload"] = true;
+    Reply(x, 200, body);
   }
 
   // The body split into its JSON, parsed, and the binary data after it.
-  static InferRequest ReadBody(const std::string& body, const std::string& header_length) {
+  static InferRequest ReadBody(const std::string& body, std::string_view header_length) {
     const std::string_view whole = body;
     std::string_view json = whole, binary;
     if (!header_length.empty()) {  // the binary tensor data extension
@@ -226,7 +246,7 @@ class Server {
           n > whole.size()) {
         throw HttpError{400, std::string(kHeaderLength) + ": expected the JSON's length in bytes "
                              "(at most the body's " + std::to_string(whole.size()) + "), got \"" +
-                             header_length + "\""};
+                             std::string(header_length) + "\""};
       }
       json = whole.substr(0, n);
       binary = whole.substr(n);
@@ -234,36 +254,27 @@ class Server {
     return ReadRequest(json, binary);
   }
 
-  // Runs the request by the service; Answer makes a failure the error body.
-  void HandleInfer(const std::string& name, const std::string& version, const std::string& body,
-                   const std::string& header_length, httplib::Response& res) {
+  // Runs the request by the service; Handle makes a failure the error body.
+  void Infer(HttpExchange& x, const std::string& name, const std::string& version) {
+    const std::string_view header_length = x.Header(kHeaderLength);
     Service::InferCall call;
-    call.read = [&] { return ReadBody(body, header_length); };
-    call.bytes = body.size();
-    call.arrived = routed_at.value_or(Clock::now());
+    call.read = [&] { return ReadBody(x.body, header_length); };
+    call.bytes = x.body.size();
+    call.arrived = x.received.value_or(Clock::now());
     const InferResponse response = service_.Infer(name, version, call);
-    const std::string text = ResponseText(response);
-    res.status = 200;
+    x.status = 200;
+    x.response = ResponseText(response);
     if (response.binary_data) {
-      res.set_header(kHeaderLength, std::to_string(text.size()));
-      res.set_content(text + response.binary, "application/octet-stream");
-    } else {
-      res.set_content(text, "application/json");
+      x.headers.emplace_back(kHeaderLength, std::to_string(x.response.size()));
+      x.content_type = "application/octet-stream";
+      x.response += response.binary;
     }
-  }
-
-  // One line per request on standard error: time, client, request, status,
-  // response bytes, milliseconds since it was routed.
-  void Log(const httplib::Request& req, const httplib::Response& res) {
-    service_.metrics().CountHttp(res.status);
-    LogRequest(req.remote_addr, req.method + " " + req.path, std::to_string(res.status),
-               res.body.size(), routed_at);
-    routed_at.reset();
   }
 
   const ServeOptions options_;
   Service service_;
-  httplib::Server http_;
+  HttpServer http_;
+  std::mutex grpc_mutex_;  // Stop() may come from the signal thread as gRPC starts
   std::unique_ptr<GrpcServer> grpc_;
 };
 

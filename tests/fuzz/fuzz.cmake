@@ -62,8 +62,8 @@ foreach(spec json:30000 type_string:20000 pickle:10000 abi_sequence:100000
   list(GET spec 1 runs)
   tsb_fuzz_target(${name} ${runs})
 endforeach()
-# tsb serve's request reader, where the server is built (hosts/serve needs
-# the command line's build and cpp-httplib).
+# tsb serve's request reader, where the server is built (with the command
+# line: TSB_BUILD_APPS).
 if(TARGET tsbridge_serve)
   tsb_fuzz_target(serve_request 20000)
   target_link_libraries(tsb_fuzz_serve_request PRIVATE tsbridge_serve)

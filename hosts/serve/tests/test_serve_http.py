@@ -1,0 +1,174 @@
+"""tsb serve's HTTP/1.1 as clients other than Python's requests speak it
+(hosts/serve/http_server.cc): Expect: 100-continue as curl sends it,
+pipelined requests, chunked bodies, percent-encoded paths, HTTP/1.0,
+malformed and oversized requests answered and the server still serving,
+and a stop that does not wait for idle keep-alive connections."""
+import json
+import socket
+import time
+
+import pytest
+import torch
+
+from serve_testing import Server, tensor_input, validate
+
+ADD = json.dumps({"inputs": [tensor_input("x", torch.ones(3), "FP32"),
+                             tensor_input("y", torch.ones(3), "FP32")]}).encode()
+INFER = b"/v2/models/add/versions/1/infer"
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = Server("--workers", "2", "--max-body", "100000")
+    yield s
+    assert s.stop() == 0, s.log()
+
+
+def connect(server):
+    host, port = server.url.replace("http://", "").split(":")
+    return socket.create_connection((host, int(port)), timeout=30)
+
+
+class Reader:
+    """Responses read off a raw socket, one after another."""
+
+    def __init__(self, sock):
+        self.sock, self.data = sock, b""
+
+    def _fill(self):
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise EOFError("the server closed the connection")
+        self.data += chunk
+
+    def response(self):
+        """(status, headers with lower-case names, body)"""
+        while b"\r\n\r\n" not in self.data:
+            self._fill()
+        head, self.data = self.data.split(b"\r\n\r\n", 1)
+        lines = head.decode().split("\r\n")
+        status = int(lines[0].split()[1])
+        headers = {k.lower(): v.strip() for k, v in (line.split(":", 1) for line in lines[1:])}
+        length = int(headers.get("content-length", 0))
+        while len(self.data) < length:
+            self._fill()
+        body, self.data = self.data[:length], self.data[length:]
+        return status, headers, body
+
+    def closed(self):
+        """True once the server closed the connection (nothing more came)."""
+        try:
+            return self.sock.recv(1) == b""
+        except ConnectionResetError:
+            return True
+
+
+def post(path, body, *headers):
+    lines = [b"POST " + path + b" HTTP/1.1", b"Host: x", b"Content-Type: application/json",
+             b"Content-Length: " + str(len(body)).encode(), *headers]
+    return b"\r\n".join(lines) + b"\r\n\r\n" + body
+
+
+def assert_add(status, body):
+    assert status == 200, body
+    assert json.loads(body)["outputs"][0]["data"] == [2.0, 2.0, 2.0]
+
+
+def test_expect_100_continue(server):
+    # curl's way with a large body: the headers, then the body only after
+    # the server's 100 Continue.
+    with connect(server) as sock:
+        reader = Reader(sock)
+        head = post(INFER, ADD, b"Expect: 100-continue").split(b"\r\n\r\n")[0] + b"\r\n\r\n"
+        sock.sendall(head)
+        assert reader.response()[0] == 100
+        sock.sendall(ADD)
+        status, _, body = reader.response()
+        assert_add(status, body)
+    # Over the limit: 413 at once, and the body is never asked for.
+    with connect(server) as sock:
+        sock.sendall(b"POST /v2/models/add/infer HTTP/1.1\r\nHost: x\r\n"
+                     b"Content-Length: 200000\r\nExpect: 100-continue\r\n\r\n")
+        status, _, body = Reader(sock).response()
+        assert status == 413 and "--max-body" in json.loads(body)["error"]
+
+
+def test_pipelined_requests(server):
+    with connect(server) as sock:
+        sock.sendall(post(INFER, ADD) + b"GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n" +
+                     post(INFER, ADD))
+        reader = Reader(sock)
+        assert_add(*reader.response()[::2])
+        status, _, body = reader.response()
+        assert status == 200 and json.loads(body) == {"live": True}
+        assert_add(*reader.response()[::2])
+
+
+def test_chunked_body(server):
+    chunks = [ADD[:10], ADD[10:]]
+    body = b"".join(b"%x\r\n%s\r\n" % (len(c), c) for c in chunks) + b"0\r\n\r\n"
+    with connect(server) as sock:
+        sock.sendall(b"POST " + INFER + b" HTTP/1.1\r\nHost: x\r\n"
+                     b"Transfer-Encoding: chunked\r\n\r\n" + body)
+        assert_add(*Reader(sock).response()[::2])
+
+
+def test_path_decoded_and_query_ignored(server):
+    with connect(server) as sock:
+        sock.sendall(b"GET /v2/models/%6Cinear/versions/1 HTTP/1.1\r\nHost: x\r\n\r\n"
+                     b"GET /v2/health/live?probe=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+        reader = Reader(sock)
+        status, _, body = reader.response()
+        assert status == 200 and json.loads(body)["name"] == "linear"
+        assert reader.response()[0] == 200
+
+
+def test_http_1_0_closes(server):
+    with connect(server) as sock:
+        sock.sendall(b"GET /v2/health/live HTTP/1.0\r\n\r\n")
+        reader = Reader(sock)
+        status, headers, _ = reader.response()
+        assert status == 200
+        assert reader.closed()
+
+
+@pytest.mark.parametrize("request_,status,error", [
+    (b"NOT HTTP AT ALL\r\n\r\n", 400, "malformed HTTP request"),
+    (b"GET /v2/health/live HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n", 400,
+     "malformed HTTP request"),
+    (b"POST /v2/models/add/infer HTTP/1.1\r\nHost: x\r\nContent-Length: nine\r\n\r\n", 400,
+     "malformed HTTP request"),
+    (b"GET /v2/health/live HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 70000 + b"\r\n\r\n", 431,
+     "headers are larger than the limit"),
+    (b"POST /v2/models/add/infer HTTP/1.1\r\nHost: x\r\nContent-Length: 100001\r\n\r\n" +
+     b" " * 100001, 413, "--max-body"),
+])
+def test_refused_requests(server, request_, status, error):
+    with connect(server) as sock:
+        sock.sendall(request_)
+        reader = Reader(sock)
+        got, headers, body = reader.response()
+        assert got == status, body
+        validate(json.loads(body), "error_response")
+        assert error in json.loads(body)["error"]
+        assert headers.get("connection", "").lower() == "close"
+        sock.shutdown(socket.SHUT_WR)
+        assert reader.closed()
+    with connect(server) as sock:  # and the server goes on
+        sock.sendall(post(INFER, ADD))
+        assert_add(*Reader(sock).response()[::2])
+
+
+def test_stop_does_not_wait_for_idle_connections():
+    # An idle keep-alive connection would hold its thread up to the 5 s
+    # timeout: a stop ends it at once.
+    server = Server("--workers", "1")
+    idle = connect(server)
+    idle.sendall(b"GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n")
+    reader = Reader(idle)
+    assert reader.response()[0] == 200
+    started = time.monotonic()
+    assert server.stop() == 0, server.log()
+    assert time.monotonic() - started < 3
+    assert reader.closed()
+    idle.close()
