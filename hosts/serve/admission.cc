@@ -5,7 +5,7 @@
 namespace tsb::serve {
 
 Admission::Outcome Admission::Enter(std::optional<Clock::time_point> deadline,
-                                    std::atomic<int64_t>& waiting) {
+                                    std::atomic<int64_t>* waiting) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (running_ < workers_ && waiters_.empty()) {
     ++running_;
@@ -14,7 +14,7 @@ Admission::Outcome Admission::Enter(std::optional<Clock::time_point> deadline,
   if (waiters_.size() >= queue_) return Outcome::kQueueFull;
   Waiter me;
   waiters_.push_back(&me);
-  ++waiting;
+  if (waiting) ++*waiting;
   const auto admitted = [&] { return me.admitted; };
   bool in_time = true;
   if (deadline) {
@@ -22,7 +22,7 @@ Admission::Outcome Admission::Enter(std::optional<Clock::time_point> deadline,
   } else {
     me.wake.wait(lock, admitted);
   }
-  --waiting;
+  if (waiting) --*waiting;
   if (!in_time) {  // not admitted: still queued, leaves the queue
     waiters_.erase(std::find(waiters_.begin(), waiters_.end(), &me));
     return Outcome::kDeadline;

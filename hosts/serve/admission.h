@@ -27,9 +27,11 @@ class Admission {
   Admission(size_t workers, size_t queue) : workers_(workers), queue_(queue) {}
 
   // Takes a worker slot, waiting in the queue until `deadline` (or for as
-  // long as it takes, without one) if none is free; `waiting` counts this request while it waits (a model's queue
-  // depth). kAdmitted must be followed by one Leave().
-  Outcome Enter(std::optional<Clock::time_point> deadline, std::atomic<int64_t>& waiting);
+  // long as it takes, without one) if none is free; `waiting`, where given,
+  // counts this request while it waits (a model's queue depth). kAdmitted
+  // must be followed by one Leave().
+  Outcome Enter(std::optional<Clock::time_point> deadline,
+                std::atomic<int64_t>* waiting = nullptr);
   // Frees the slot, or passes it to the longest waiting request.
   void Leave();
 

@@ -18,7 +18,6 @@ namespace {
 // are parsed by their worker: at most --workers at once, service.h);
 // larger still (rare: tensors that large come as binary data) goes to
 // nlohmann.
-constexpr size_t kThreadParserBytes = size_t{64} << 10;
 constexpr size_t kMaxSimdjsonBytes = size_t{1} << 20;
 
 // `element` as nlohmann's document; false where nlohmann should decide (a

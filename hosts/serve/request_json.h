@@ -10,11 +10,16 @@
 #ifndef TSBRIDGE_HOSTS_SERVE_REQUEST_JSON_H_
 #define TSBRIDGE_HOSTS_SERVE_REQUEST_JSON_H_
 
+#include <cstddef>
 #include <string_view>
 
 #include "hosts/serve/repository.h"
 
 namespace tsb::serve {
+
+// Texts up to this size are parsed by the calling thread's own simdjson
+// parser, kept from request to request (request_json.cc).
+inline constexpr size_t kThreadParserBytes = size_t{64} << 10;
 
 // The document of `text`, equal to nlohmann's parse of it; nlohmann's
 // exception where it is not JSON (parse_error; out_of_range for 1e400).

@@ -62,7 +62,7 @@ InferResponse Service::Infer(const std::string& name, const std::string& version
   Clock::duration waited{};
   const auto admit = [&] {
     const Clock::time_point asked = Clock::now();
-    switch (admission_.Enter(deadline, stats.waiting)) {
+    switch (admission_.Enter(deadline, &stats.waiting)) {
       case Admission::Outcome::kQueueFull:
         refused = true;
         throw queue_full();
@@ -96,9 +96,8 @@ InferResponse Service::Infer(const std::string& name, const std::string& version
       // As many requests are read and converted at once as there are
       // workers, first come first served: the connection threads do not all
       // share the cores at once, in the scheduler's order.
-      std::atomic<int64_t> readers_waiting{0};
       const Clock::time_point asked = Clock::now();
-      readers_.Enter(std::nullopt, readers_waiting);  // no queue bound: never refused
+      readers_.Enter(std::nullopt);  // no queue bound: never refused
       waited += Clock::now() - asked;
       std::optional<AdmissionTicket> reading(std::in_place, readers_);
       response = serve::Infer(model, call.read(), [&](const std::function<void()>& model_call) {

@@ -17,14 +17,15 @@
 #include "hosts/serve/inference.h"
 #include "hosts/serve/metrics.h"
 #include "hosts/serve/repository.h"
+#include "hosts/serve/request_json.h"
 #include "hosts/serve/server.h"
 
 namespace tsb::serve {
 
 // The largest request read and converted before it waits for a worker: the
-// texts a connection thread's own simdjson parser takes (request_json.cc),
+// texts a connection thread's own simdjson parser takes (request_json.h),
 // so that what waits holds at most about this much times 15 a thread.
-inline constexpr size_t kReadBeforeAdmission = size_t{64} << 10;
+inline constexpr size_t kReadBeforeAdmission = kThreadParserBytes;
 
 class Service {
  public:

@@ -29,13 +29,13 @@ TEST(Admission, FreedSlotsGoToWaitersInTheOrderTheyCame) {
   constexpr int kWaiters = 12;
   Admission admission(1, kWaiters);  // one slot: the admitted run one after another
   std::atomic<int64_t> depth{0};
-  ASSERT_EQ(admission.Enter(std::nullopt, depth), Admission::Outcome::kAdmitted);
+  ASSERT_EQ(admission.Enter(std::nullopt, &depth), Admission::Outcome::kAdmitted);
   std::mutex mutex;
   std::vector<int> order;
   std::vector<std::thread> threads;
   for (int i = 0; i < kWaiters; ++i) {
     threads.emplace_back([&, i] {
-      if (admission.Enter(std::nullopt, depth) != Admission::Outcome::kAdmitted) return;
+      if (admission.Enter(std::nullopt, &depth) != Admission::Outcome::kAdmitted) return;
       {
         std::lock_guard<std::mutex> lock(mutex);
         order.push_back(i);
@@ -58,17 +58,17 @@ TEST(Admission, FreedSlotsGoToWaitersInTheOrderTheyCame) {
 TEST(Admission, NoRequestPassesTheQueue) {
   Admission admission(1, 4);
   std::atomic<int64_t> depth{0};
-  ASSERT_EQ(admission.Enter(std::nullopt, depth), Admission::Outcome::kAdmitted);
+  ASSERT_EQ(admission.Enter(std::nullopt, &depth), Admission::Outcome::kAdmitted);
   std::atomic<bool> first_admitted{false};
   std::thread first([&] {
-    ASSERT_EQ(admission.Enter(std::nullopt, depth), Admission::Outcome::kAdmitted);
+    ASSERT_EQ(admission.Enter(std::nullopt, &depth), Admission::Outcome::kAdmitted);
     first_admitted = true;
   });
   AwaitWaiting(admission, 1);
   admission.Leave();  // passed to `first`, not freed
   EXPECT_EQ(admission.running(), 1u);
   // A newcomer finds the slot taken: it waits (and gives up at its deadline).
-  EXPECT_EQ(admission.Enter(Admission::Clock::now() + 20ms, depth), Admission::Outcome::kDeadline);
+  EXPECT_EQ(admission.Enter(Admission::Clock::now() + 20ms, &depth), Admission::Outcome::kDeadline);
   first.join();
   EXPECT_TRUE(first_admitted);
   admission.Leave();
@@ -79,15 +79,15 @@ TEST(Admission, AFullQueueRefusesAtOnce) {
   Admission admission(1, 1);
   std::atomic<int64_t> depth{0};
   EXPECT_FALSE(admission.QueueFull());
-  ASSERT_EQ(admission.Enter(std::nullopt, depth), Admission::Outcome::kAdmitted);
+  ASSERT_EQ(admission.Enter(std::nullopt, &depth), Admission::Outcome::kAdmitted);
   EXPECT_FALSE(admission.QueueFull());  // the slot is taken, the queue has room
   std::thread waiter([&] {
-    EXPECT_EQ(admission.Enter(std::nullopt, depth), Admission::Outcome::kAdmitted);
+    EXPECT_EQ(admission.Enter(std::nullopt, &depth), Admission::Outcome::kAdmitted);
     admission.Leave();
   });
   AwaitWaiting(admission, 1);
   EXPECT_TRUE(admission.QueueFull());
-  EXPECT_EQ(admission.Enter(std::nullopt, depth), Admission::Outcome::kQueueFull);
+  EXPECT_EQ(admission.Enter(std::nullopt, &depth), Admission::Outcome::kQueueFull);
   admission.Leave();
   waiter.join();
   EXPECT_FALSE(admission.QueueFull());
@@ -97,15 +97,15 @@ TEST(Admission, AFullQueueRefusesAtOnce) {
 TEST(Admission, AWaiterPastItsDeadlineLeavesTheQueue) {
   Admission admission(1, 4);
   std::atomic<int64_t> depth{0};
-  ASSERT_EQ(admission.Enter(std::nullopt, depth), Admission::Outcome::kAdmitted);
+  ASSERT_EQ(admission.Enter(std::nullopt, &depth), Admission::Outcome::kAdmitted);
   std::thread patient;
   std::atomic<bool> patient_admitted{false};
   std::thread hasty([&] {
-    EXPECT_EQ(admission.Enter(Admission::Clock::now() + 50ms, depth), Admission::Outcome::kDeadline);
+    EXPECT_EQ(admission.Enter(Admission::Clock::now() + 50ms, &depth), Admission::Outcome::kDeadline);
   });
   AwaitWaiting(admission, 1);
   patient = std::thread([&] {
-    ASSERT_EQ(admission.Enter(std::nullopt, depth), Admission::Outcome::kAdmitted);
+    ASSERT_EQ(admission.Enter(std::nullopt, &depth), Admission::Outcome::kAdmitted);
     patient_admitted = true;
     admission.Leave();
   });
