@@ -199,7 +199,7 @@ struct HttpServer::State {
       {
         std::unique_lock<std::mutex> lock(mutex);
         work.wait(lock, [this] { return stopping || !accepted.empty(); });
-        if (stopping) return;  // Run() closes what is still accepted
+        if (stopping) return;  // Stop() closed what was still accepted
         fd = accepted.front();
         accepted.pop_front();
       }
@@ -373,9 +373,9 @@ void HttpServer::Run() {
     }
   }
   for (std::thread& t : threads) t.join();
-  for (const int fd : s.accepted) ::close(fd);  // accepted as the server stopped: never read
-  s.accepted.clear();
 }
+
+void HttpServer::ServeConnection(int fd) { state_->Serve(fd); }
 
 void HttpServer::Stop() {
   State& s = *state_;
@@ -383,6 +383,10 @@ void HttpServer::Stop() {
   s.stopping = true;
   if (s.listening >= 0) ::shutdown(s.listening, SHUT_RDWR);  // wakes accept4
   for (const int fd : s.waiting) ::shutdown(fd, SHUT_RD);    // wakes their reads
+  // Accepted before the stop but not served yet: refused now, not after
+  // the requests in flight.
+  for (const int fd : s.accepted) ::close(fd);
+  s.accepted.clear();
   s.work.notify_all();
 }
 

@@ -79,6 +79,12 @@ class HttpServer {
   // flight is answered, then its connection closes.
   void Stop();
 
+  // Serves the requests of one connected socket until it closes, stalls,
+  // breaks or the server stops, as each of Run()'s threads does; the caller
+  // closes fd. Public for the fuzz target (tests/fuzz/serve_http_fuzzer.cc),
+  // which needs no listening socket.
+  void ServeConnection(int fd);
+
  private:
   struct State;
   std::unique_ptr<State> state_;

@@ -62,11 +62,13 @@ foreach(spec json:30000 type_string:20000 pickle:10000 abi_sequence:100000
   list(GET spec 1 runs)
   tsb_fuzz_target(${name} ${runs})
 endforeach()
-# tsb serve's request reader, where the server is built (with the command
-# line: TSB_BUILD_APPS).
+# tsb serve's request reader and its HTTP/1.1 layer, where the server is
+# built (with the command line: TSB_BUILD_APPS).
 if(TARGET tsbridge_serve)
   tsb_fuzz_target(serve_request 20000)
   target_link_libraries(tsb_fuzz_serve_request PRIVATE tsbridge_serve)
+  tsb_fuzz_target(serve_http 20000)
+  target_link_libraries(tsb_fuzz_serve_http PRIVATE tsbridge_serve)
 endif()
 # The pickle target writes archives with LibTorch's own zip writer. LibTorch
 # has no frame pointers: only the slow unwinder shows the LibTorch frame

@@ -97,6 +97,21 @@ SERVE = [
      '{"name": "t", "parameters": {"tsbridge_json": [0, ""]}}]}', b"\x02\x00\x00\x00hi"),
 ]
 
+# What a client sends on one connection (serve_http_fuzzer.cc): pipelined
+# requests, a chunked body, Expect: 100-continue, a body over its 256-byte
+# limit, a malformed header.
+INFER = b'{"inputs": [{"name": "x", "datatype": "FP32", "shape": [1], "data": [1]}]}'
+HTTP = [
+    b"GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\nGET /v2 HTTP/1.0\r\n\r\n",
+    b"POST /v2/models/m/infer HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n"
+    b"Inference-Header-Content-Length: 10\r\n\r\n%s" % (len(INFER), INFER),
+    b"POST /v2/models/m%2Fx/infer?a=1 HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+    b"4\r\nabcd\r\n0\r\n\r\n",
+    b"POST /throw HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n{}",
+    b"POST / HTTP/1.1\r\nContent-Length: 300\r\n\r\n" + b" " * 300,
+    b"GET / HTTP/1.1\r\nBad Header\r\n\r\n",
+]
+
 
 def write(directory, name, data):
     os.makedirs(directory, exist_ok=True)
@@ -122,6 +137,8 @@ def main():
         write(os.path.join(out, "kit_build"), f"seed{i:02d}", type_string.encode() + b"\n" + steer)
     for i, (request, binary) in enumerate(SERVE):
         write(os.path.join(out, "serve_request"), f"seed{i:02d}", request.encode() + b"\0" + binary)
+    for i, data in enumerate(HTTP):
+        write(os.path.join(out, "serve_http"), f"seed{i:02d}", data)
     module_seeds(out)
     import torch  # only the pickle seeds need it
     values = VALUES + [torch.arange(4.0), {"t": torch.ones(2, dtype=torch.int64)}]

@@ -5,12 +5,13 @@ malformed and oversized requests answered and the server still serving,
 and a stop that does not wait for idle keep-alive connections."""
 import json
 import socket
+import threading
 import time
 
 import pytest
 import torch
 
-from serve_testing import Server, tensor_input, validate
+from serve_testing import BUSY, SLOW_TIMEOUT, Server, json_input, tensor_input, validate
 
 ADD = json.dumps({"inputs": [tensor_input("x", torch.ones(3), "FP32"),
                              tensor_input("y", torch.ones(3), "FP32")]}).encode()
@@ -172,3 +173,30 @@ def test_stop_does_not_wait_for_idle_connections():
     assert time.monotonic() - started < 3
     assert reader.closed()
     idle.close()
+
+
+def test_stop_refuses_accepted_connections_at_once():
+    # --workers 1 --queue 0: 5 connection threads. One runs a long call, four
+    # hold idle keep-alive connections; a sixth connection is accepted and
+    # waits for a thread. A stop closes it at once, not after the call.
+    server = Server("--workers", "1", "--queue", "0")
+    results = {}
+    busy = threading.Thread(target=lambda: results.setdefault("busy", server.post(
+        "/v2/models/slow/infer", {"inputs": [tensor_input("x", torch.zeros(1), "FP32"),
+                                             json_input("n", BUSY)]}, timeout=SLOW_TIMEOUT)))
+    busy.start()
+    server.wait_for_metric("tsb_serve_workers_busy", 1)
+    idle = [connect(server) for _ in range(4)]
+    for sock in idle:
+        sock.sendall(b"GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert Reader(sock).response()[0] == 200
+    waiting = connect(server)
+    waiting.sendall(b"GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n")
+    server.process.send_signal(15)
+    assert Reader(waiting).closed()  # no answer: closed unserved
+    assert busy.is_alive(), "the waiting connection was closed only after the call ended"
+    busy.join()
+    assert results["busy"].status_code == 200
+    assert server.process.wait(timeout=60) == 0
+    for sock in idle + [waiting]:
+        sock.close()
