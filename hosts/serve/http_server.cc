@@ -28,8 +28,6 @@ namespace beast = boost::beast;
 namespace http = boost::beast::http;
 using Clock = HttpExchange::Clock;
 
-constexpr uint32_t kHeaderLimit = 64 << 10;  // the request line and headers, bytes
-
 std::string_view View(beast::string_view s) { return {s.data(), s.size()}; }
 
 // Beast's synchronous stream over a connected socket: recvmsg and sendmsg
@@ -225,7 +223,7 @@ struct HttpServer::State {
     while (BeginWait(fd)) {
       http::request_parser<http::string_body> parser;
       parser.body_limit(options.max_body);
-      parser.header_limit(kHeaderLimit);
+      parser.header_limit(kHttpHeaderLimit);
       beast::error_code ec;
       http::read_header(stream, buffer, parser, ec);
       EndWait(fd);

@@ -54,6 +54,9 @@ class HttpHandler {
   virtual void Sent(const HttpExchange& exchange) = 0;
 };
 
+// The request line and headers may take this many bytes; more is 431.
+inline constexpr size_t kHttpHeaderLimit = 64 << 10;
+
 struct HttpOptions {
   std::string address = "0.0.0.0";
   int port = 8000;               // 0: any free port

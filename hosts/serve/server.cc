@@ -115,7 +115,8 @@ class Server : public HttpHandler {
     if (status == 413) {
       ReplyError(exchange, 413, "the request body is larger than the limit (--max-body)");
     } else if (status == 431) {
-      ReplyError(exchange, 431, "the request's headers are larger than the limit (64 KiB)");
+      ReplyError(exchange, 431, "the request's headers are larger than the limit (" +
+                                    std::to_string(kHttpHeaderLimit >> 10) + " KiB)");
     } else if (status == 500) {
       ReplyError(exchange, 500, "internal error: " + std::string(why));
     } else {
@@ -130,7 +131,7 @@ class Server : public HttpHandler {
     std::string request;
     request.reserve(exchange.method.size() + 1 + exchange.path.size());
     request.append(exchange.method).append(" ").append(exchange.path);
-    LogRequest(std::string(exchange.remote), request, std::to_string(exchange.status),
+    LogRequest(exchange.remote, request, std::to_string(exchange.status),
                exchange.response.size(), exchange.received);
   }
 

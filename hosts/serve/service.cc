@@ -126,7 +126,7 @@ std::string Service::RenderMetrics() const {
   return metrics_.Render(admission_.running(), LiveHandles());
 }
 
-void LogRequest(const std::string& client, const std::string& request, const std::string& status,
+void LogRequest(std::string_view client, std::string_view request, std::string_view status,
                 size_t bytes, std::optional<Service::Clock::time_point> since) {
   char ms[32] = "-";
   char* ms_end = ms + 1;

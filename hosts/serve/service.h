@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "hosts/serve/admission.h"
 #include "hosts/serve/inference.h"
@@ -81,7 +82,7 @@ class Service {
 // Writes one request's log line on standard error, in one write so lines
 // do not interleave: time, client, request, status, response bytes, and
 // milliseconds since `since` ("-" without it).
-void LogRequest(const std::string& client, const std::string& request, const std::string& status,
+void LogRequest(std::string_view client, std::string_view request, std::string_view status,
                 size_t bytes, std::optional<Service::Clock::time_point> since);
 
 }  // namespace tsb::serve

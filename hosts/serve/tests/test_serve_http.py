@@ -169,9 +169,10 @@ def test_stop_does_not_wait_for_idle_connections():
     reader = Reader(idle)
     assert reader.response()[0] == 200
     started = time.monotonic()
-    assert server.stop() == 0, server.log()
-    assert time.monotonic() - started < 3
-    assert reader.closed()
+    server.process.send_signal(15)
+    assert reader.closed()  # the server's end closed: by the stop, or by the timeout
+    assert time.monotonic() - started < 3, "the idle connection held the stop up"
+    assert server.process.wait(timeout=60) == 0, server.log()
     idle.close()
 
 
