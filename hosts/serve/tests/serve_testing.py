@@ -9,6 +9,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import tempfile
 import threading
@@ -64,6 +65,11 @@ class Server:
             assert match, "no gRPC port: " + line + self.log()
             self.grpc_target = "127.0.0.1:" + match.group(1)
 
+    def connect(self, timeout=None):
+        """A raw TCP connection to the REST port."""
+        host, port = self.url.replace("http://", "").split(":")
+        return socket.create_connection((host, int(port)), timeout=timeout)
+
     def get(self, path, **kwargs):
         return requests.get(self.url + path, timeout=60, **kwargs)
 
@@ -95,6 +101,21 @@ class Server:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
         return self.process.wait(timeout=60)
+
+
+def slow_request(server, n, results, key):
+    """POSTs slow/infer with n additions; results[key] = (status, JSON body)."""
+    body = {"inputs": [tensor_input("x", torch.zeros(1), "FP32"),
+                       {"name": "n", "parameters": {"tsbridge_json": n}}]}
+    response = server.post("/v2/models/slow/infer", body, timeout=SLOW_TIMEOUT)
+    results[key] = (response.status_code, response.json())
+
+
+def start_slow_request(server, n, results, key):
+    """slow_request on a thread of its own, started."""
+    thread = threading.Thread(target=slow_request, args=(server, n, results, key))
+    thread.start()
+    return thread
 
 
 def run_concurrently(function, n):

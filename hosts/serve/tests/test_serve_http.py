@@ -5,13 +5,12 @@ malformed and oversized requests answered and the server still serving,
 and a stop that does not wait for idle keep-alive connections."""
 import json
 import socket
-import threading
 import time
 
 import pytest
 import torch
 
-from serve_testing import BUSY, SLOW_TIMEOUT, Server, json_input, tensor_input, validate
+from serve_testing import BUSY, Server, start_slow_request, tensor_input, validate
 
 ADD = json.dumps({"inputs": [tensor_input("x", torch.ones(3), "FP32"),
                              tensor_input("y", torch.ones(3), "FP32")]}).encode()
@@ -23,11 +22,6 @@ def server():
     s = Server("--workers", "2", "--max-body", "100000")
     yield s
     assert s.stop() == 0, s.log()
-
-
-def connect(server):
-    host, port = server.url.replace("http://", "").split(":")
-    return socket.create_connection((host, int(port)), timeout=30)
 
 
 class Reader:
@@ -78,7 +72,7 @@ def assert_add(status, body):
 def test_expect_100_continue(server):
     # curl's way with a large body: the headers, then the body only after
     # the server's 100 Continue.
-    with connect(server) as sock:
+    with server.connect(timeout=30) as sock:
         reader = Reader(sock)
         head = post(INFER, ADD, b"Expect: 100-continue").split(b"\r\n\r\n")[0] + b"\r\n\r\n"
         sock.sendall(head)
@@ -87,7 +81,7 @@ def test_expect_100_continue(server):
         status, _, body = reader.response()
         assert_add(status, body)
     # Over the limit: 413 at once, and the body is never asked for.
-    with connect(server) as sock:
+    with server.connect(timeout=30) as sock:
         sock.sendall(b"POST /v2/models/add/infer HTTP/1.1\r\nHost: x\r\n"
                      b"Content-Length: 200000\r\nExpect: 100-continue\r\n\r\n")
         status, _, body = Reader(sock).response()
@@ -95,7 +89,7 @@ def test_expect_100_continue(server):
 
 
 def test_pipelined_requests(server):
-    with connect(server) as sock:
+    with server.connect(timeout=30) as sock:
         sock.sendall(post(INFER, ADD) + b"GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n" +
                      post(INFER, ADD))
         reader = Reader(sock)
@@ -108,14 +102,14 @@ def test_pipelined_requests(server):
 def test_chunked_body(server):
     chunks = [ADD[:10], ADD[10:]]
     body = b"".join(b"%x\r\n%s\r\n" % (len(c), c) for c in chunks) + b"0\r\n\r\n"
-    with connect(server) as sock:
+    with server.connect(timeout=30) as sock:
         sock.sendall(b"POST " + INFER + b" HTTP/1.1\r\nHost: x\r\n"
                      b"Transfer-Encoding: chunked\r\n\r\n" + body)
         assert_add(*Reader(sock).response()[::2])
 
 
 def test_path_decoded_and_query_ignored(server):
-    with connect(server) as sock:
+    with server.connect(timeout=30) as sock:
         sock.sendall(b"GET /v2/models/%6Cinear/versions/1 HTTP/1.1\r\nHost: x\r\n\r\n"
                      b"GET /v2/health/live?probe=1 HTTP/1.1\r\nHost: x\r\n\r\n")
         reader = Reader(sock)
@@ -125,7 +119,7 @@ def test_path_decoded_and_query_ignored(server):
 
 
 def test_http_1_0_closes(server):
-    with connect(server) as sock:
+    with server.connect(timeout=30) as sock:
         sock.sendall(b"GET /v2/health/live HTTP/1.0\r\n\r\n")
         reader = Reader(sock)
         status, headers, _ = reader.response()
@@ -145,7 +139,7 @@ def test_http_1_0_closes(server):
      b" " * 100001, 413, "--max-body"),
 ])
 def test_refused_requests(server, request_, status, error):
-    with connect(server) as sock:
+    with server.connect(timeout=30) as sock:
         sock.sendall(request_)
         reader = Reader(sock)
         got, headers, body = reader.response()
@@ -155,7 +149,7 @@ def test_refused_requests(server, request_, status, error):
         assert headers.get("connection", "").lower() == "close"
         sock.shutdown(socket.SHUT_WR)
         assert reader.closed()
-    with connect(server) as sock:  # and the server goes on
+    with server.connect(timeout=30) as sock:  # and the server goes on
         sock.sendall(post(INFER, ADD))
         assert_add(*Reader(sock).response()[::2])
 
@@ -164,7 +158,7 @@ def test_stop_does_not_wait_for_idle_connections():
     # An idle keep-alive connection would hold its thread up to the 5 s
     # timeout: a stop ends it at once.
     server = Server("--workers", "1")
-    idle = connect(server)
+    idle = server.connect(timeout=30)
     idle.sendall(b"GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n")
     reader = Reader(idle)
     assert reader.response()[0] == 200
@@ -182,22 +176,19 @@ def test_stop_refuses_accepted_connections_at_once():
     # waits for a thread. A stop closes it at once, not after the call.
     server = Server("--workers", "1", "--queue", "0")
     results = {}
-    busy = threading.Thread(target=lambda: results.setdefault("busy", server.post(
-        "/v2/models/slow/infer", {"inputs": [tensor_input("x", torch.zeros(1), "FP32"),
-                                             json_input("n", BUSY)]}, timeout=SLOW_TIMEOUT)))
-    busy.start()
+    busy = start_slow_request(server, BUSY, results, "busy")
     server.wait_for_metric("tsb_serve_workers_busy", 1)
-    idle = [connect(server) for _ in range(4)]
+    idle = [server.connect(timeout=30) for _ in range(4)]
     for sock in idle:
         sock.sendall(b"GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n")
         assert Reader(sock).response()[0] == 200
-    waiting = connect(server)
+    waiting = server.connect(timeout=30)
     waiting.sendall(b"GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n")
     server.process.send_signal(15)
     assert Reader(waiting).closed()  # no answer: closed unserved
     assert busy.is_alive(), "the waiting connection was closed only after the call ended"
     busy.join()
-    assert results["busy"].status_code == 200
+    assert results["busy"][0] == 200
     assert server.process.wait(timeout=60) == 0
     for sock in idle + [waiting]:
         sock.close()

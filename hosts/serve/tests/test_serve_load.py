@@ -7,29 +7,15 @@ import contextlib
 import http.client
 import json
 import os
-import socket
-import threading
 import time
 
 import pytest
 import requests
 import torch
 
-from serve_testing import BUSY, SLOW, SLOW_TIMEOUT, Server, run_concurrently, tensor_input, validate
+from serve_testing import (BUSY, SLOW, Server, run_concurrently, slow_request, start_slow_request,
+                           tensor_input, validate)
 
-
-
-def slow_request(server, n, results, key):
-    body = {"inputs": [tensor_input("x", torch.zeros(1), "FP32"),
-                       {"name": "n", "parameters": {"tsbridge_json": n}}]}
-    response = server.post("/v2/models/slow/infer", body, timeout=SLOW_TIMEOUT)
-    results[key] = (response.status_code, response.json())
-
-
-def start(server, n, results, key):
-    thread = threading.Thread(target=slow_request, args=(server, n, results, key))
-    thread.start()
-    return thread
 
 
 
@@ -38,9 +24,9 @@ def test_queue_full_is_503(tmp_path):
     server = Server("--workers", "1", "--queue", "1")
     try:
         results = {}
-        busy = start(server, BUSY, results, "busy")
+        busy = start_slow_request(server, BUSY, results, "busy")
         server.wait_for_metric("tsb_serve_workers_busy", 1)
-        queued = start(server, 10, results, "queued")
+        queued = start_slow_request(server, 10, results, "queued")
         server.wait_for_metric(f"tsb_serve_queue_depth{{{SLOW}}}", 1)
         slow_request(server, 10, results, "refused")
         status, body = results["refused"]
@@ -64,7 +50,7 @@ def one_busy_worker(*options):
     server = Server("--workers", "1", *options)
     try:
         results = {}
-        busy = start(server, BUSY, results, "busy")
+        busy = start_slow_request(server, BUSY, results, "busy")
         server.wait_for_metric("tsb_serve_workers_busy", 1)
         yield server
         busy.join()
@@ -98,7 +84,7 @@ def test_small_requests_are_read_before_they_wait():
 def test_sigterm_finishes_in_flight_and_refuses_new():
     server = Server("--workers", "2")
     results = {}
-    busy = start(server, BUSY, results, "busy")
+    busy = start_slow_request(server, BUSY, results, "busy")
     server.wait_for_metric("tsb_serve_workers_busy", 1)
     server.process.send_signal(15)
     deadline = time.monotonic() + 30
@@ -153,14 +139,13 @@ def test_keep_alive(server):
 
 
 def test_stalled_and_disconnecting_clients(server):
-    host, port = server.url.replace("http://", "").split(":")
-    stalled = socket.create_connection((host, int(port)))
+    stalled = server.connect()
     stalled.sendall(b"POST /v2/models/add/infer HTTP/1.1\r\nHost: x\r\n"
                     b"Content-Length: 1000\r\n\r\n{\"inputs\"")  # then nothing
-    half = socket.create_connection((host, int(port)))
+    half = server.connect()
     half.sendall(b"POST /v2/models/add/infer HTTP/1.1\r\nHost: x\r\nContent-Len")
     half.close()  # gone mid-headers
-    body = socket.create_connection((host, int(port)))
+    body = server.connect()
     body.sendall(b"POST /v2/models/add/infer HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{")
     body.close()  # gone mid-body
     for _ in range(5):  # others are served meanwhile
